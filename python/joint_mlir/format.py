@@ -1,0 +1,579 @@
+"""Serialize a :class:`~joint_mlir.tracer.JointGraph` to joint-graph format v1.
+
+``docs/format.md`` is the specification; this module is its writer. The output
+is deterministic (no timestamps, operator table sorted by target, storage ids
+and symbols numbered in first-seen order) so committed examples diff cleanly.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import math
+import operator
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+if TYPE_CHECKING:
+    from .tracer import JointGraph
+
+__all__ = [
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "PRODUCER_NAME",
+    "graph_to_dict",
+    "write_document",
+    "read_document",
+    "dumps_document",
+    "target_name",
+    "operator_entry",
+    "graph_stats",
+]
+
+FORMAT_NAME = "joint-graph"
+FORMAT_VERSION = {"major": 1, "minor": 0}
+PRODUCER_NAME = "joint_mlir"
+PRODUCER_VERSION = "0.1.0"
+
+
+class FormatError(ValueError):
+    """The graph holds something format v1 cannot represent."""
+
+
+# --------------------------------------------------------------------------
+# Names
+# --------------------------------------------------------------------------
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def target_name(target: Any) -> str:
+    """``namespace::op.overload`` for operators; see format.md "Targets"."""
+    if isinstance(target, torch._ops.OpOverload):
+        return f"{target.namespace}::{target._opname}.{target._overloadname}"
+    if isinstance(target, torch._ops.HigherOrderOperator):
+        return f"higher_order::{target.name()}"
+    if target is operator.getitem:
+        return "getitem"
+    mod = getattr(target, "__module__", None) or ""
+    name = getattr(target, "__name__", None) or repr(target)
+    if mod in ("_operator", "operator"):
+        return f"operator::{name}"
+    if mod == "math":
+        return f"math::{name}"
+    if mod.startswith("torch") and name.startswith("sym_"):
+        return f"torch::{name}"
+    return f"python::{mod}.{name}"
+
+
+# --------------------------------------------------------------------------
+# Symbolic values
+# --------------------------------------------------------------------------
+
+class _SymContext:
+    def __init__(self, shape_env: Any | None) -> None:
+        self.shape_env = shape_env
+
+    def hint(self, expr: Any) -> int | float | bool | None:
+        env = self.shape_env
+        if env is None:
+            return None
+        try:
+            val = expr.xreplace(_var_to_val(env))
+        except AttributeError:
+            return None
+        if getattr(val, "free_symbols", None):
+            return None
+        if val.is_Boolean if hasattr(val, "is_Boolean") else False:
+            return bool(val)
+        if getattr(val, "is_Integer", False):
+            return int(val)
+        try:
+            f = float(val)
+        except (TypeError, ValueError):
+            return None
+        return f
+
+    def sym(self, s: torch.SymInt | torch.SymFloat | torch.SymBool) -> dict[str, Any]:
+        expr = s.node.expr
+        h = s.node.hint if s.node.hint is not None else self.hint(expr)
+        if isinstance(s, torch.SymBool):
+            kind, h = "symbool", (None if h is None else bool(h))
+        elif isinstance(s, torch.SymFloat):
+            kind, h = "symfloat", (None if h is None else float(h))
+        else:
+            kind, h = "symint", (None if h is None else int(h))
+        return {"t": kind, "expr": str(expr), "hint": h}
+
+    def dim(self, d: int | torch.SymInt) -> int | dict[str, Any]:
+        """A size/stride/offset entry: an int, or {expr, hint} when symbolic."""
+        if isinstance(d, torch.SymInt):
+            expr = d.node.expr
+            if getattr(expr, "is_Integer", False):
+                return int(expr)
+            h = d.node.hint if d.node.hint is not None else self.hint(expr)
+            return {"expr": str(expr), "hint": None if h is None else int(h)}
+        return int(d)
+
+
+def _float(v: float) -> float | str:
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+# --------------------------------------------------------------------------
+# Values (node arguments)
+# --------------------------------------------------------------------------
+
+def encode_value(v: Any, ctx: _SymContext, where: str) -> dict[str, Any]:
+    """Typed value; see format.md "Values"."""
+    if v is None:
+        return {"t": "none"}
+    if isinstance(v, torch.fx.Node):
+        return {"t": "node", "v": v.name, "i": 0}
+    if isinstance(v, bool):
+        return {"t": "bool", "v": v}
+    if isinstance(v, int):
+        return {"t": "int", "v": v}
+    if isinstance(v, float):
+        return {"t": "float", "v": _float(v)}
+    if isinstance(v, str):
+        return {"t": "str", "v": v}
+    if isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return ctx.sym(v)
+    if isinstance(v, torch.dtype):
+        return {"t": "dtype", "v": dtype_name(v)}
+    if isinstance(v, torch.device):
+        return {"t": "device", "v": str(v)}
+    if isinstance(v, torch.layout):
+        return {"t": "layout", "v": str(v).removeprefix("torch.")}
+    if isinstance(v, torch.memory_format):
+        return {"t": "memory_format", "v": str(v).removeprefix("torch.")}
+    if isinstance(v, complex):
+        return {"t": "complex", "v": [_float(v.real), _float(v.imag)]}
+    if isinstance(v, (list, tuple)):
+        return {"t": "list", "v": [encode_value(x, ctx, where) for x in v]}
+    raise FormatError(f"{where}: cannot encode argument of type "
+                      f"{type(v).__name__} in format v1")
+
+
+# --------------------------------------------------------------------------
+# Node outputs (tensor facts)
+# --------------------------------------------------------------------------
+
+class _Storages:
+    """Integer ids for storages, numbered in first-seen order."""
+
+    def __init__(self) -> None:
+        self.ids: dict[int, int] = {}
+        # keep storages alive so their addresses cannot be reused
+        self._keep: list[Any] = []
+
+    def id_of(self, t: torch.Tensor) -> int:
+        st = t.untyped_storage()
+        key = st._cdata
+        got = self.ids.get(key)
+        if got is None:
+            got = len(self.ids)
+            self.ids[key] = got
+            self._keep.append(st)
+        return got
+
+
+def encode_result(v: Any, ctx: _SymContext, storages: _Storages,
+                  where: str) -> dict[str, Any]:
+    if isinstance(v, torch.Tensor):
+        return {
+            "t": "tensor",
+            "sizes": [ctx.dim(d) for d in v.shape],
+            "strides": [ctx.dim(d) for d in v.stride()],
+            "offset": ctx.dim(v.storage_offset()),
+            "dtype": dtype_name(v.dtype),
+            "device": str(v.device),
+            "storage": storages.id_of(v),
+        }
+    if v is None or isinstance(v, (bool, int, float, str,
+                                   torch.SymInt, torch.SymFloat,
+                                   torch.SymBool)):
+        return encode_value(v, ctx, where)
+    raise FormatError(f"{where}: cannot encode result of type "
+                      f"{type(v).__name__} in format v1")
+
+
+def _node_results(node: torch.fx.Node, ctx: _SymContext,
+                  storages: _Storages) -> list[dict[str, Any]]:
+    if node.op == "output":
+        return []
+    if "val" not in node.meta:
+        raise FormatError(f"node {node.name}: no 'val' metadata")
+    val = node.meta["val"]
+    if isinstance(val, (list, tuple)):
+        return [encode_result(x, ctx, storages, f"node {node.name}")
+                for x in val]
+    if val is None:
+        return []
+    return [encode_result(val, ctx, storages, f"node {node.name}")]
+
+
+# --------------------------------------------------------------------------
+# Operator table
+# --------------------------------------------------------------------------
+
+def _torchgen_args(schema_str: str) -> tuple[dict[str, Any], list[Any]] | None:
+    try:
+        from torchgen.model import FunctionSchema
+        fs = FunctionSchema.parse(schema_str.split("::", 1)[-1])
+    except Exception:  # noqa: BLE001 - unusual custom schemas
+        return None
+    return {a.name: a for a in fs.arguments.flat_all}, list(fs.returns)
+
+
+def _alias_fields(ann: Any, c_alias: Any) -> dict[str, Any]:
+    if ann is not None:
+        return {"alias": sorted(ann.alias_set),
+                "alias_after": sorted(ann.alias_set_after),
+                "is_write": bool(ann.is_write)}
+    if c_alias is not None:
+        return {"alias": sorted(c_alias.before_set),
+                "alias_after": sorted(c_alias.after_set - c_alias.before_set),
+                "is_write": bool(c_alias.is_write)}
+    return {"alias": [], "alias_after": [], "is_write": False}
+
+
+def operator_entry(op: torch._ops.OpOverload) -> dict[str, Any]:
+    """Schema facts of one operator overload; see format.md "Operators"."""
+    schema = op._schema
+    text = str(schema)
+    parsed = _torchgen_args(text)
+    tg_args, tg_rets = parsed if parsed else ({}, [])
+    args = []
+    for a in schema.arguments:
+        tg = tg_args.get(a.name)
+        if tg is not None:
+            ty = str(tg.type)
+            default = tg.default
+            ann = tg.annotation
+        else:
+            ty = str(a.type)
+            default = repr(a.default_value) if a.has_default_value() else None
+            ann = None
+        args.append({
+            "name": a.name,
+            "type": ty,
+            "kwarg_only": bool(a.kwarg_only),
+            "default": default,
+            **_alias_fields(ann, None if tg is not None else a.alias_info),
+        })
+    rets = []
+    for i, r in enumerate(schema.returns):
+        tg = tg_rets[i] if i < len(tg_rets) else None
+        rets.append({
+            "name": r.name or "",
+            "type": str(tg.type) if tg is not None else str(r.type),
+            **_alias_fields(tg.annotation if tg is not None else None,
+                            None if tg is not None else r.alias_info),
+        })
+    return {
+        "schema": text,
+        "args": args,
+        "returns": rets,
+        "is_mutable": bool(schema.is_mutable),
+        "tags": sorted(t.name for t in op.tags),
+    }
+
+
+# --------------------------------------------------------------------------
+# Graph
+# --------------------------------------------------------------------------
+
+def _module_stack(node: torch.fx.Node) -> list[dict[str, str]]:
+    stack = node.meta.get("nn_module_stack") or {}
+    out = []
+    for fqn, ty in stack.values():
+        cls = ty if isinstance(ty, str) else f"{ty.__module__}.{ty.__qualname__}"
+        out.append({"fqn": str(fqn), "class": cls.rpartition(".")[2]})
+    return out
+
+
+def _recompute(node: torch.fx.Node) -> str | None:
+    pol = node.meta.get("recompute")
+    if pol is None:
+        return None
+    name = getattr(pol, "name", str(pol))
+    return name.lower()
+
+
+def _encode_args(node: torch.fx.Node, ctx: _SymContext) -> list[dict[str, Any]]:
+    where = f"node {node.name}"
+    if node.op == "output":
+        flat, _ = torch.utils._pytree.tree_flatten(node.args[0])
+        return [encode_value(a, ctx, where) for a in flat]
+    args = [encode_value(a, ctx, where) for a in node.args]
+    if node.target is operator.getitem and args and args[0]["t"] == "node":
+        idx = node.args[1]
+        args[0]["i"] = int(idx) if isinstance(idx, int) else 0
+    return args
+
+
+def _var_to_val(shape_env: Any) -> dict[Any, Any]:
+    got = getattr(shape_env, "backed_var_to_val", None)
+    return got if got is not None else shape_env.var_to_val
+
+
+def _finite_int(x: Any) -> int | None:
+    try:
+        v = int(x)
+    except (TypeError, ValueError, OverflowError, AttributeError):
+        return None
+    if abs(v) >= 2**62:  # int_oo and friends
+        return None
+    return v
+
+
+def _symbols(shape_env: Any | None) -> list[dict[str, Any]]:
+    if shape_env is None:
+        return []
+    out = []
+    for sym, val in _var_to_val(shape_env).items():
+        rng = shape_env.var_to_range.get(sym)
+        lo = hi = None
+        if rng is not None:
+            lo, hi = _finite_int(rng.lower), _finite_int(rng.upper)
+        sources = shape_env.var_to_sources.get(sym, [])
+        out.append({
+            "name": str(sym),
+            "hint": int(val),
+            "min": lo,
+            "max": hi,
+            "sources": [s.name if isinstance(s.name, str) else s.name() for s in sources],
+        })
+    out.sort(key=lambda s: (len(s["name"]), s["name"]))
+    return out
+
+
+def graph_to_dict(jg: JointGraph, *, stack_traces: bool = False,
+                  progress: bool = False) -> dict[str, Any]:
+    gm = jg.graph_module
+    ctx = _SymContext(jg.shape_env)
+    storages = _Storages()
+    nodes: list[dict[str, Any]] = []
+    ops: dict[str, dict[str, Any]] = {}
+    placeholders: list[str] = []
+    output_refs: list[dict[str, Any]] = []
+
+    it: Iterable[torch.fx.Node] = gm.graph.nodes
+    if progress:
+        from tqdm import tqdm
+        it = tqdm(it, total=len(gm.graph.nodes), desc="serialize",
+                  unit="node", leave=False)
+    for n in it:
+        if n.op not in ("placeholder", "call_function", "output"):
+            raise FormatError(
+                f"node {n.name}: op kind {n.op!r} is not representable in "
+                "format v1 (constant tensors must be parameters or buffers)")
+        target = None
+        if n.op == "call_function":
+            target = target_name(n.target)
+            if (isinstance(n.target, torch._ops.OpOverload)
+                    and target not in ops):
+                ops[target] = operator_entry(n.target)
+        elif n.op == "placeholder":
+            placeholders.append(n.name)
+        kwargs = {k: encode_value(v, ctx, f"node {n.name}")
+                  for k, v in n.kwargs.items()}
+        args = _encode_args(n, ctx)
+        if n.op == "output":
+            output_refs = args
+        seq = n.meta.get("seq_nr")
+        nodes.append({
+            "name": n.name,
+            "kind": n.op,
+            "target": target,
+            "args": args,
+            "kwargs": kwargs,
+            "outputs": _node_results(n, ctx, storages),
+            "backward": bool(n.meta.get("autograd_backward", False)),
+            "seq_nr": seq if isinstance(seq, int) and n.op == "call_function"
+            else None,
+            "module_stack": _module_stack(n),
+            "recompute": _recompute(n),
+            "stack_trace": (n.meta.get("stack_trace") or None)
+            if stack_traces else None,
+        })
+
+    n_state = jg.num_state_inputs
+    if len(placeholders) != n_state + len(jg.input_paths):
+        raise FormatError(
+            f"graph has {len(placeholders)} placeholders, expected "
+            f"{n_state} state + {len(jg.input_paths)} user inputs")
+    state = [{"input": placeholders[i], "fqn": fqn, "is_param": p,
+              "requires_grad": rg}
+             for i, (fqn, p, rg) in enumerate(zip(
+                 jg.state_fqns, jg.state_is_param, jg.state_requires_grad))]
+    inputs = [{"input": placeholders[n_state + i], "path": path}
+              for i, path in enumerate(jg.input_paths)]
+
+    roles: list[tuple[str, str | None, str | None]] = [("loss", None, None)]
+    roles += [("grad", f, None) for f in jg.grad_fqns]
+    roles += [("loss_dict", None, k) for k in jg.loss_dict_keys]
+    if len(roles) != len(output_refs):
+        raise FormatError(f"graph has {len(output_refs)} outputs, expected "
+                          f"{len(roles)}")
+    outputs = [{"role": r, "fqn": f, "key": k,
+                "node": ref["v"] if ref["t"] == "node" else None}
+               for (r, f, k), ref in zip(roles, output_refs)]
+
+    s = jg.structure
+    model = {
+        "rule": s.rule,
+        "block_containers": [
+            {"owner": c.owner, "container": c.container,
+             "block_class": c.block_class, "blocks": list(c.blocks)}
+            for c in s.containers],
+        "attention": [{"fqn": f, "class": c} for f, c in s.attention],
+    }
+    return {
+        "format": FORMAT_NAME,
+        "version": dict(FORMAT_VERSION),
+        "name": jg.name,
+        "producer": {"name": PRODUCER_NAME, "version": PRODUCER_VERSION,
+                     "torch": torch.__version__.split("+")[0]},
+        "backward_tags": jg.backward_tag_source,
+        "symbols": _symbols(jg.shape_env),
+        "state": state,
+        "inputs": inputs,
+        "outputs": outputs,
+        "model": model,
+        "nodes": nodes,
+        "operators": {k: ops[k] for k in sorted(ops)},
+    }
+
+
+# --------------------------------------------------------------------------
+# Text
+# --------------------------------------------------------------------------
+
+def _dump(v: Any) -> str:
+    return json.dumps(v, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False)
+
+
+def dumps_document(doc: dict[str, Any]) -> str:
+    """Compact JSON with one array element / table entry per line.
+
+    Valid JSON either way; the line layout only keeps diffs readable.
+    """
+    out = io.StringIO()
+    out.write("{\n")
+    keys = list(doc)
+    for i, k in enumerate(keys):
+        v = doc[k]
+        out.write(f"{_dump(k)}:")
+        if isinstance(v, list) and v:
+            out.write("[\n")
+            out.write(",\n".join(_dump(x) for x in v))
+            out.write("\n]")
+        elif isinstance(v, dict) and k == "operators" and v:
+            out.write("{\n")
+            out.write(",\n".join(f"{_dump(t)}:{_dump(e)}" for t, e in v.items()))
+            out.write("\n}")
+        else:
+            out.write(_dump(v))
+        out.write(",\n" if i + 1 < len(keys) else "\n")
+    out.write("}\n")
+    return out.getvalue()
+
+
+def write_document(doc: dict[str, Any], path: str) -> None:
+    data = dumps_document(doc).encode("ascii")
+    if str(path).endswith(".gz"):
+        with open(path, "wb") as f, gzip.GzipFile(
+                filename="", mode="wb", fileobj=f, mtime=0) as gz:
+            gz.write(data)
+    else:
+        with open(path, "wb") as f:
+            f.write(data)
+
+
+def read_document(path: str) -> dict[str, Any]:
+    """Load a document and reject an unknown major version."""
+    if str(path).endswith(".gz"):
+        with gzip.open(path, "rt", encoding="ascii") as f:
+            doc = json.load(f)
+    else:
+        with open(path, encoding="ascii") as f:
+            doc = json.load(f)
+    if doc.get("format") != FORMAT_NAME:
+        raise ValueError(f"{path}: not a {FORMAT_NAME} document")
+    major = doc.get("version", {}).get("major")
+    if major != FORMAT_VERSION["major"]:
+        raise ValueError(f"{path}: unsupported format major version {major}; "
+                         f"this reader supports {FORMAT_VERSION['major']}")
+    return doc
+
+
+# --------------------------------------------------------------------------
+# Summary
+# --------------------------------------------------------------------------
+
+def _hint_dim(d: Any) -> int:
+    return d if isinstance(d, int) else int(d.get("hint") or 0)
+
+
+def _tensor_bytes(fact: dict[str, Any]) -> int:
+    n = 1
+    for s in fact["sizes"]:
+        n *= _hint_dim(s)
+    dt = getattr(torch, fact["dtype"])
+    return n * dt.itemsize if hasattr(dt, "itemsize") else n * 4
+
+
+def graph_stats(doc: dict[str, Any]) -> dict[str, int]:
+    """Node counts and bytes of a format-v1 document.
+
+    ``activation_bytes``: bytes of the distinct storages produced by forward
+    nodes and read by backward nodes (what a plain trainer saves).
+    """
+    by_name = {n["name"]: n for n in doc["nodes"]}
+    fwd = bwd = 0
+    saved: dict[int, int] = {}
+    for n in doc["nodes"]:
+        if n["kind"] != "call_function":
+            continue
+        if n["backward"]:
+            bwd += 1
+        else:
+            fwd += 1
+            continue
+        stack = list(n["args"]) + list(n["kwargs"].values())
+        while stack:
+            a = stack.pop()
+            if a["t"] == "list":
+                stack.extend(a["v"])
+                continue
+            if a["t"] != "node":
+                continue
+            src = by_name[a["v"]]
+            if src["kind"] != "call_function" or src["backward"]:
+                continue
+            facts = src["outputs"][:1]
+            for f in facts:
+                if f.get("t") == "tensor":
+                    saved[f["storage"]] = max(saved.get(f["storage"], 0),
+                                              _tensor_bytes(f))
+    param_bytes = sum(
+        _tensor_bytes(by_name[s["input"]]["outputs"][0]) for s in doc["state"])
+    return {
+        "nodes": len(doc["nodes"]),
+        "forward": fwd,
+        "backward": bwd,
+        "activation_bytes": sum(saved.values()),
+        "state_bytes": param_bytes,
+    }

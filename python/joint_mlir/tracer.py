@@ -1,0 +1,475 @@
+"""Trace a module and a train function into one joint forward+backward FX graph.
+
+The capture follows the minimal make_fx tracer design:
+
+1. The module's parameters and buffers are pulled out into a flat, deduplicated
+   list (tied tensors appear once) and threaded through the graph as its
+   leading placeholders, so the graph has no ``get_attr`` for model state.
+2. ``torch.autograd.grad(loss, params)`` runs *inside* the traced function,
+   so the backward ops are recorded as ordinary FX nodes next to the forward.
+   When the installed torch provides ``torch.compiler._patch_engine_backward``
+   and ``_non_strict_tracing_context`` the engine tags its nodes with
+   ``autograd_backward`` and a backward ``seq_nr``; otherwise the tags are
+   reconstructed structurally (see :func:`tag_backward_structurally`).
+3. Everything runs under ``FakeTensorMode``: no real storage is allocated, so
+   a model of real size (built on the ``meta`` device) traces in little memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import inspect
+import warnings
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.utils._pytree as pytree
+from torch import nn
+from torch._guards import TracingContext, tracing
+from torch._subclasses import FakeTensorMode
+from torch.fx.experimental.proxy_tensor import get_proxy_mode, make_fx
+from torch.fx.traceback import preserve_node_meta
+from torch.nn.utils import stateless
+
+from .dynamic import DynamicDims, make_fake_inputs
+from .model_structure import ModelStructure, discover_structure
+
+__all__ = [
+    "JointGraph",
+    "TraceError",
+    "trace_joint_graph",
+    "extract_module_state",
+]
+
+# Leaf types that may appear in the user inputs (and in the state, which only
+# ever holds tensors). Anything else must live in train_fn's closure.
+_ALLOWED_LEAF_TYPES = (torch.Tensor, int, float, bool, str, type(None))
+
+_MAKE_FX_PARAMS = inspect.signature(make_fx).parameters
+_MAKE_FX_KWARGS: dict[str, Any] = {
+    k: True
+    for k in ("record_module_stack", "record_stack_traces")
+    if k in _MAKE_FX_PARAMS
+}
+
+
+class TraceError(ValueError):
+    """A model, train function or input that cannot be traced (user error)."""
+
+
+@dataclass
+class JointGraph:
+    """A traced joint forward+backward graph plus the facts the format needs.
+
+    ``graph_module`` holds only fake tensors in its node metadata; no real
+    parameter or input storage is referenced.
+    """
+
+    name: str
+    graph_module: torch.fx.GraphModule
+    # Leading placeholders, one per unique parameter/buffer, in this order.
+    state_fqns: list[str]
+    state_is_param: list[bool]
+    state_requires_grad: list[bool]
+    # Dotted pytree paths of the user inputs, in placeholder order after state.
+    input_paths: list[str]
+    # FQNs whose gradients are outputs 1..n (loss is output 0).
+    grad_fqns: list[str]
+    # Keys of the loss_dict values, emitted after the gradients.
+    loss_dict_keys: list[str]
+    structure: ModelStructure
+    shape_env: Any | None = None
+    # "engine" when torch tagged the backward nodes, "structural" otherwise.
+    backward_tag_source: str = "engine"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def num_state_inputs(self) -> int:
+        return len(self.state_fqns)
+
+    def nodes(self) -> Iterator[torch.fx.Node]:
+        return iter(self.graph_module.graph.nodes)
+
+    def to_json_dict(self, *, stack_traces: bool = False,
+                     progress: bool = False) -> dict[str, Any]:
+        """Return the format-v1 document (see ``docs/format.md``)."""
+        from .format import graph_to_dict
+
+        return graph_to_dict(self, stack_traces=stack_traces, progress=progress)
+
+    def save(self, path: str, *, stack_traces: bool = False,
+             progress: bool = False) -> dict[str, Any]:
+        """Write the format-v1 document to ``path`` (gzip when it ends in .gz).
+
+        Returns the document that was written.
+        """
+        from .format import write_document
+
+        doc = self.to_json_dict(stack_traces=stack_traces, progress=progress)
+        write_document(doc, path)
+        return doc
+
+
+def extract_module_state(model: nn.Module) -> dict[str, torch.Tensor]:
+    """Parameters then buffers of ``model``, each unique tensor once.
+
+    Tied tensors (the same Parameter registered under two names) keep only
+    their first FQN; ``_reparametrize_module(tie_weights=True)`` maps the other
+    names back onto the same traced input.
+    """
+    state: dict[str, torch.Tensor] = {}
+    seen: set[int] = set()
+    for fqn, t in model.named_parameters(remove_duplicate=True):
+        seen.add(id(t))
+        state[fqn] = t
+    for fqn, t in model.named_buffers(remove_duplicate=True):
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        state[fqn] = t
+    return state
+
+
+@contextlib.contextmanager
+def _engine_backward() -> Iterator[bool]:
+    """Patch the autograd engine so backward nodes carry tags, if available."""
+    patch = getattr(torch.compiler, "_patch_engine_backward", None)
+    if patch is None:
+        yield False
+        return
+    with patch():
+        yield True
+
+
+@contextlib.contextmanager
+def _non_strict() -> Iterator[None]:
+    ctx = getattr(torch.compiler, "_non_strict_tracing_context", None)
+    if ctx is None:
+        yield
+        return
+    with ctx():
+        yield
+
+
+@contextlib.contextmanager
+def _inline_nested_compile() -> Iterator[None]:
+    """Let dynamo inline torch.compile'd callees met during make_fx."""
+    cfg = torch._dynamo.config
+    if not hasattr(cfg, "error_on_nested_fx_trace"):
+        yield
+        return
+    prev = cfg.error_on_nested_fx_trace
+    cfg.error_on_nested_fx_trace = False
+    try:
+        yield
+    finally:
+        cfg.error_on_nested_fx_trace = prev
+
+
+def _check_leaves(leaves: Sequence[Any], what: str) -> None:
+    for leaf in leaves:
+        if isinstance(leaf, nn.Module):
+            raise TraceError(
+                f"{what} contains an nn.Module ({type(leaf).__name__}); pass "
+                "tensors and primitives only and capture modules in train_fn's "
+                "closure")
+        if not isinstance(leaf, _ALLOWED_LEAF_TYPES):
+            raise TraceError(
+                f"{what} contains an unsupported leaf of type "
+                f"{type(leaf).__name__}; leaves must be tensors or "
+                "int/float/bool/str/None")
+
+
+def _key_path_str(path: Sequence[Any]) -> str:
+    parts: list[str] = []
+    for k in path:
+        if isinstance(k, pytree.MappingKey):
+            parts.append(str(k.key))
+        elif isinstance(k, pytree.SequenceKey):
+            parts.append(str(k.idx))
+        elif isinstance(k, pytree.GetAttrKey):
+            parts.append(str(k.name))
+        else:
+            parts.append(str(k))
+    return ".".join(parts)
+
+
+def _fake_state(fake_mode: FakeTensorMode, t: torch.Tensor,
+                device: torch.device) -> torch.Tensor:
+    """Fake counterpart of a state tensor; meta tensors land on ``device``."""
+    if t.device.type == "meta":
+        with fake_mode:
+            out = torch.empty_strided(tuple(t.shape), tuple(t.stride()),
+                                      dtype=t.dtype, device=device)
+        if t.requires_grad:
+            out.requires_grad_(True)
+        return out
+    return fake_mode.from_tensor(t, static_shapes=True)
+
+
+def _iter_arg_nodes(node: torch.fx.Node) -> Iterator[torch.fx.Node]:
+    stack: list[Any] = [*node.args, *node.kwargs.values()]
+    while stack:
+        a = stack.pop()
+        if isinstance(a, torch.fx.Node):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            stack.extend(a)
+        elif isinstance(a, dict):
+            stack.extend(a.values())
+
+
+def _output_nodes(gm: torch.fx.GraphModule) -> list[torch.fx.Node]:
+    out = next(n for n in reversed(gm.graph.nodes) if n.op == "output")
+    flat, _ = pytree.tree_flatten(out.args)
+    return [a for a in flat if isinstance(a, torch.fx.Node)]
+
+
+def tag_backward_structurally(gm: torch.fx.GraphModule, num_grads: int) -> None:
+    """Reconstruct ``autograd_backward`` tags when the engine did not set them.
+
+    The outputs are ``[loss, grad_0 .. grad_{n-1}, loss_dict...]``. The loss and
+    all of its producers are forward. Walking the producers of the gradient
+    outputs, every ``call_function`` node that has no ``nn_module_stack`` (only
+    module forwards record one) and is not a producer of the loss is backward;
+    the walk stops at module-stack nodes and loss producers, which are forward.
+    """
+    outs = _output_nodes(gm)
+    if not outs:
+        return
+    loss = outs[0]
+    fwd: set[torch.fx.Node] = {loss}
+    dq = deque([loss])
+    while dq:
+        for a in _iter_arg_nodes(dq.popleft()):
+            if a.op != "placeholder" and a not in fwd:
+                fwd.add(a)
+                dq.append(a)
+
+    bwd: set[torch.fx.Node] = set()
+    dq = deque()
+    for g in outs[1:1 + num_grads]:
+        if (g.op == "call_function" and not g.meta.get("nn_module_stack")
+                and g not in fwd and g not in bwd):
+            bwd.add(g)
+            dq.append(g)
+    while dq:
+        for a in _iter_arg_nodes(dq.popleft()):
+            if (a.op != "call_function" or a in bwd or a in fwd
+                    or a.meta.get("nn_module_stack")):
+                continue
+            bwd.add(a)
+            dq.append(a)
+    for n in gm.graph.nodes:
+        n.meta.pop("autograd_backward", None)
+    for n in bwd:
+        n.meta["autograd_backward"] = True
+
+
+def _copy_forward_meta_to_backward(gm: torch.fx.GraphModule) -> None:
+    """Give each backward node the module stack/custom meta of its forward op.
+
+    The autograd engine gives a backward node the ``seq_nr`` of the forward op
+    whose grad_fn produced it; the first forward node with that ``seq_nr`` is
+    the source.
+    """
+    by_seq: dict[int, torch.fx.Node] = {}
+    for n in gm.graph.nodes:
+        if (n.op == "call_function" and not n.meta.get("autograd_backward")
+                and isinstance(n.meta.get("seq_nr"), int)):
+            by_seq.setdefault(n.meta["seq_nr"], n)
+    for n in gm.graph.nodes:
+        if n.op != "call_function" or not n.meta.get("autograd_backward"):
+            continue
+        src = by_seq.get(n.meta.get("seq_nr", -1))
+        if src is None or src is n:
+            continue
+        stack = src.meta.get("nn_module_stack")
+        if stack:
+            n.meta["nn_module_stack"] = stack.copy()
+        custom = src.meta.get("custom")
+        if custom:
+            n.meta.setdefault("custom", {}).update(copy.deepcopy(custom))
+        if "stack_trace" not in n.meta and src.meta.get("stack_trace"):
+            n.meta["stack_trace"] = src.meta["stack_trace"]
+
+
+def _last_traced_node() -> torch.fx.Node | None:
+    mode = get_proxy_mode()
+    if mode is None:
+        return None
+    return next(reversed(mode.tracer.graph.nodes), None)
+
+
+def trace_joint_graph(
+    model: nn.Module,
+    train_fn: Callable[..., Any],
+    inputs: Mapping[str, Any],
+    *,
+    dynamic: bool = False,
+    dynamic_dims: DynamicDims | None = None,
+    name: str | None = None,
+    device: str | torch.device = "cpu",
+    backward_tags: str = "auto",
+    progress: Callable[[str], None] | None = None,
+) -> JointGraph:
+    """Trace ``train_fn(model, **inputs)`` and its gradients into one graph.
+
+    Args:
+      model: the module; may live on the ``meta`` device (its state is then
+        traced as fake tensors on ``device``).
+      train_fn: ``train_fn(model, **inputs)`` returning a scalar loss tensor or
+        ``(loss, loss_dict)``; loss_dict values become outputs after the grads.
+      inputs: keyword inputs (a pytree of tensors and primitives).
+      dynamic: make every dimension of every user input tensor symbolic.
+      dynamic_dims: dotted input path -> dim or list of dims to make symbolic
+        (negative dims allowed); implies symbolic tracing. State stays static.
+      name: graph name (defaults to the model class name).
+      device: device for fake copies of ``meta`` state and inputs.
+      backward_tags: "auto" (engine tags when available, else structural),
+        "structural" (always the structural rule).
+      progress: optional callback receiving a stage name.
+
+    Raises:
+      TraceError (a ValueError) for bad leaves, a model without parameters or
+      a loss that is not a scalar tensor.
+    """
+    if not isinstance(model, nn.Module):
+        raise TraceError(f"model must be an nn.Module, got {type(model).__name__}")
+    if not isinstance(inputs, Mapping):
+        raise TraceError("inputs must be a mapping of keyword arguments")
+    if not isinstance(dynamic, bool):
+        raise TraceError("dynamic must be a bool")
+    if backward_tags not in ("auto", "structural"):
+        raise TraceError("backward_tags must be 'auto' or 'structural'")
+    device = torch.device(device)
+
+    state = extract_module_state(model)
+    param_ids = {id(p) for p in model.parameters()}
+    if not param_ids:
+        raise TraceError("model has no parameters; nothing to differentiate")
+    state_fqns = list(state)
+    state_tensors = list(state.values())
+    state_is_param = [id(t) in param_ids for t in state_tensors]
+    state_requires_grad = [bool(t.requires_grad) for t in state_tensors]
+    grad_idx = [i for i, (p, rg) in enumerate(zip(state_is_param,
+                                                   state_requires_grad))
+                if p and rg]
+    if not grad_idx:
+        raise TraceError("model has no parameter that requires grad")
+
+    leaves_with_path, input_spec = pytree.tree_flatten_with_path(dict(inputs))
+    input_paths = [_key_path_str(p) for p, _ in leaves_with_path]
+    input_leaves = [v for _, v in leaves_with_path]
+    _check_leaves(input_leaves, "inputs")
+    _check_leaves(state_tensors, "model state")
+
+    symbolic = dynamic or dynamic_dims is not None
+    fake_mode, fake_inputs = make_fake_inputs(
+        input_paths, input_leaves, device=device, dynamic=dynamic,
+        dynamic_dims=dynamic_dims, symbolic=symbolic)
+    fake_state = [_fake_state(fake_mode, t, device) for t in state_tensors]
+
+    n_state = len(state_fqns)
+    loss_dict_keys: list[str] = []
+    grad_boundary: list[torch.fx.Node | None] = []
+    engine_available: list[bool] = []
+
+    def joint_fn(*flat: Any) -> list[Any]:
+        st = dict(zip(state_fqns, flat[:n_state]))
+        user = pytree.tree_unflatten(list(flat[n_state:]), input_spec)
+        with stateless._reparametrize_module(model, st, tie_weights=True,
+                                             strict=False), \
+                _engine_backward() as engine:
+            engine_available.append(engine)
+            out = train_fn(model, **user)
+            if (isinstance(out, tuple) and len(out) == 2
+                    and isinstance(out[1], Mapping)):
+                loss, loss_dict = out
+            else:
+                loss, loss_dict = out, {}
+            if not isinstance(loss, torch.Tensor):
+                raise TraceError(
+                    f"train_fn must return a loss tensor or (loss, loss_dict), "
+                    f"got {type(loss).__name__}")
+            if loss.dim() != 0:
+                raise TraceError(
+                    f"loss must be a scalar tensor, got shape {tuple(loss.shape)}")
+            if not loss.requires_grad:
+                raise TraceError("loss does not depend on any parameter "
+                                 "requiring grad")
+            ld_values = []
+            for k, v in loss_dict.items():
+                if not isinstance(v, torch.Tensor):
+                    raise TraceError(f"loss_dict[{k!r}] is not a tensor")
+                loss_dict_keys.append(str(k))
+                ld_values.append(v)
+            if progress:
+                progress("backward")
+            grad_boundary.append(_last_traced_node())
+            params = [st[state_fqns[i]] for i in grad_idx]
+            grads = torch.autograd.grad(loss, params, allow_unused=True)
+        grads = [torch.zeros_like(p) if g is None else g
+                 for g, p in zip(grads, params)]
+        return [loss, *grads, *ld_values]
+
+    # make_fx records nn_module_stack only when the callable carries _orig_mod.
+    joint_fn._orig_mod = model  # type: ignore[attr-defined]
+
+    if progress:
+        progress("forward")
+    with contextlib.ExitStack() as es:
+        es.enter_context(fake_mode)
+        es.enter_context(tracing(TracingContext(fake_mode)))
+        es.enter_context(preserve_node_meta())
+        es.enter_context(_inline_nested_compile())
+        es.enter_context(torch.autograd.set_multithreading_enabled(False))
+        es.enter_context(_non_strict())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gm = make_fx(joint_fn, **_MAKE_FX_KWARGS)(*fake_state, *fake_inputs)
+
+    engine_tagged = any(n.meta.get("autograd_backward") for n in gm.graph.nodes)
+    if backward_tags == "auto" and engine_tagged:
+        source = "engine"
+        _complete_engine_tags(gm, grad_boundary[0] if grad_boundary else None)
+    else:
+        source = "structural"
+        tag_backward_structurally(gm, len(grad_idx))
+    _copy_forward_meta_to_backward(gm)
+
+    return JointGraph(
+        name=name or type(model).__name__,
+        graph_module=gm,
+        state_fqns=state_fqns,
+        state_is_param=state_is_param,
+        state_requires_grad=state_requires_grad,
+        input_paths=input_paths,
+        grad_fqns=[state_fqns[i] for i in grad_idx],
+        loss_dict_keys=loss_dict_keys,
+        structure=discover_structure(model),
+        shape_env=fake_mode.shape_env if symbolic else None,
+        backward_tag_source=source,
+    )
+
+
+def _complete_engine_tags(gm: torch.fx.GraphModule,
+                          boundary: torch.fx.Node | None) -> None:
+    """Extend engine tags to every node created by the autograd.grad call.
+
+    The engine tags nodes built inside grad_fns; the gradient seed
+    (``ones_like`` of the loss) and the ``zeros_like`` of unused parameters
+    are created around them, after the grad call starts, and are backward too.
+    """
+    if boundary is None:
+        return
+    after = False
+    for n in gm.graph.nodes:
+        if after and n.op == "call_function":
+            n.meta["autograd_backward"] = True
+        if n is boundary:
+            after = True
