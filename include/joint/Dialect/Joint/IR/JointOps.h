@@ -1,0 +1,77 @@
+//===- JointOps.h - The joint dialect ---------------------------*- C++ -*-===//
+//
+// Declares the joint dialect, its attributes (policy, phase, tensor facts,
+// SymInt expressions, operator-schema arguments) and its operations.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_DIALECT_JOINT_IR_JOINTOPS_H
+#define JOINT_DIALECT_JOINT_IR_JOINTOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace joint {
+
+/// A torch SymInt as recorded at trace time: a static integer (`expr` null)
+/// or a symbolic expression such as `s0*2` with its trace-time hint. Unbacked
+/// (data-dependent) symbols have no hint (`kNoHint`).
+struct SymInt {
+  static constexpr int64_t kNoHint = INT64_MIN;
+  int64_t hint = 0;
+  StringAttr expr;
+
+  static SymInt getStatic(int64_t v) { return SymInt{v, nullptr}; }
+  bool isStatic() const { return !expr; }
+  bool hasHint() const { return hint != kNoHint; }
+  bool operator==(const SymInt &o) const {
+    return hint == o.hint && expr == o.expr;
+  }
+};
+inline llvm::hash_code hash_value(const SymInt &s) {
+  return llvm::hash_combine(s.hint, s.expr);
+}
+/// Prints `8`, `sym("s0*2", 16)` or `sym("u0")`.
+AsmPrinter &operator<<(AsmPrinter &printer, const SymInt &value);
+
+} // namespace joint
+
+template <>
+struct FieldParser<joint::SymInt> {
+  static FailureOr<joint::SymInt> parse(AsmParser &parser);
+};
+
+} // namespace mlir
+
+#include "joint/Dialect/Joint/IR/JointDialect.h.inc"
+#include "joint/Dialect/Joint/IR/JointEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "joint/Dialect/Joint/IR/JointAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "joint/Dialect/Joint/IR/JointOps.h.inc"
+
+namespace mlir {
+namespace joint {
+// Argument/result attribute names on joint.graph.
+inline constexpr llvm::StringLiteral kRoleAttr = "joint.role";
+inline constexpr llvm::StringLiteral kFQNAttr = "joint.fqn";
+inline constexpr llvm::StringLiteral kPathAttr = "joint.path";
+inline constexpr llvm::StringLiteral kKeyAttr = "joint.key";
+inline constexpr llvm::StringLiteral kMetaAttr = "joint.meta";
+} // namespace joint
+} // namespace mlir
+
+#endif // JOINT_DIALECT_JOINT_IR_JOINTOPS_H

@@ -1,0 +1,168 @@
+//===- JointOps.td - Operations of the joint dialect -------*- tablegen -*-===//
+//
+// joint.graph (the training step), joint.output (its terminator), joint.op
+// (one aten-level FX node) and joint.operator (one operator-table entry).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_DIALECT_JOINT_IR_JOINTOPS_TD
+#define JOINT_DIALECT_JOINT_IR_JOINTOPS_TD
+
+include "joint/Dialect/Joint/IR/JointDialect.td"
+include "joint/Dialect/Joint/IR/JointAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+
+def Joint_GraphOp : Joint_Op<"graph", [
+    FunctionOpInterface, IsolatedFromAbove, SingleBlockImplicitTerminator<"OutputOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
+  let summary = "a joint forward+backward training step";
+  let description = [{
+    Arguments are the FX placeholders in order, each with `joint.role`
+    (`param`, `buffer` or `input`) and `joint.fqn` (state FQN) or `joint.path`
+    (user-input path); tensor arguments may carry `joint.meta`. Results carry
+    `joint.role`: `loss`, `grad` (with the parameter's `joint.fqn`),
+    `loss_dict` (with `joint.key`) or `output`.
+
+    ```mlir
+    joint.graph @step(%w: tensor<4x4xf32> {joint.role = #joint.role<param>, joint.fqn = "w"})
+        -> (tensor<f32> {joint.role = #joint.role<loss>}) { ... }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ArrayRef<Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    ArrayRef<Type> getResultTypes() { return getFunctionType().getResults(); }
+    bool isDeclaration() { return false; }
+
+    /// Role of argument `i` / result `i` (verified to be present).
+    Role getArgRole(unsigned i);
+    Role getResultRole(unsigned i);
+    /// `joint.fqn` of argument/result `i`, or "" when absent.
+    StringRef getArgFQN(unsigned i);
+    StringRef getResultFQN(unsigned i);
+    /// The terminator.
+    OutputOp getOutputOp();
+  }];
+}
+
+def Joint_OutputOp : Joint_Op<"output", [Pure, Terminator, ReturnLike,
+                                         HasParent<"GraphOp">]> {
+  let summary = "the graph's outputs: loss, gradients, loss_dict values";
+  let description = [{
+    ```mlir
+    joint.output %loss, %grad_w : tensor<f32>, tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$operands);
+  let assemblyFormat = "attr-dict ($operands^ `:` type($operands))?";
+  let hasVerifier = 1;
+}
+
+def Joint_AtenOp : Joint_Op<"op", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "one aten-level FX call_function node";
+  let description = [{
+    `target` is the operator with its overload (`aten::mm.default`). Tensor
+    and SymInt arguments are SSA operands; `args` (positional) and `kwargs`
+    (by schema name) hold every argument in FX order, with `#joint.operand<i>`
+    standing for operand `i` and typed attributes for the rest (i64, f64,
+    bool, string, `#joint.dtype`, `#joint.device`, `#joint.layout`,
+    `#joint.memory_format`, arrays, `unit` for None). When both are absent the
+    operands are the positional arguments in order. Every FX `getitem` of a
+    multi-output node is a result (its node name in `result_names`).
+
+    ```mlir
+    %0 = joint.op "aten::mm.default"(%a, %b) {name = "mm"}
+        : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins
+    StrAttr:$target,
+    Variadic<AnyType>:$inputs,
+    OptionalAttr<ArrayAttr>:$args,
+    OptionalAttr<DictionaryAttr>:$kwargs,
+    StrAttr:$name,
+    DefaultValuedAttr<Joint_PhaseAttr, "::mlir::joint::Phase::forward">:$phase,
+    OptionalAttr<TypedArrayAttrBase<Joint_ModuleFrameAttr, "module stack">>:$module_stack,
+    OptionalAttr<I64Attr>:$seq_nr,
+    OptionalAttr<Joint_CheckpointPolicyAttr>:$policy,
+    OptionalAttr<StrAttr>:$recomputed_from,
+    OptionalAttr<ArrayAttr>:$result_meta,
+    OptionalAttr<StrArrayAttr>:$result_names,
+    OptionalAttr<StrAttr>:$stack_trace);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $target `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool isForward() { return getPhase() == Phase::forward; }
+    bool isBackward() { return getPhase() == Phase::backward; }
+    /// Facts of result `i`: a TensorMetaAttr for tensors, a SymExprAttr for
+    /// SymInt/SymBool results, null when not recorded.
+    Attribute getResultMetaAt(unsigned i);
+    /// The operator-table entry for this op's target, or null.
+    OperatorOp lookupOperator(SymbolTableCollection *tables = nullptr);
+    /// Operand indices referenced by schema argument `argIndex` of `entry`
+    /// (positional index first, then kwarg by name). Empty when the argument
+    /// is not passed or holds no operand. Returns failure when the argument
+    /// cannot be resolved (no table entry, index out of range).
+    LogicalResult getOperandsOfSchemaArg(OperatorOp entry, unsigned argIndex,
+                                         SmallVectorImpl<unsigned> &operands);
+  }];
+}
+
+def Joint_OperatorOp : Joint_Op<"operator", [Symbol, HasParent<"ModuleOp">]> {
+  let summary = "one operator-table entry: the schema facts of a target";
+  let description = [{
+    Stored once per operator at module level and looked up by `joint.op`
+    through its target. `arguments`/`returns` list the schema with alias sets
+    and write marks; `tags` are torch.Tag names such as
+    `nondeterministic_seeded`.
+
+    ```mlir
+    joint.operator @"aten::add_.Tensor" {schema = "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+      arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, ...],
+      returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    StrAttr:$schema,
+    TypedArrayAttrBase<Joint_SchemaArgAttr, "schema arguments">:$arguments,
+    TypedArrayAttrBase<Joint_SchemaArgAttr, "schema returns">:$returns,
+    UnitAttr:$is_mutable,
+    DefaultValuedAttr<StrArrayAttr, "{}">:$tags);
+  let assemblyFormat = "$sym_name attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool hasTag(StringRef tag);
+    /// True for ops whose results depend on the RNG state (torch.Tag
+    /// nondeterministic_seeded).
+    bool isRandom() { return hasTag("nondeterministic_seeded"); }
+    /// Schema indices of arguments annotated `Tensor(a!)`.
+    SmallVector<unsigned> getWrittenArgs();
+    /// True when the schema returns one `Tensor[]` (one result per element).
+    bool returnsTensorList();
+    /// Number of arguments that may be passed positionally.
+    unsigned getNumPositional();
+    /// Schema index of the argument named `name`, or std::nullopt.
+    std::optional<unsigned> getArgIndex(StringRef name);
+  }];
+}
+
+#endif // JOINT_DIALECT_JOINT_IR_JOINTOPS_TD

@@ -1,0 +1,32 @@
+//===- InitAll.h - Register every joint-mlir dialect and pass ---*- C++ -*-===//
+//
+// One entry point for tools: the joint and ao dialects, the upstream dialects
+// the pipelines use, and all passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_INITALL_H
+#define JOINT_INITALL_H
+
+#include "joint/Dialect/AO/IR/AOOps.h"
+#include "joint/Dialect/Joint/IR/JointOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir {
+namespace joint {
+
+inline void registerAllDialects(DialectRegistry &registry) {
+  registry.insert<JointDialect, ao::AODialect, func::FuncDialect,
+                  arith::ArithDialect, tensor::TensorDialect>();
+}
+
+inline void registerAllPasses() { registerTransformsPasses(); }
+
+} // namespace joint
+} // namespace mlir
+
+#endif // JOINT_INITALL_H

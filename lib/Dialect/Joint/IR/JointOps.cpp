@@ -1,0 +1,514 @@
+//===- JointOps.cpp - Operations of the joint dialect -----------*- C++ -*-===//
+//
+// Assembly and verifiers of joint.graph, joint.output, joint.op and
+// joint.operator. The verifiers enforce the invariants passes rely on: roles
+// on every graph argument and result, operand references in argument lists,
+// one tensor-fact entry per result that agrees with the result type, and
+// arity against the operator table when the module has an entry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Dialect/Joint/IR/JointOps.h"
+#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::joint;
+
+#define GET_OP_CLASSES
+#include "joint/Dialect/Joint/IR/JointOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// GraphOp
+//===----------------------------------------------------------------------===//
+
+ParseResult GraphOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType =
+      [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
+         function_interface_impl::VariadicFlag,
+         std::string &) { return builder.getFunctionType(argTypes, results); };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void GraphOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+static RoleAttr getRoleAttr(DictionaryAttr attrs) {
+  return attrs ? attrs.getAs<RoleAttr>(kRoleAttr) : RoleAttr();
+}
+
+static StringRef getStringEntry(DictionaryAttr attrs, StringRef name) {
+  if (!attrs)
+    return {};
+  if (auto s = attrs.getAs<StringAttr>(name))
+    return s.getValue();
+  return {};
+}
+
+/// Block arguments print as their state FQN or input path (`%fc1.weight`).
+void GraphOp::getAsmBlockArgumentNames(Region &region,
+                                       OpAsmSetValueNameFn setNameFn) {
+  for (BlockArgument arg : region.getArguments()) {
+    DictionaryAttr attrs = getArgAttrDict(arg.getArgNumber());
+    StringRef name = getStringEntry(attrs, kFQNAttr);
+    if (name.empty())
+      name = getStringEntry(attrs, kPathAttr);
+    if (name.empty())
+      continue;
+    // `args[0]` -> `args_0`: keep SSA names readable.
+    std::string clean;
+    for (char c : name)
+      clean += (llvm::isAlnum(c) || c == '_' || c == '.') ? c : '_';
+    while (!clean.empty() && clean.back() == '_')
+      clean.pop_back();
+    setNameFn(arg, clean);
+  }
+}
+
+Role GraphOp::getArgRole(unsigned i) {
+  return getRoleAttr(getArgAttrDict(i)).getValue();
+}
+Role GraphOp::getResultRole(unsigned i) {
+  return getRoleAttr(getResultAttrDict(i)).getValue();
+}
+StringRef GraphOp::getArgFQN(unsigned i) {
+  return getStringEntry(getArgAttrDict(i), kFQNAttr);
+}
+StringRef GraphOp::getResultFQN(unsigned i) {
+  return getStringEntry(getResultAttrDict(i), kFQNAttr);
+}
+OutputOp GraphOp::getOutputOp() {
+  return cast<OutputOp>(getBody().front().getTerminator());
+}
+
+/// Checks that `meta` agrees with `type`: same rank, equal static sizes, and
+/// `?` exactly where the size is symbolic.
+static LogicalResult
+verifyMetaAgainstType(function_ref<InFlightDiagnostic()> emitError,
+                      TensorMetaAttr meta, Type type) {
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType)
+    return emitError() << "has tensor facts but type " << type
+                       << " is not a ranked tensor";
+  if (meta.getSizes().size() != static_cast<size_t>(tensorType.getRank()))
+    return emitError() << "tensor facts have rank " << meta.getSizes().size()
+                       << " but the type " << type << " has rank "
+                       << tensorType.getRank();
+  for (auto [i, size] : llvm::enumerate(meta.getSizes())) {
+    int64_t dim = tensorType.getDimSize(i);
+    if (size.isStatic() && dim != size.hint)
+      return emitError() << "dimension " << i << " is " << size.hint
+                         << " in the tensor facts but "
+                         << (ShapedType::isDynamic(dim) ? std::string("?")
+                                                        : std::to_string(dim))
+                         << " in the type";
+    if (!size.isStatic() && !ShapedType::isDynamic(dim))
+      return emitError() << "dimension " << i << " is symbolic ("
+                         << size.expr << ") but static in the type";
+  }
+  return success();
+}
+
+/// A torch value type: a ranked tensor of a torch dtype, a SymInt (i64), a
+/// SymBool (i1), a SymFloat (f64) or None.
+static bool isTorchValueType(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return getScalarType(tensor.getElementType()).has_value();
+  return type.isInteger(64) || type.isInteger(1) || type.isF64() ||
+         isa<NoneType>(type);
+}
+
+LogicalResult GraphOp::verify() {
+  FunctionType type = getFunctionType();
+  llvm::DenseSet<StringRef> paramFQNs;
+  for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
+    DictionaryAttr attrs = getArgAttrDict(i);
+    RoleAttr role = getRoleAttr(attrs);
+    if (!role)
+      return emitOpError() << "argument " << i << " has no '" << kRoleAttr
+                           << "' (param, buffer or input)";
+    Role r = role.getValue();
+    if (r != Role::param && r != Role::buffer && r != Role::input)
+      return emitOpError() << "argument " << i << " has role '"
+                           << stringifyRole(r)
+                           << "'; arguments are param, buffer or input";
+    if (r == Role::input) {
+      if (getStringEntry(attrs, kPathAttr).empty())
+        return emitOpError() << "input argument " << i << " has no '"
+                             << kPathAttr << "'";
+    } else if (getStringEntry(attrs, kFQNAttr).empty()) {
+      return emitOpError() << stringifyRole(r) << " argument " << i
+                           << " has no '" << kFQNAttr << "'";
+    } else if (r == Role::param &&
+               !paramFQNs.insert(getStringEntry(attrs, kFQNAttr)).second) {
+      return emitOpError() << "parameter '" << getStringEntry(attrs, kFQNAttr)
+                           << "' appears twice (tied tensors are one input)";
+    }
+    if (!isTorchValueType(type.getInput(i)))
+      return emitOpError() << "argument " << i << " has type "
+                           << type.getInput(i) << ", not a torch value type";
+    if (attrs)
+      if (Attribute meta = attrs.get(kMetaAttr)) {
+        auto tensorMeta = dyn_cast<TensorMetaAttr>(meta);
+        if (!tensorMeta)
+          return emitOpError() << "argument " << i << " '" << kMetaAttr
+                               << "' must be a #joint.tensor";
+        if (failed(verifyMetaAgainstType(
+                [&]() {
+                  return emitOpError() << "argument " << i << " ";
+                },
+                tensorMeta, type.getInput(i))))
+          return failure();
+      }
+  }
+  bool sawLoss = false;
+  for (unsigned i = 0, e = type.getNumResults(); i < e; ++i) {
+    DictionaryAttr attrs = getResultAttrDict(i);
+    RoleAttr role = getRoleAttr(attrs);
+    if (!role)
+      return emitOpError() << "result " << i << " has no '" << kRoleAttr
+                           << "' (loss, grad, loss_dict or output)";
+    switch (role.getValue()) {
+    case Role::loss:
+      if (sawLoss)
+        return emitOpError() << "result " << i << " is a second loss";
+      sawLoss = true;
+      break;
+    case Role::grad: {
+      StringRef fqn = getStringEntry(attrs, kFQNAttr);
+      if (fqn.empty())
+        return emitOpError() << "grad result " << i << " has no '" << kFQNAttr
+                             << "'";
+      if (!paramFQNs.contains(fqn))
+        return emitOpError() << "grad result " << i << " is for '" << fqn
+                             << "', which is not a parameter argument";
+      break;
+    }
+    case Role::loss_dict:
+      if (getStringEntry(attrs, kKeyAttr).empty())
+        return emitOpError() << "loss_dict result " << i << " has no '"
+                             << kKeyAttr << "'";
+      break;
+    case Role::output:
+      break;
+    default:
+      return emitOpError() << "result " << i << " has role '"
+                           << stringifyRole(role.getValue())
+                           << "'; results are loss, grad, loss_dict or output";
+    }
+  }
+  return success();
+}
+
+LogicalResult GraphOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (!isa<OutputOp>(body.getTerminator()))
+    return emitOpError() << "body must end with joint.output";
+  for (Operation &op : body.without_terminator())
+    if (!isa<AtenOp>(op) && op.getDialect() == getOperation()->getDialect())
+      return op.emitOpError() << "is not allowed inside joint.graph";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// OutputOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult OutputOp::verify() {
+  auto graph = cast<GraphOp>((*this)->getParentOp());
+  ArrayRef<Type> results = graph.getResultTypes();
+  if (getNumOperands() != results.size())
+    return emitOpError() << "has " << getNumOperands()
+                         << " operands but the graph has " << results.size()
+                         << " results";
+  for (auto [i, value, expected] : llvm::enumerate(getOperands(), results))
+    if (value.getType() != expected)
+      return emitOpError() << "operand " << i << " has type "
+                           << value.getType() << " but graph result " << i
+                           << " is " << expected;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AtenOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Prefixes an op diagnostic with the FX node name.
+InFlightDiagnostic emitNodeError(AtenOp op) {
+  return op.emitOpError() << "'" << op.getName() << "' (" << op.getTarget()
+                          << "): ";
+}
+} // namespace
+
+/// Allowed non-operand argument values: the torch argument kinds.
+static bool isArgumentValue(Attribute attr) {
+  if (isa<IntegerAttr, FloatAttr, StringAttr, UnitAttr, ScalarTypeAttr, DeviceAttr,
+          LayoutAttr, MemoryFormatAttr, OperandRefAttr, SymExprAttr>(attr))
+    return true;
+  if (auto array = dyn_cast<ArrayAttr>(attr))
+    return llvm::all_of(array, isArgumentValue);
+  return false;
+}
+
+/// Visits every #joint.operand<i> inside `attr`.
+static void forEachOperandRef(Attribute attr,
+                              function_ref<void(OperandRefAttr)> fn) {
+  if (auto ref = dyn_cast<OperandRefAttr>(attr))
+    return fn(ref);
+  if (auto array = dyn_cast<ArrayAttr>(attr))
+    for (Attribute element : array)
+      forEachOperandRef(element, fn);
+}
+
+LogicalResult AtenOp::verify() {
+  if (getName().empty())
+    return emitOpError() << "has an empty node name";
+  StringRef target = getTarget();
+  size_t sep = target.find("::");
+  if (sep == StringRef::npos || sep == 0 || sep + 2 >= target.size())
+    return emitNodeError(*this)
+           << "target is not of the form 'namespace::name.overload'";
+
+  unsigned numOperands = getNumOperands();
+  if (getArgs() || getKwargs()) {
+    SmallVector<unsigned> uses(numOperands, 0);
+    bool outOfRange = false;
+    auto visit = [&](Attribute value, StringRef where) -> LogicalResult {
+      if (!isArgumentValue(value))
+        return emitNodeError(*this) << where << " has unsupported value "
+                                    << value;
+      forEachOperandRef(value, [&](OperandRefAttr ref) {
+        if (ref.getIndex() >= numOperands)
+          outOfRange = true;
+        else
+          ++uses[ref.getIndex()];
+      });
+      if (outOfRange)
+        return emitNodeError(*this)
+               << where << " refers to an operand past the " << numOperands
+               << " operands";
+      return success();
+    };
+    if (ArrayAttr args = getArgsAttr())
+      for (auto [i, value] : llvm::enumerate(args))
+        if (failed(visit(value, "argument " + std::to_string(i))))
+          return failure();
+    if (DictionaryAttr kwargs = getKwargsAttr())
+      for (NamedAttribute kw : kwargs)
+        if (failed(visit(kw.getValue(),
+                         ("kwarg '" + kw.getName().getValue() + "'").str())))
+          return failure();
+    for (auto [i, n] : llvm::enumerate(uses))
+      if (n != 1)
+        return emitNodeError(*this)
+               << "operand " << i << " is referenced " << n
+               << " times by args/kwargs; each operand stands for exactly "
+                  "one argument";
+  }
+
+  for (auto [i, type] : llvm::enumerate(getOperandTypes()))
+    if (!isTorchValueType(type))
+      return emitNodeError(*this) << "operand " << i << " has type " << type
+                                  << ", not a torch value type";
+  for (auto [i, type] : llvm::enumerate(getResultTypes()))
+    if (!isTorchValueType(type))
+      return emitNodeError(*this) << "result " << i << " has type " << type
+                                  << ", not a torch value type";
+
+  if (ArrayAttr metas = getResultMetaAttr()) {
+    if (metas.size() != getNumResults())
+      return emitNodeError(*this)
+             << "has " << metas.size() << " result_meta entries for "
+             << getNumResults() << " results";
+    for (auto [i, meta, type] : llvm::enumerate(metas, getResultTypes())) {
+      if (auto tensorMeta = dyn_cast<TensorMetaAttr>(meta)) {
+        if (failed(verifyMetaAgainstType(
+                [&, i = i]() {
+                  return emitNodeError(*this) << "result " << i << " ";
+                },
+                tensorMeta, type)))
+          return failure();
+      } else if (isa<SymExprAttr>(meta)) {
+        if (!type.isInteger(64) && !type.isInteger(1) && !type.isF64())
+          return emitNodeError(*this)
+                 << "result " << i << " has a SymInt expression but type "
+                 << type;
+      } else if (!isa<UnitAttr>(meta)) {
+        return emitNodeError(*this)
+               << "result_meta entry " << i
+               << " must be #joint.tensor, #joint.sym or unit";
+      }
+    }
+  }
+  if (ArrayAttr names = getResultNamesAttr())
+    if (names.size() != getNumResults())
+      return emitNodeError(*this)
+             << "has " << names.size() << " result_names for "
+             << getNumResults() << " results";
+  if (getRecomputedFrom() && !isBackward())
+    return emitNodeError(*this)
+           << "is a remat duplicate (recomputed_from) but not in backward";
+  return success();
+}
+
+/// Results print as their FX node names (`%addmm`), getitem names for
+/// multi-output ops.
+void AtenOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  ArrayAttr names = getResultNamesAttr();
+  for (OpResult result : getResults()) {
+    StringRef name;
+    if (names && result.getResultNumber() < names.size())
+      name = cast<StringAttr>(names[result.getResultNumber()]).getValue();
+    if (name.empty())
+      name = getName();
+    if (!name.empty())
+      setNameFn(result, name);
+  }
+}
+
+OperatorOp AtenOp::lookupOperator(SymbolTableCollection *tables) {
+  StringAttr name = getTargetAttr();
+  if (tables)
+    return tables->lookupNearestSymbolFrom<OperatorOp>(*this, name);
+  return SymbolTable::lookupNearestSymbolFrom<OperatorOp>(*this, name);
+}
+
+LogicalResult AtenOp::verifySymbolUses(SymbolTableCollection &tables) {
+  OperatorOp entry = lookupOperator(&tables);
+  if (!entry)
+    return success(); // The table is optional for hand-written IR.
+  unsigned numPositional =
+      getArgs() ? getArgsAttr().size()
+                : (getKwargs() ? 0u : static_cast<unsigned>(getNumOperands()));
+  if (numPositional > entry.getNumPositional())
+    return emitNodeError(*this)
+           << "passes " << numPositional
+           << " positional arguments but the schema takes at most "
+           << entry.getNumPositional();
+  if (DictionaryAttr kwargs = getKwargsAttr())
+    for (NamedAttribute kw : kwargs) {
+      std::optional<unsigned> index = entry.getArgIndex(kw.getName());
+      if (!index)
+        return emitNodeError(*this) << "kwarg '" << kw.getName().getValue()
+                                    << "' is not in the schema";
+      if (*index < numPositional)
+        return emitNodeError(*this)
+               << "argument '" << kw.getName().getValue()
+               << "' is passed both positionally and as a kwarg";
+    }
+  if (!entry.returnsTensorList() &&
+      getNumResults() != entry.getReturns().size())
+    return emitNodeError(*this)
+           << "has " << getNumResults() << " results but the schema returns "
+           << entry.getReturns().size();
+  return success();
+}
+
+Attribute AtenOp::getResultMetaAt(unsigned i) {
+  ArrayAttr metas = getResultMetaAttr();
+  if (!metas || i >= metas.size())
+    return {};
+  return metas[i];
+}
+
+LogicalResult AtenOp::getOperandsOfSchemaArg(OperatorOp entry,
+                                             unsigned argIndex,
+                                             SmallVectorImpl<unsigned> &out) {
+  if (!entry || argIndex >= entry.getArguments().size())
+    return failure();
+  if (!getArgs() && !getKwargs()) {
+    if (argIndex < getNumOperands())
+      out.push_back(argIndex);
+    return success();
+  }
+  Attribute value;
+  if (ArrayAttr args = getArgsAttr(); args && argIndex < args.size())
+    value = args[argIndex];
+  else if (DictionaryAttr kwargs = getKwargsAttr())
+    value = kwargs.get(
+        cast<SchemaArgAttr>(entry.getArguments()[argIndex]).getName());
+  if (value)
+    forEachOperandRef(value,
+                      [&](OperandRefAttr ref) { out.push_back(ref.getIndex()); });
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// OperatorOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult OperatorOp::verify() {
+  StringRef name = getSymName();
+  if (name.find("::") == StringRef::npos)
+    return emitOpError() << "'" << name
+                         << "' is not of the form 'namespace::name.overload'";
+  bool sawKwargOnly = false;
+  llvm::DenseSet<StringRef> names;
+  for (auto [i, attr] : llvm::enumerate(getArguments())) {
+    auto arg = cast<SchemaArgAttr>(attr);
+    if (arg.getName().empty())
+      return emitOpError() << "'" << name << "': argument " << i
+                           << " has no name";
+    if (!names.insert(arg.getName()).second)
+      return emitOpError() << "'" << name << "': argument '" << arg.getName()
+                           << "' appears twice";
+    if (sawKwargOnly && !arg.getKwargOnly())
+      return emitOpError() << "'" << name << "': positional argument '"
+                           << arg.getName() << "' after a kwarg-only one";
+    sawKwargOnly |= arg.getKwargOnly();
+    if (arg.getWrite() && arg.getAlias().empty())
+      return emitOpError() << "'" << name << "': argument '" << arg.getName()
+                           << "' is written but has no alias set";
+  }
+  for (auto [i, attr] : llvm::enumerate(getReturns()))
+    if (cast<SchemaArgAttr>(attr).getKwargOnly())
+      return emitOpError() << "'" << name << "': return " << i
+                           << " cannot be kwarg-only";
+  return success();
+}
+
+bool OperatorOp::hasTag(StringRef tag) {
+  return llvm::any_of(getTags(), [&](Attribute t) {
+    return cast<StringAttr>(t).getValue() == tag;
+  });
+}
+
+SmallVector<unsigned> OperatorOp::getWrittenArgs() {
+  SmallVector<unsigned> written;
+  for (auto [i, attr] : llvm::enumerate(getArguments()))
+    if (cast<SchemaArgAttr>(attr).getWrite())
+      written.push_back(i);
+  return written;
+}
+
+bool OperatorOp::returnsTensorList() {
+  ArrayAttr returns = getReturns();
+  return returns.size() == 1 &&
+         cast<SchemaArgAttr>(returns[0]).getType().starts_with("Tensor[]");
+}
+
+unsigned OperatorOp::getNumPositional() {
+  unsigned n = 0;
+  for (Attribute attr : getArguments())
+    if (!cast<SchemaArgAttr>(attr).getKwargOnly())
+      ++n;
+  return n;
+}
+
+std::optional<unsigned> OperatorOp::getArgIndex(StringRef name) {
+  for (auto [i, attr] : llvm::enumerate(getArguments()))
+    if (cast<SchemaArgAttr>(attr).getName() == name)
+      return i;
+  return std::nullopt;
+}

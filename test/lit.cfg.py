@@ -1,0 +1,26 @@
+# -*- Python -*-
+# lit configuration for the joint-mlir regression tests (check-joint).
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "JOINT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".json"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.joint_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%joint_src_root", config.joint_src_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "ASAN_OPTIONS", "UBSAN_OPTIONS"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.joint_tools_dir, config.llvm_tools_dir]
+tools = ["joint-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
