@@ -16,6 +16,7 @@ config.test_exec_root = os.path.join(config.joint_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%joint_src_root", config.joint_src_root))
+config.substitutions.append(("%joint_obj_root", config.joint_obj_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
                                      "ASAN_OPTIONS", "UBSAN_OPTIONS"])
