@@ -71,17 +71,16 @@ def make_fake_inputs(paths: Sequence[str], leaves: Sequence[Any], *,
             out.append(leaf)
             continue
         t = leaf
-        if t.device.type == "meta":
-            # from_tensor keeps the device, so give it a real-device template
-            # without allocating: an empty tensor of the same metadata.
-            with fake_mode:
-                t = torch.empty_strided(tuple(leaf.shape), tuple(leaf.stride()),
-                                        dtype=leaf.dtype, device=device)
-            if not symbolic:
-                out.append(t)
-                continue
         if not symbolic:
-            out.append(fake_mode.from_tensor(t, static_shapes=True))
+            if t.device.type == "meta":
+                # A fake tensor with the same metadata on the target device;
+                # nothing is allocated.
+                with fake_mode:
+                    out.append(torch.empty_strided(
+                        tuple(t.shape), tuple(t.stride()), dtype=t.dtype,
+                        device=device))
+            else:
+                out.append(fake_mode.from_tensor(t, static_shapes=True))
             continue
         if dynamic and path not in dims:
             want = set(range(t.dim()))
@@ -91,6 +90,10 @@ def make_fake_inputs(paths: Sequence[str], leaves: Sequence[Any], *,
             dynamic_sizes=[DimDynamic.DUCK if i in want else DimDynamic.STATIC
                            for i in range(t.dim())],
         )
-        out.append(fake_mode.from_tensor(
-            t, source=ConstantSource(path), symbolic_context=ctx))
+        fake = fake_mode.from_tensor(t, source=ConstantSource(path),
+                                     symbolic_context=ctx)
+        if fake.device.type == "meta":
+            with fake_mode:
+                fake = fake.to(device)
+        out.append(fake)
     return fake_mode, out

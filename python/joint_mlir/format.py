@@ -372,7 +372,7 @@ def graph_to_dict(jg: JointGraph, *, stack_traces: bool = False,
     if progress:
         from tqdm import tqdm
         it = tqdm(it, total=len(gm.graph.nodes), desc="serialize",
-                  unit="node", leave=False)
+                  unit="node", leave=False, disable=None)
     for n in it:
         if n.op not in ("placeholder", "call_function", "output"):
             raise FormatError(

@@ -29,6 +29,7 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 from torch import nn
+from torch._decomp import get_decompositions
 from torch._guards import TracingContext, tracing
 from torch._subclasses import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import get_proxy_mode, make_fx
@@ -431,7 +432,12 @@ def trace_joint_graph(
         es.enter_context(_non_strict())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            gm = make_fx(joint_fn, **_MAKE_FX_KWARGS)(*fake_state, *fake_inputs)
+            # The native constant_pad_nd specializes symbolic sizes (e.g. the
+            # shifted causal-LM labels); its decomposition keeps them symbolic.
+            decomp = (get_decompositions([torch.ops.aten.constant_pad_nd.default])
+                      if symbolic else None)
+            gm = make_fx(joint_fn, decomposition_table=decomp,
+                         **_MAKE_FX_KWARGS)(*fake_state, *fake_inputs)
 
     engine_tagged = any(n.meta.get("autograd_backward") for n in gm.graph.nodes)
     if backward_tags == "auto" and engine_tagged:
