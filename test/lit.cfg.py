@@ -25,3 +25,12 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.joint_tools_dir, config.llvm_tools_dir]
 tools = ["joint-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Sanitizer builds (-DJOINT_ENABLE_SANITIZERS=ON) link the uninstrumented
+# Debian LLVM/MLIR libraries; LLVM headers inlined into our code poison
+# allocator memory that those libraries then touch, so manual poisoning is
+# turned off. Real ASan/UBSan findings still fail the test.
+config.environment["ASAN_OPTIONS"] = os.environ.get(
+    "ASAN_OPTIONS", "allow_user_poisoning=0:detect_leaks=1")
+config.environment["UBSAN_OPTIONS"] = os.environ.get(
+    "UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
