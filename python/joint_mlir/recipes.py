@@ -97,6 +97,7 @@ def _hf_config(family: str, s: ModelShape, seq: int, attn: str) -> Any:
     except ImportError as e:  # pragma: no cover - listed in requirements
         raise RecipeError("the transformers package is required for "
                           f"--model {family}") from e
+    tf.utils.logging.set_verbosity_error()
     max_pos = max(s.max_positions, seq)
     common = dict(vocab_size=s.vocab, hidden_size=s.hidden,
                   intermediate_size=s.intermediate,
@@ -119,7 +120,9 @@ def _hf_config(family: str, s: ModelShape, seq: int, attn: str) -> Any:
                             n_layer=s.layers, n_head=s.heads,
                             n_inner=s.intermediate, n_positions=max_pos,
                             tie_word_embeddings=s.tie_embeddings,
-                            use_cache=False)
+                            bos_token_id=min(50256, s.vocab - 1),
+                            eos_token_id=min(50256, s.vocab - 1),
+                            loss_type="ForCausalLM", use_cache=False)
     else:  # pragma: no cover - guarded by caller
         raise RecipeError(f"unknown model {family!r}")
     # Zero dropout: the joint graph should not depend on training-time RNG
@@ -226,7 +229,9 @@ def build_recipe(model: str, *, preset: str | None = None,
         over["kv_heads"] = min(shape.kv_heads, heads)
     shape = replace(shape, **over)
     if model == "gpt2":
-        shape = replace(shape, kv_heads=shape.heads)
+        # GPT-2 has no grouped-query attention and always ties its embeddings.
+        shape = replace(shape, kv_heads=shape.heads,
+                        tie_embeddings=preset is None or shape.tie_embeddings)
     for k in ("layers", "hidden", "heads", "kv_heads", "intermediate",
               "vocab"):
         if getattr(shape, k) <= 0:
