@@ -1,18 +1,73 @@
 //===- joint-opt.cpp - The joint-mlir optimizer driver ----------*- C++ -*-===//
 //
-// mlir-opt for joint graphs: parses joint/ao IR, runs the registered passes
-// and prints the result.
+// mlir-opt for joint graphs. Besides .mlir input it reads joint-graph JSON
+// (.json, .json.gz, or any file starting with '{' or the gzip magic), so the
+// main job is one command: joint-opt model.json --joint-... -o out.mlir.
 //
 //===----------------------------------------------------------------------===//
 
 #include "joint/InitAll.h"
+#include "joint/Target/JSON/Import.h"
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+
+/// True for joint-graph JSON: by extension, or by the first byte ('{' or the
+/// gzip magic) when the input is stdin.
+static bool isJointJSON(StringRef filename, StringRef buffer) {
+  if (filename.ends_with(".json") || filename.ends_with(".json.gz"))
+    return true;
+  StringRef head = buffer.ltrim();
+  return (!head.empty() && head.front() == '{') ||
+         (buffer.size() >= 2 && static_cast<unsigned char>(buffer[0]) == 0x1f &&
+          static_cast<unsigned char>(buffer[1]) == 0x8b);
+}
 
 int main(int argc, char **argv) {
-  mlir::DialectRegistry registry;
-  mlir::joint::registerAllDialects(registry);
-  mlir::joint::registerAllPasses();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "joint-mlir optimizer driver\n", registry));
+  DialectRegistry registry;
+  joint::registerAllDialects(registry);
+  joint::registerAllPasses();
+  auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
+      argc, argv, "joint-mlir optimizer driver\n", registry);
+  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  if (isJointJSON(inputFilename, input->getBuffer())) {
+    // Import, then hand the module to MlirOptMain as bytecode (locations
+    // included), so every opt flag works on JSON input unchanged.
+    MLIRContext context(registry);
+    llvm::SourceMgr sourceMgr;
+    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    OwningOpRef<ModuleOp> module =
+        joint::importJointGraph(input->getBuffer(), &context, inputFilename);
+    if (!module)
+      return 1;
+    std::string bytes;
+    llvm::raw_string_ostream os(bytes);
+    if (failed(writeBytecodeToFile(*module, os)))
+      return 1;
+    input = llvm::MemoryBuffer::getMemBufferCopy(bytes, inputFilename);
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1; // the output file is removed: no partial output
+  output->keep();
+  return 0;
 }

@@ -110,14 +110,14 @@ joint.graph @module_stack_and_remat_duplicate(%x: tensor<4xf32> {joint.role = #j
 
 // The operator table: written arguments, alias sets, tags.
 // CHECK-LABEL: joint.operator @"aten::add_.Tensor"
-// CHECK-SAME: arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = 1 : i64>]
+// CHECK-SAME: arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">]
 // CHECK-SAME: is_mutable
 // CHECK-SAME: returns = [#joint.arg<type = "Tensor", alias = "a", write = true>]
 // CHECK-LABEL: joint.operator @"aten::rand_like.default"
 // CHECK-SAME: tags = ["nondeterministic_seeded"]
 // CHECK-LABEL: joint.graph @operator_table
 // CHECK: joint.op "aten::add_.Tensor"(%x, %y) {name = "add_"}
-joint.operator @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = 1 : i64>], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
+joint.operator @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
 joint.operator @"aten::rand_like.default" {schema = "aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">], tags = ["nondeterministic_seeded"]}
 joint.graph @operator_table(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %y: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "y"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
   %0 = joint.op "aten::add_.Tensor"(%x, %y) {name = "add_"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>

@@ -193,15 +193,6 @@ def Joint_TensorMetaAttr : Joint_Attr<"TensorMeta", "tensor"> {
   }];
 }
 
-def Joint_SymbolInfoAttr : Joint_Attr<"SymbolInfo", "symbol"> {
-  let summary = "a shape symbol of the graph with its hint and value range";
-  let parameters = (ins StringRefParameter<"name">:$name,
-                        "int64_t":$hint,
-                        "int64_t":$min,
-                        "int64_t":$max);
-  let assemblyFormat = "`<` $name `,` `hint` `=` $hint `,` `range` `=` `[` $min `,` $max `]` `>`";
-}
-
 def Joint_ModuleFrameAttr : Joint_Attr<"ModuleFrame", "module"> {
   let summary = "one nn_module_stack entry: module FQN and class name";
   let parameters = (ins StringRefParameter<"FQN">:$fqn,
@@ -212,16 +203,19 @@ def Joint_ModuleFrameAttr : Joint_Attr<"ModuleFrame", "module"> {
 def Joint_SchemaArgAttr : Joint_Attr<"SchemaArg", "arg"> {
   let summary = "one argument or return of an operator schema";
   let description = [{
-    `alias` is the alias set (`a`, `*`, ...; empty for none) and `write` marks
-    `Tensor(a!)`. `default` is the schema default, if any.
+    `alias` is the alias set before the call (`a`, `*`, `a|b`; empty for
+    none), `alias_after` the members added after it (`Tensor(a -> *)`), and
+    `write` marks `Tensor(a!)`. `default_value` is the schema default as
+    torchgen prints it, if any.
   }];
   let parameters = (ins
     StringRefParameter<"name", "\"\"">:$name,
     StringRefParameter<"type">:$type,
     DefaultValuedParameter<"bool", "false">:$kwarg_only,
     StringRefParameter<"alias set", "\"\"">:$alias,
+    StringRefParameter<"alias set after", "\"\"">:$alias_after,
     DefaultValuedParameter<"bool", "false">:$write,
-    OptionalParameter<"::mlir::Attribute">:$default_value);
+    OptionalParameter<"::mlir::StringAttr">:$default_value);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

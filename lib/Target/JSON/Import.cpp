@@ -1,0 +1,1536 @@
+//===- Import.cpp - joint-graph JSON (format v1) to MLIR --------*- C++ -*-===//
+//
+// Reads a format v1 document (docs/format.md) with nlohmann/json's
+// non-throwing API (exceptions are off) and builds one joint.graph plus the
+// joint.operator table. Every rejection names the position (line:column for
+// syntax errors, a JSON pointer otherwise) and the node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Target/JSON/Import.h"
+#include "JSONUtils.h"
+#include "joint/Dialect/AO/IR/AOOps.h"
+#include "joint/Dialect/Joint/IR/JointOps.h"
+#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/SourceMgr.h"
+#include <zlib.h>
+
+using namespace mlir;
+using namespace mlir::joint;
+using namespace mlir::joint::json_detail;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Input: gzip and JSON syntax
+//===----------------------------------------------------------------------===//
+
+/// Inflates a gzip stream; returns false (with `error` set) when it is
+/// corrupt or truncated.
+bool gunzip(StringRef in, std::string &out, std::string &error) {
+  z_stream strm{};
+  if (inflateInit2(&strm, 15 + 16) != Z_OK) {
+    error = "cannot initialize zlib";
+    return false;
+  }
+  strm.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
+  strm.avail_in = static_cast<uInt>(in.size());
+  char chunk[1 << 16];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    strm.next_out = reinterpret_cast<Bytef *>(chunk);
+    strm.avail_out = sizeof(chunk);
+    rc = inflate(&strm, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END)
+      break;
+    out.append(chunk, sizeof(chunk) - strm.avail_out);
+    if (rc == Z_OK && strm.avail_in == 0 && strm.avail_out != 0) {
+      rc = Z_BUF_ERROR; // input ended before the stream did
+      break;
+    }
+  }
+  inflateEnd(&strm);
+  if (rc == Z_STREAM_END)
+    return true;
+  error = rc == Z_BUF_ERROR ? "gzip stream is truncated"
+                            : std::string("gzip stream is corrupt (") +
+                                  (strm.msg ? strm.msg : "zlib error") + ")";
+  return false;
+}
+
+/// DOM-building SAX handler that keeps the byte position of a syntax error.
+class LocatingSax : public nlohmann::detail::json_sax_dom_parser<json> {
+public:
+  explicit LocatingSax(json &result)
+      : json_sax_dom_parser(result, /*allow_exceptions_=*/false) {}
+
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string &,
+                   const Exception &ex) {
+    failed = true;
+    errorPosition = position;
+    message = ex.what();
+    // nlohmann prefixes "[json.exception.parse_error.101] parse error at
+    // line L, column C: "; the location is printed by MLIR instead.
+    size_t colon = message.find(": ");
+    if (message.rfind("[json.exception", 0) == 0 && colon != std::string::npos)
+      message = message.substr(colon + 2);
+    return false;
+  }
+
+  bool failed = false;
+  std::size_t errorPosition = 0;
+  std::string message;
+};
+
+//===----------------------------------------------------------------------===//
+// The importer
+//===----------------------------------------------------------------------===//
+
+/// What a node name stands for while importing.
+struct NodeEntry {
+  SmallVector<Value, 1> results;
+  AtenOp op;               // null for placeholders
+  const json *node = nullptr;
+  unsigned index = 0;      // position in "nodes"
+};
+
+class Importer {
+public:
+  Importer(MLIRContext *ctx, StringRef filename)
+      : ctx(ctx), filename(filename.str()), b(ctx) {}
+
+  OwningOpRef<ModuleOp> run(StringRef buffer);
+
+private:
+  // Diagnostics ------------------------------------------------------------
+  /// line:column of the node (or top-level field) that `pointer` is in, so
+  /// editors jump there; the pointer itself goes into the message.
+  Location locFor(const std::string &pointer) {
+    size_t offset = 0;
+    StringRef p(pointer);
+    if (p.consume_front("/nodes/")) {
+      unsigned index;
+      if (!p.take_until([](char c) { return c == '/'; }).getAsInteger(10, index) &&
+          index < nodeOffsets.size())
+        offset = nodeOffsets[index];
+    } else if (p.consume_front("/")) {
+      auto it = keyOffsets.find(p.take_until([](char c) { return c == '/'; }));
+      if (it != keyOffsets.end())
+        offset = it->second;
+    }
+    auto [line, col] = lineAndColumn(offset);
+    return FileLineColLoc::get(ctx, filename, line, col);
+  }
+  std::pair<unsigned, unsigned> lineAndColumn(size_t offset) {
+    StringRef before = text.take_front(std::min(offset, text.size()));
+    unsigned line = 1 + before.count('\n');
+    size_t nl = before.rfind('\n');
+    unsigned col = 1 + (nl == StringRef::npos ? before.size()
+                                             : before.size() - nl - 1);
+    return {line, col};
+  }
+  /// Emits "[node 'x' ]<pointer>: message" and returns failure.
+  LogicalResult fail(const std::string &pointer, const Twine &message,
+                     StringRef node = {}) {
+    InFlightDiagnostic d = emitError(locFor(pointer));
+    if (!node.empty())
+      d << "node '" << node << "' ";
+    d << "(" << (pointer.empty() ? "/" : pointer) << "): " << message;
+    return failure();
+  }
+  void scanOffsets();
+
+  // Typed field access -------------------------------------------------------
+  enum class Kind { Object, Array, String, Int, Bool, Number };
+  static bool is(const json &v, Kind kind) {
+    switch (kind) {
+    case Kind::Object:
+      return v.is_object();
+    case Kind::Array:
+      return v.is_array();
+    case Kind::String:
+      return v.is_string();
+    case Kind::Int:
+      return v.is_number_integer();
+    case Kind::Bool:
+      return v.is_boolean();
+    case Kind::Number:
+      return v.is_number();
+    }
+    return false;
+  }
+  static const char *kindName(Kind kind) {
+    switch (kind) {
+    case Kind::Object:
+      return "an object";
+    case Kind::Array:
+      return "an array";
+    case Kind::String:
+      return "a string";
+    case Kind::Int:
+      return "an integer";
+    case Kind::Bool:
+      return "a boolean";
+    case Kind::Number:
+      return "a number";
+    }
+    return "?";
+  }
+  /// Field `key` of object `obj` (at `pointer`) of `kind`; null and an error
+  /// when missing or mistyped. `nullable` accepts JSON null (returns it).
+  const json *field(const json &obj, const std::string &pointer,
+                    StringRef key, Kind kind, StringRef node = {},
+                    bool nullable = false) {
+    auto it = obj.find(key.str());
+    if (it == obj.end()) {
+      (void)fail(pointer, "missing field '" + key + "'", node);
+      return nullptr;
+    }
+    if ((nullable && it->is_null()) || is(*it, kind))
+      return &*it;
+    (void)fail(pointer + "/" + key.str(),
+               "field '" + key + "' must be " + kindName(kind) +
+                   (nullable ? " or null" : ""),
+               node);
+    return nullptr;
+  }
+  /// Integer value of `v`, rejecting unsigned values past INT64_MAX.
+  static bool getInt(const json &v, int64_t &out) {
+    if (v.is_number_unsigned()) {
+      uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(INT64_MAX))
+        return false;
+      out = static_cast<int64_t>(u);
+      return true;
+    }
+    if (!v.is_number_integer())
+      return false;
+    out = v.get<int64_t>();
+    return true;
+  }
+
+  // Pieces ---------------------------------------------------------------------
+  LogicalResult importOperators(const json &doc);
+  LogicalResult importSchemaArgs(const json &list, const std::string &pointer,
+                                 StringRef target, bool returns,
+                                 SmallVectorImpl<Attribute> &out);
+  FailureOr<SymInt> importSymInt(const json &v, const std::string &pointer,
+                                 StringRef node, bool allowNegative);
+  LogicalResult importResult(const json &fact, const std::string &pointer,
+                             StringRef node, Type &type, Attribute &meta);
+  FailureOr<Attribute> importValue(const json &v, const std::string &pointer,
+                                   StringRef node,
+                                   SmallVectorImpl<Value> &operands,
+                                   int depth);
+  LogicalResult checkAgainstSchema(OperatorOp entry, ArrayAttr args,
+                                   DictionaryAttr kwargs,
+                                   ArrayRef<Value> operands,
+                                   const std::string &pointer, StringRef node);
+  LogicalResult importCallFunction(const json &node, unsigned index,
+                                   StringRef name);
+  LogicalResult importGetItem(const json &node, unsigned index,
+                              StringRef name);
+  void reconstructBackwardTags(GraphOp graph);
+
+  MLIRContext *ctx;
+  std::string filename;
+  OpBuilder b;
+  OwningOpRef<ModuleOp> module;
+  Block *body = nullptr;
+  llvm::StringMap<NodeEntry> values;
+  llvm::StringMap<unsigned> nodeIndex; // every node name -> position
+  llvm::StringMap<OperatorOp> operators;
+  StringRef text;                     // the (inflated) document
+  std::vector<size_t> nodeOffsets;    // byte offset of each /nodes element
+  llvm::StringMap<size_t> keyOffsets; // byte offset of each top-level key
+};
+
+} // namespace
+
+/// One pass over the text: where each top-level key and each element of
+/// the top-level "nodes" array starts. Strings and escapes are skipped, so
+/// this is exact for any valid document.
+void Importer::scanOffsets() {
+  int depth = 0;
+  bool inNodes = false, expectElement = false;
+  std::string lastKey;
+  size_t keyStart = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      size_t start = i++;
+      std::string value;
+      for (; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\')
+          ++i;
+        else if (depth == 1)
+          value += text[i];
+      }
+      if (depth == 1) {
+        lastKey = value;
+        keyStart = start;
+      }
+      if (inNodes && depth == 2 && expectElement) {
+        nodeOffsets.push_back(start);
+        expectElement = false;
+      }
+      continue;
+    }
+    if (c == ':' && depth == 1) {
+      keyOffsets.try_emplace(lastKey, keyStart);
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      if (inNodes && depth == 2 && expectElement) {
+        nodeOffsets.push_back(i);
+        expectElement = false;
+      }
+      if (depth == 1 && c == '[' && lastKey == "nodes") {
+        inNodes = true;
+        expectElement = true;
+      }
+      ++depth;
+      continue;
+    }
+    if (c == '}' || c == ']') {
+      --depth;
+      if (depth == 1)
+        inNodes = false;
+      continue;
+    }
+    if (c == ',' && inNodes && depth == 2) {
+      expectElement = true;
+      continue;
+    }
+    if (inNodes && depth == 2 && expectElement && !isspace(c)) {
+      nodeOffsets.push_back(i);
+      expectElement = false;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Operator table
+//===----------------------------------------------------------------------===//
+
+static std::string joinAliasSet(const json &list) {
+  std::string out;
+  for (const json &m : list) {
+    if (!out.empty())
+      out += "|";
+    out += m.get_ref<const std::string &>();
+  }
+  return out;
+}
+
+LogicalResult Importer::importSchemaArgs(const json &list,
+                                         const std::string &pointer,
+                                         StringRef target, bool returns,
+                                         SmallVectorImpl<Attribute> &out) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json &a = list[i];
+    std::string p = pointer + "/" + std::to_string(i);
+    if (!a.is_object())
+      return fail(p, "schema entry of '" + target + "' must be an object");
+    const json *name = field(a, p, "name", Kind::String);
+    const json *type = field(a, p, "type", Kind::String);
+    const json *alias = field(a, p, "alias", Kind::Array);
+    const json *write = field(a, p, "is_write", Kind::Bool);
+    if (!name || !type || !alias || !write)
+      return failure();
+    const json *aliasAfter = nullptr;
+    if (a.contains("alias_after") &&
+        !(aliasAfter = field(a, p, "alias_after", Kind::Array)))
+      return failure();
+    for (const json *set : {alias, aliasAfter})
+      if (set)
+        for (const json &m : *set)
+          if (!m.is_string())
+            return fail(p, "alias set members must be strings");
+    bool kwargOnly = false;
+    StringAttr defaultValue;
+    if (!returns) {
+      const json *ko = field(a, p, "kwarg_only", Kind::Bool);
+      const json *def = field(a, p, "default", Kind::String, {}, true);
+      if (!ko || !def)
+        return failure();
+      kwargOnly = ko->get<bool>();
+      if (def->is_string())
+        defaultValue = b.getStringAttr(def->get_ref<const std::string &>());
+    }
+    out.push_back(SchemaArgAttr::get(
+        ctx, name->get_ref<const std::string &>(),
+        type->get_ref<const std::string &>(), kwargOnly, joinAliasSet(*alias),
+        aliasAfter ? joinAliasSet(*aliasAfter) : std::string(),
+        write->get<bool>(), defaultValue));
+  }
+  return success();
+}
+
+LogicalResult Importer::importOperators(const json &doc) {
+  const json *table = field(doc, "", "operators", Kind::Object);
+  if (!table)
+    return failure();
+  for (auto it = table->begin(); it != table->end(); ++it) {
+    const std::string &target = it.key();
+    std::string p = "/operators/" + target;
+    const json &e = it.value();
+    if (!e.is_object())
+      return fail(p, "operator entry must be an object");
+    if (target.find("::") == std::string::npos)
+      return fail(p, "operator '" + target +
+                         "' is not of the form 'namespace::name.overload'");
+    const json *schema = field(e, p, "schema", Kind::String);
+    const json *args = field(e, p, "args", Kind::Array);
+    const json *rets = field(e, p, "returns", Kind::Array);
+    const json *mutableFlag = field(e, p, "is_mutable", Kind::Bool);
+    const json *tags = field(e, p, "tags", Kind::Array);
+    if (!schema || !args || !rets || !mutableFlag || !tags)
+      return failure();
+    SmallVector<Attribute> argAttrs, retAttrs, tagAttrs;
+    if (failed(importSchemaArgs(*args, p + "/args", target, false, argAttrs)) ||
+        failed(importSchemaArgs(*rets, p + "/returns", target, true, retAttrs)))
+      return failure();
+    for (const json &t : *tags) {
+      if (!t.is_string())
+        return fail(p + "/tags", "tags must be strings");
+      tagAttrs.push_back(b.getStringAttr(t.get_ref<const std::string &>()));
+    }
+    SmallVector<NamedAttribute> attrs;
+    attrs.push_back(b.getNamedAttr(SymbolTable::getSymbolAttrName(),
+                                   b.getStringAttr(target)));
+    attrs.push_back(b.getNamedAttr(
+        "schema", b.getStringAttr(schema->get_ref<const std::string &>())));
+    attrs.push_back(b.getNamedAttr("arguments", b.getArrayAttr(argAttrs)));
+    attrs.push_back(b.getNamedAttr("returns", b.getArrayAttr(retAttrs)));
+    if (mutableFlag->get<bool>())
+      attrs.push_back(b.getNamedAttr("is_mutable", b.getUnitAttr()));
+    attrs.push_back(b.getNamedAttr("tags", b.getArrayAttr(tagAttrs)));
+    auto op = OperatorOp::create(b, locFor(p), TypeRange(), ValueRange(), attrs);
+    if (failed(op.verify()))
+      return failure();
+    operators[target] = op;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Values and tensor facts
+//===----------------------------------------------------------------------===//
+
+FailureOr<SymInt> Importer::importSymInt(const json &v,
+                                         const std::string &pointer,
+                                         StringRef node, bool allowNegative) {
+  // Sizes past 2^62 cannot be multiplied by an element size safely.
+  constexpr int64_t kMax = int64_t(1) << 62;
+  int64_t value;
+  if (getInt(v, value)) {
+    if (!allowNegative && value < 0)
+      return (fail(pointer, "negative size/stride " + Twine(value), node),
+              failure());
+    if (value >= kMax || value <= -kMax)
+      return (fail(pointer, "size/stride " + Twine(value) + " overflows",
+                   node),
+              failure());
+    return SymInt::getStatic(value);
+  }
+  if (v.is_object()) {
+    const json *expr = field(v, pointer, "expr", Kind::String, node);
+    const json *hint = field(v, pointer, "hint", Kind::Int, node, true);
+    if (!expr || !hint)
+      return failure();
+    if (expr->get_ref<const std::string &>().empty())
+      return (fail(pointer, "empty symbolic expression", node), failure());
+    SymInt s;
+    s.expr = b.getStringAttr(expr->get_ref<const std::string &>());
+    s.hint = SymInt::kNoHint;
+    if (hint->is_number()) {
+      if (!getInt(*hint, s.hint) || s.hint >= kMax || s.hint <= -kMax)
+        return (fail(pointer, "hint overflows", node), failure());
+      if (!allowNegative && s.hint < 0)
+        return (fail(pointer, "negative hint " + Twine(s.hint), node),
+                failure());
+    }
+    return s;
+  }
+  return (fail(pointer, "must be an integer or {expr, hint}", node),
+          failure());
+}
+
+LogicalResult Importer::importResult(const json &fact,
+                                     const std::string &pointer,
+                                     StringRef node, Type &type,
+                                     Attribute &meta) {
+  if (!fact.is_object())
+    return fail(pointer, "output facts must be an object", node);
+  const json *t = field(fact, pointer, "t", Kind::String, node);
+  if (!t)
+    return failure();
+  const std::string &kind = t->get_ref<const std::string &>();
+  if (kind == "tensor") {
+    const json *sizes = field(fact, pointer, "sizes", Kind::Array, node);
+    const json *strides = field(fact, pointer, "strides", Kind::Array, node);
+    const json *dtype = field(fact, pointer, "dtype", Kind::String, node);
+    const json *device = field(fact, pointer, "device", Kind::String, node);
+    const json *storage = field(fact, pointer, "storage", Kind::Int, node);
+    auto offsetIt = fact.find("offset");
+    if (!sizes || !strides || !dtype || !device || !storage)
+      return failure();
+    if (offsetIt == fact.end())
+      return fail(pointer, "missing field 'offset'", node);
+    if (sizes->size() != strides->size())
+      return fail(pointer, "has " + Twine(sizes->size()) + " sizes but " +
+                               Twine(strides->size()) + " strides",
+                  node);
+    std::optional<ScalarType> st =
+        symbolizeScalarType(dtype->get_ref<const std::string &>());
+    if (!st)
+      return fail(pointer + "/dtype",
+                  "unknown dtype '" + dtype->get_ref<const std::string &>() +
+                      "'",
+                  node);
+    if (device->get_ref<const std::string &>().empty())
+      return fail(pointer + "/device", "empty device", node);
+    int64_t storageId;
+    if (!getInt(*storage, storageId) || storageId < 0)
+      return fail(pointer + "/storage", "storage id must be >= 0", node);
+    SmallVector<SymInt> sizeVals, strideVals;
+    SmallVector<int64_t> shape;
+    int64_t numel = 1;
+    for (size_t i = 0; i < sizes->size(); ++i) {
+      FailureOr<SymInt> s = importSymInt(
+          (*sizes)[i], pointer + "/sizes/" + std::to_string(i), node, false);
+      if (failed(s))
+        return failure();
+      sizeVals.push_back(*s);
+      shape.push_back(s->isStatic() ? s->hint : ShapedType::kDynamic);
+      if (s->hasHint() && llvm::MulOverflow(numel, s->hint, numel))
+        return fail(pointer + "/sizes",
+                    "number of elements overflows int64", node);
+    }
+    for (size_t i = 0; i < strides->size(); ++i) {
+      FailureOr<SymInt> s =
+          importSymInt((*strides)[i], pointer + "/strides/" + std::to_string(i),
+                       node, false);
+      if (failed(s))
+        return failure();
+      strideVals.push_back(*s);
+    }
+    FailureOr<SymInt> offset =
+        importSymInt(*offsetIt, pointer + "/offset", node, false);
+    if (failed(offset))
+      return failure();
+    type = RankedTensorType::get(shape, getElementType(ctx, *st));
+    meta = TensorMetaAttr::get(ctx, sizeVals, strideVals, *offset,
+                               device->get_ref<const std::string &>(),
+                               storageId);
+    return success();
+  }
+  if (kind == "none") {
+    type = NoneType::get(ctx);
+    meta = UnitAttr::get(ctx);
+    return success();
+  }
+  if (kind == "int" || kind == "bool") {
+    const json *v = field(fact, pointer, "v", kind == "int" ? Kind::Int
+                                                           : Kind::Bool,
+                          node);
+    if (!v)
+      return failure();
+    int64_t value = 0;
+    if (kind == "int" && !getInt(*v, value))
+      return fail(pointer + "/v", "integer overflows int64", node);
+    if (kind == "bool")
+      value = v->get<bool>();
+    type = kind == "int" ? b.getI64Type() : b.getI1Type();
+    meta = SymExprAttr::get(ctx, SymInt::getStatic(value));
+    return success();
+  }
+  if (kind == "float") {
+    const json *v = field(fact, pointer, "v", Kind::Number, node);
+    if (!v)
+      return failure();
+    type = b.getF64Type();
+    meta = b.getF64FloatAttr(v->get<double>());
+    return success();
+  }
+  if (kind == "symint" || kind == "symbool") {
+    const json *expr = field(fact, pointer, "expr", Kind::String, node);
+    auto hintIt = fact.find("hint");
+    if (!expr)
+      return failure();
+    if (hintIt == fact.end())
+      return fail(pointer, "missing field 'hint'", node);
+    SymInt s;
+    s.expr = b.getStringAttr(expr->get_ref<const std::string &>());
+    s.hint = SymInt::kNoHint;
+    if (s.expr.getValue().empty())
+      return fail(pointer + "/expr", "empty symbolic expression", node);
+    if (kind == "symint" && !hintIt->is_null() && !getInt(*hintIt, s.hint))
+      return fail(pointer + "/hint", "hint must be an integer or null", node);
+    if (kind == "symbool" && !hintIt->is_null()) {
+      if (!hintIt->is_boolean())
+        return fail(pointer + "/hint", "hint must be a boolean or null", node);
+      s.hint = hintIt->get<bool>();
+    }
+    type = kind == "symint" ? b.getI64Type() : b.getI1Type();
+    meta = SymExprAttr::get(ctx, s);
+    return success();
+  }
+  return fail(pointer + "/t", "unsupported output kind '" + kind + "'", node);
+}
+
+FailureOr<Attribute> Importer::importValue(const json &v,
+                                           const std::string &pointer,
+                                           StringRef node,
+                                           SmallVectorImpl<Value> &operands,
+                                           int depth) {
+  if (depth > kMaxValueDepth)
+    return (fail(pointer, "argument lists nest too deeply", node), failure());
+  if (!v.is_object())
+    return (fail(pointer, "argument must be a typed value object", node),
+            failure());
+  const json *t = field(v, pointer, "t", Kind::String, node);
+  if (!t)
+    return failure();
+  const std::string &kind = t->get_ref<const std::string &>();
+  if (kind == "none")
+    return Attribute(UnitAttr::get(ctx));
+  if (kind == "list") {
+    const json *items = field(v, pointer, "v", Kind::Array, node);
+    if (!items)
+      return failure();
+    SmallVector<Attribute> elements;
+    for (size_t i = 0; i < items->size(); ++i) {
+      FailureOr<Attribute> e =
+          importValue((*items)[i], pointer + "/v/" + std::to_string(i), node,
+                      operands, depth + 1);
+      if (failed(e))
+        return failure();
+      elements.push_back(*e);
+    }
+    return Attribute(b.getArrayAttr(elements));
+  }
+  if (kind == "node") {
+    const json *ref = field(v, pointer, "v", Kind::String, node);
+    const json *idx = field(v, pointer, "i", Kind::Int, node);
+    if (!ref || !idx)
+      return failure();
+    const std::string &target = ref->get_ref<const std::string &>();
+    auto it = values.find(target);
+    if (it == values.end()) {
+      if (nodeIndex.count(target))
+        return (fail(pointer, "refers to node '" + target +
+                                  "', which is defined later (a cycle or a "
+                                  "forward reference)",
+                     node),
+                failure());
+      return (fail(pointer, "refers to undefined node '" + target + "'", node),
+              failure());
+    }
+    int64_t i;
+    if (!getInt(*idx, i) || i != 0)
+      return (fail(pointer + "/i",
+                   "only getitem may select an output of '" + target + "'",
+                   node),
+              failure());
+    if (it->second.results.size() != 1 ||
+        (it->second.op && it->second.op.getResultNames()))
+      return (fail(pointer,
+                   "uses multi-output node '" + target +
+                       "' directly; its outputs are read through getitem",
+                   node),
+              failure());
+    operands.push_back(it->second.results[0]);
+    return Attribute(OperandRefAttr::get(ctx, operands.size() - 1));
+  }
+  if (kind == "bool") {
+    const json *x = field(v, pointer, "v", Kind::Bool, node);
+    if (!x)
+      return failure();
+    return Attribute(b.getBoolAttr(x->get<bool>()));
+  }
+  if (kind == "int") {
+    const json *x = field(v, pointer, "v", Kind::Int, node);
+    int64_t value;
+    if (!x)
+      return failure();
+    if (!getInt(*x, value))
+      return (fail(pointer + "/v", "integer overflows int64", node), failure());
+    return Attribute(b.getI64IntegerAttr(value));
+  }
+  if (kind == "float") {
+    auto x = v.find("v");
+    if (x == v.end())
+      return (fail(pointer, "missing field 'v'", node), failure());
+    if (x->is_number())
+      return Attribute(b.getF64FloatAttr(x->get<double>()));
+    if (x->is_string()) {
+      const std::string &s = x->get_ref<const std::string &>();
+      if (s == "nan")
+        return Attribute(b.getF64FloatAttr(std::numeric_limits<double>::quiet_NaN()));
+      if (s == "inf" || s == "-inf")
+        return Attribute(b.getF64FloatAttr(
+            (s == "inf" ? 1 : -1) * std::numeric_limits<double>::infinity()));
+    }
+    return (fail(pointer + "/v", "float must be a number, \"nan\", \"inf\" or "
+                                 "\"-inf\"",
+                 node),
+            failure());
+  }
+  if (kind == "str" || kind == "dtype" || kind == "device" ||
+      kind == "layout" || kind == "memory_format") {
+    const json *x = field(v, pointer, "v", Kind::String, node);
+    if (!x)
+      return failure();
+    const std::string &s = x->get_ref<const std::string &>();
+    if (kind == "str")
+      return Attribute(b.getStringAttr(s));
+    if (kind == "device") {
+      if (s.empty())
+        return (fail(pointer + "/v", "empty device", node), failure());
+      return Attribute(DeviceAttr::get(ctx, s));
+    }
+    if (kind == "dtype") {
+      if (auto st = symbolizeScalarType(s))
+        return Attribute(ScalarTypeAttr::get(ctx, *st));
+      return (fail(pointer + "/v", "unknown dtype '" + s + "'", node),
+              failure());
+    }
+    if (kind == "layout") {
+      StringRef name = StringRef(s).ltrim('_'); // torch._mkldnn
+      if (auto l = symbolizeLayout(name))
+        return Attribute(LayoutAttr::get(ctx, *l));
+      return (fail(pointer + "/v", "unknown layout '" + s + "'", node),
+              failure());
+    }
+    if (auto m = symbolizeMemoryFormat(s))
+      return Attribute(MemoryFormatAttr::get(ctx, *m));
+    return (fail(pointer + "/v", "unknown memory format '" + s + "'", node),
+            failure());
+  }
+  if (kind == "symint") {
+    FailureOr<SymInt> s = importSymInt(v, pointer, node, true);
+    if (failed(s))
+      return failure();
+    return Attribute(SymExprAttr::get(ctx, *s));
+  }
+  return (fail(pointer + "/t", "unsupported argument kind '" + kind + "'",
+               node),
+          failure());
+}
+
+//===----------------------------------------------------------------------===//
+// Operator-table checks
+//===----------------------------------------------------------------------===//
+
+/// True when `value` (an argument attribute) may be passed for a schema
+/// argument of type `type`. Unknown schema types accept anything.
+static bool matchesSchemaType(StringRef type, Attribute value,
+                              ArrayRef<Value> operands) {
+  bool optional = type.consume_back("?");
+  if (isa<UnitAttr>(value))
+    return optional;
+  auto operandType = [&](Attribute a) -> Type {
+    if (auto ref = dyn_cast<OperandRefAttr>(a))
+      return operands[ref.getIndex()].getType();
+    return {};
+  };
+  auto isTensorRef = [&](Attribute a) {
+    Type t = operandType(a);
+    return t && isa<RankedTensorType>(t);
+  };
+  auto isScalarRef = [&](Attribute a, bool allowTensor) {
+    Type t = operandType(a);
+    return t && (t.isInteger(64) || t.isInteger(1) || t.isF64() ||
+                 (allowTensor && isa<RankedTensorType>(t)));
+  };
+  auto isInt = [&](Attribute a) {
+    return (isa<IntegerAttr>(a) && !isa<BoolAttr>(a)) || isa<SymExprAttr>(a) ||
+           isScalarRef(a, false);
+  };
+  // torch wraps Python numbers passed for Tensor arguments.
+  if (type == "Tensor")
+    return isTensorRef(value) || isScalarRef(value, false) ||
+           isa<IntegerAttr, FloatAttr>(value);
+  if (type.starts_with("Tensor") && type.ends_with("]")) {
+    auto list = dyn_cast<ArrayAttr>(value);
+    bool elementsOptional = type.starts_with("Tensor?");
+    return list && llvm::all_of(list, [&](Attribute e) {
+             return isTensorRef(e) || (elementsOptional && isa<UnitAttr>(e));
+           });
+  }
+  if (type == "int" || type == "SymInt")
+    return isInt(value) || isa<BoolAttr>(value);
+  if (type.starts_with("int[") || type.starts_with("SymInt[")) {
+    if (isInt(value)) // int[N] accepts one int
+      return true;
+    auto list = dyn_cast<ArrayAttr>(value);
+    return list && llvm::all_of(list, isInt);
+  }
+  if (type == "float" || type == "SymFloat")
+    return isa<FloatAttr, IntegerAttr>(value) || isScalarRef(value, false);
+  if (type == "bool" || type == "SymBool")
+    return isa<BoolAttr>(value) || isScalarRef(value, false);
+  if (type == "Scalar")
+    return isa<IntegerAttr, FloatAttr, SymExprAttr>(value) ||
+           isScalarRef(value, false);
+  if (type == "str")
+    return isa<StringAttr>(value);
+  if (type == "ScalarType")
+    return isa<ScalarTypeAttr>(value);
+  if (type == "Layout")
+    return isa<LayoutAttr>(value);
+  if (type == "Device")
+    return isa<DeviceAttr>(value);
+  if (type == "MemoryFormat")
+    return isa<MemoryFormatAttr>(value);
+  return true;
+}
+
+LogicalResult Importer::checkAgainstSchema(OperatorOp entry, ArrayAttr args,
+                                           DictionaryAttr kwargs,
+                                           ArrayRef<Value> operands,
+                                           const std::string &pointer,
+                                           StringRef node) {
+  ArrayAttr schema = entry.getArguments();
+  unsigned numPositional = entry.getNumPositional();
+  if (args.size() > numPositional)
+    return fail(pointer + "/args",
+                "passes " + Twine(args.size()) +
+                    " positional arguments but the schema of '" +
+                    entry.getSymName() + "' takes at most " +
+                    Twine(numPositional),
+                node);
+  llvm::SmallBitVector given(schema.size());
+  for (auto [i, value] : llvm::enumerate(args)) {
+    auto arg = cast<SchemaArgAttr>(schema[i]);
+    given.set(i);
+    if (!matchesSchemaType(arg.getType(), value, operands))
+      return fail(pointer + "/args/" + std::to_string(i),
+                  "argument '" + arg.getName() + "' of '" +
+                      entry.getSymName() + "' expects " + arg.getType() +
+                      " but got " + (isa<OperandRefAttr>(value) ? "a node"
+                                                                : "a literal"),
+                  node);
+  }
+  for (NamedAttribute kw : kwargs) {
+    std::optional<unsigned> index = entry.getArgIndex(kw.getName());
+    if (!index)
+      return fail(pointer + "/kwargs",
+                  "kwarg '" + kw.getName().getValue() +
+                      "' is not an argument of '" + entry.getSymName() + "'",
+                  node);
+    if (given.test(*index))
+      return fail(pointer + "/kwargs",
+                  "argument '" + kw.getName().getValue() +
+                      "' is passed both positionally and as a kwarg",
+                  node);
+    given.set(*index);
+    auto arg = cast<SchemaArgAttr>(schema[*index]);
+    if (!matchesSchemaType(arg.getType(), kw.getValue(), operands))
+      return fail(pointer + "/kwargs/" + kw.getName().getValue().str(),
+                  "argument '" + arg.getName() + "' of '" +
+                      entry.getSymName() + "' expects " + arg.getType(),
+                  node);
+  }
+  for (auto [i, attr] : llvm::enumerate(schema)) {
+    auto arg = cast<SchemaArgAttr>(attr);
+    if (!given.test(i) && !arg.getDefaultValue() &&
+        !arg.getType().ends_with("?"))
+      return fail(pointer + "/args",
+                  "missing required argument '" + arg.getName() + "' of '" +
+                      entry.getSymName() + "'",
+                  node);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Nodes
+//===----------------------------------------------------------------------===//
+
+static bool isBuiltinNamespace(StringRef target) {
+  return target.starts_with("operator::") || target.starts_with("math::") ||
+         target.starts_with("torch::") || target.starts_with("python::");
+}
+
+LogicalResult Importer::importGetItem(const json &node, unsigned index,
+                                      StringRef name) {
+  std::string p = "/nodes/" + std::to_string(index);
+  const json *args = field(node, p, "args", Kind::Array, name);
+  if (!args)
+    return failure();
+  if (args->size() != 2 || !(*args)[0].is_object() ||
+      (*args)[0].value("t", "") != "node")
+    return fail(p + "/args", "getitem takes (node, index)", name);
+  const json &ref = (*args)[0];
+  const json *src = field(ref, p + "/args/0", "v", Kind::String, name);
+  const json *idx = field(ref, p + "/args/0", "i", Kind::Int, name);
+  if (!src || !idx)
+    return failure();
+  const std::string &srcName = src->get_ref<const std::string &>();
+  auto it = values.find(srcName);
+  if (it == values.end())
+    return fail(p + "/args/0",
+                nodeIndex.count(srcName)
+                    ? "refers to node '" + srcName +
+                          "', which is defined later (a cycle or a forward "
+                          "reference)"
+                    : "refers to undefined node '" + srcName + "'",
+                name);
+  NodeEntry &producer = it->second;
+  int64_t i;
+  if (!producer.op)
+    return fail(p, "getitem of '" + srcName + "', which is not an operator",
+                name);
+  if (!getInt(*idx, i) || i < 0 ||
+      i >= static_cast<int64_t>(producer.results.size()))
+    return fail(p + "/args/0/i",
+                "getitem index out of range for '" + srcName + "' with " +
+                    Twine(producer.results.size()) + " outputs",
+                name);
+  // The getitem's own facts are those of the selected output.
+  const json *outputs = field(node, p, "outputs", Kind::Array, name);
+  if (!outputs)
+    return failure();
+  const json &srcOutputs = (*producer.node)["outputs"];
+  if (outputs->size() != 1 || (*outputs)[0] != srcOutputs[i])
+    return fail(p + "/outputs",
+                "getitem facts differ from output " + Twine(i) + " of '" +
+                    srcName + "'",
+                name);
+  AtenOp op = producer.op;
+  SmallVector<Attribute> names;
+  if (ArrayAttr existing = op.getResultNamesAttr())
+    names.assign(existing.begin(), existing.end());
+  else
+    names.assign(op.getNumResults(), b.getStringAttr(""));
+  if (!cast<StringAttr>(names[i]).getValue().empty())
+    return fail(p, "output " + Twine(i) + " of '" + srcName +
+                       "' is already read by getitem '" +
+                       cast<StringAttr>(names[i]).getValue() + "'",
+                name);
+  names[i] = b.getStringAttr(name);
+  op.setResultNamesAttr(b.getArrayAttr(names));
+  NodeEntry entry;
+  entry.results.push_back(op.getResult(i));
+  entry.node = &node;
+  entry.index = index;
+  values[name] = entry;
+  return success();
+}
+
+LogicalResult Importer::importCallFunction(const json &node, unsigned index,
+                                           StringRef name) {
+  std::string p = "/nodes/" + std::to_string(index);
+  const json *target = field(node, p, "target", Kind::String, name);
+  const json *args = field(node, p, "args", Kind::Array, name);
+  const json *kwargs = field(node, p, "kwargs", Kind::Object, name);
+  const json *outputs = field(node, p, "outputs", Kind::Array, name);
+  if (!target || !args || !kwargs || !outputs)
+    return failure();
+  StringRef targetName = target->get_ref<const std::string &>();
+  if (targetName == "getitem")
+    return importGetItem(node, index, name);
+  if (targetName.find("::") == StringRef::npos)
+    return fail(p + "/target",
+                "target '" + targetName +
+                    "' is not of the form 'namespace::name.overload'",
+                name);
+  OperatorOp entry = operators.lookup(targetName);
+  if (!entry && !isBuiltinNamespace(targetName))
+    return fail(p + "/target",
+                "unknown operator '" + targetName +
+                    "': it has no entry in the operator table",
+                name);
+
+  SmallVector<Value> operands;
+  SmallVector<Attribute> argAttrs;
+  for (size_t i = 0; i < args->size(); ++i) {
+    FailureOr<Attribute> a = importValue(
+        (*args)[i], p + "/args/" + std::to_string(i), name, operands, 0);
+    if (failed(a))
+      return failure();
+    argAttrs.push_back(*a);
+  }
+  SmallVector<NamedAttribute> kwAttrs;
+  for (auto it = kwargs->begin(); it != kwargs->end(); ++it) {
+    FailureOr<Attribute> a = importValue(it.value(), p + "/kwargs/" + it.key(),
+                                         name, operands, 0);
+    if (failed(a))
+      return failure();
+    kwAttrs.push_back(b.getNamedAttr(it.key(), *a));
+  }
+  ArrayAttr argsAttr = b.getArrayAttr(argAttrs);
+  DictionaryAttr kwargsAttr = b.getDictionaryAttr(kwAttrs);
+  if (entry && failed(checkAgainstSchema(entry, argsAttr, kwargsAttr, operands,
+                                         p, name)))
+    return failure();
+
+  SmallVector<Type> types;
+  SmallVector<Attribute> metas;
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    Type t;
+    Attribute m;
+    if (failed(importResult((*outputs)[i], p + "/outputs/" + std::to_string(i),
+                            name, t, m)))
+      return failure();
+    types.push_back(t);
+    metas.push_back(m);
+  }
+  if (entry && !entry.returnsTensorList() &&
+      types.size() != entry.getReturns().size())
+    return fail(p + "/outputs",
+                "has " + Twine(types.size()) + " outputs but '" + targetName +
+                    "' returns " + Twine(entry.getReturns().size()),
+                name);
+
+  // `args` is elided when the operands are exactly the positional arguments.
+  bool trivialArgs = kwAttrs.empty() && argAttrs.size() == operands.size() &&
+                     llvm::all_of(llvm::enumerate(argAttrs), [](auto it) {
+                       auto ref = dyn_cast<OperandRefAttr>(it.value());
+                       return ref && ref.getIndex() == it.index();
+                     });
+  SmallVector<NamedAttribute> attrs;
+  attrs.push_back(b.getNamedAttr("target", b.getStringAttr(targetName)));
+  attrs.push_back(b.getNamedAttr("name", b.getStringAttr(name)));
+  if (!trivialArgs)
+    attrs.push_back(b.getNamedAttr("args", argsAttr));
+  if (!kwAttrs.empty())
+    attrs.push_back(b.getNamedAttr("kwargs", kwargsAttr));
+  attrs.push_back(b.getNamedAttr("result_meta", b.getArrayAttr(metas)));
+  auto op = AtenOp::create(b, locFor(p), types, operands, attrs);
+  // Phase, seq_nr, module stack, policy and stack trace.
+  auto bw = node.find("backward");
+  if (bw != node.end() && !bw->is_boolean() && !bw->is_null())
+    return fail(p + "/backward", "field 'backward' must be a boolean", name);
+  if (bw != node.end() && bw->is_boolean() && bw->get<bool>())
+    op.setPhase(Phase::backward);
+  auto seq = node.find("seq_nr");
+  if (seq != node.end() && !seq->is_null()) {
+    int64_t s;
+    if (!getInt(*seq, s))
+      return fail(p + "/seq_nr", "field 'seq_nr' must be an integer or null",
+                  name);
+    op.setSeqNrAttr(b.getI64IntegerAttr(s));
+  }
+  auto stack = node.find("module_stack");
+  if (stack != node.end()) {
+    if (!stack->is_array())
+      return fail(p + "/module_stack", "field 'module_stack' must be an array",
+                  name);
+    SmallVector<Attribute> frames;
+    for (size_t i = 0; i < stack->size(); ++i) {
+      const json &f = (*stack)[i];
+      std::string fp = p + "/module_stack/" + std::to_string(i);
+      if (!f.is_object())
+        return fail(fp, "module stack entry must be an object", name);
+      const json *fqn = field(f, fp, "fqn", Kind::String, name);
+      const json *cls = field(f, fp, "class", Kind::String, name);
+      if (!fqn || !cls)
+        return failure();
+      frames.push_back(ModuleFrameAttr::get(
+          ctx, fqn->get_ref<const std::string &>(),
+          cls->get_ref<const std::string &>()));
+    }
+    if (!frames.empty())
+      op.setModuleStackAttr(b.getArrayAttr(frames));
+  }
+  auto recompute = node.find("recompute");
+  if (recompute != node.end() && !recompute->is_null()) {
+    std::optional<CheckpointPolicy> policy;
+    if (recompute->is_string())
+      policy = symbolizeCheckpointPolicy(
+          recompute->get_ref<const std::string &>());
+    if (!policy)
+      return fail(p + "/recompute",
+                  "field 'recompute' must be a CheckpointPolicy name "
+                  "(must_save, prefer_save, must_recompute, "
+                  "prefer_recompute, must_cpu_offload, prefer_cpu_offload)",
+                  name);
+    op.setPolicyAttr(CheckpointPolicyAttr::get(ctx, *policy));
+  }
+  auto trace = node.find("stack_trace");
+  if (trace != node.end() && !trace->is_null()) {
+    if (!trace->is_string())
+      return fail(p + "/stack_trace", "field 'stack_trace' must be a string",
+                  name);
+    op.setStackTraceAttr(b.getStringAttr(trace->get_ref<const std::string &>()));
+  }
+  auto from = node.find("recomputed_from");
+  if (from != node.end() && !from->is_null()) {
+    if (!from->is_string())
+      return fail(p + "/recomputed_from",
+                  "field 'recomputed_from' must be a string", name);
+    op.setRecomputedFromAttr(
+        b.getStringAttr(from->get_ref<const std::string &>()));
+  }
+  NodeEntry e;
+  e.results.assign(op->result_begin(), op->result_end());
+  e.op = op;
+  e.node = &node;
+  e.index = index;
+  values[name] = e;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Structural backward tags (seeds/graph_tracer.py, _annotate_autograd_backward)
+//===----------------------------------------------------------------------===//
+
+void Importer::reconstructBackwardTags(GraphOp graph) {
+  OutputOp output = graph.getOutputOp();
+  if (output.getNumOperands() < 2)
+    return;
+  // Forward loss chain: the loss and all of its producers.
+  llvm::DenseSet<Operation *> lossChain;
+  SmallVector<Operation *> work;
+  if (Operation *loss = output.getOperand(0).getDefiningOp())
+    work.push_back(loss);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!lossChain.insert(op).second)
+      continue;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        work.push_back(def);
+  }
+  // Backward: stack-less producers of the gradients, stopping at module
+  // boundaries and at the loss chain.
+  auto hasStack = [](Operation *op) {
+    auto aten = dyn_cast<AtenOp>(op);
+    return aten && aten.getModuleStack() && !aten.getModuleStackAttr().empty();
+  };
+  llvm::DenseSet<Operation *> backward;
+  for (Value grad : output.getOperands().drop_front())
+    if (Operation *def = grad.getDefiningOp())
+      if (!hasStack(def) && !lossChain.contains(def) &&
+          backward.insert(def).second)
+        work.push_back(def);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (!def || lossChain.contains(def) || hasStack(def) ||
+          !backward.insert(def).second)
+        continue;
+      work.push_back(def);
+    }
+  }
+  for (Operation *op : backward)
+    if (auto aten = dyn_cast<AtenOp>(op))
+      aten.setPhase(Phase::backward);
+  emitRemark(graph.getLoc())
+      << "the file has no autograd_backward tags; reconstructed them "
+         "structurally for "
+      << backward.size() << " of "
+      << std::distance(graph.getBody().op_begin<AtenOp>(),
+                       graph.getBody().op_end<AtenOp>())
+      << " ops (loss producers forward, stack-less gradient producers "
+         "backward)";
+  graph->setAttr(kBackwardTagsAttr, b.getStringAttr("structural"));
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
+  std::string inflated;
+  if (buffer.size() >= 2 && static_cast<unsigned char>(buffer[0]) == 0x1f &&
+      static_cast<unsigned char>(buffer[1]) == 0x8b) {
+    std::string error;
+    if (!gunzip(buffer, inflated, error)) {
+      emitError(FileLineColLoc::get(ctx, filename, 0, 0)) << error;
+      return {};
+    }
+    buffer = inflated;
+  }
+  json doc;
+  {
+    LocatingSax sax(doc);
+    json::sax_parse(buffer.begin(), buffer.end(), &sax);
+    if (sax.failed) {
+      // Line and column of the byte where parsing stopped.
+      StringRef before = buffer.take_front(
+          std::min<size_t>(sax.errorPosition, buffer.size()));
+      unsigned line = 1 + before.count('\n');
+      size_t lastNewline = before.rfind('\n');
+      unsigned col = lastNewline == StringRef::npos
+                         ? before.size()
+                         : before.size() - lastNewline - 1;
+      emitError(FileLineColLoc::get(ctx, filename, line, std::max(col, 1u)))
+          << "malformed JSON: " << sax.message;
+      return {};
+    }
+  }
+  text = buffer;
+  scanOffsets();
+  if (!doc.is_object()) {
+    (void)fail("", "the document must be a JSON object");
+    return {};
+  }
+  const json *format = field(doc, "", "format", Kind::String);
+  if (!format)
+    return {};
+  if (format->get_ref<const std::string &>() != "joint-graph") {
+    (void)fail("/format", "not a joint-graph document (format '" +
+                              format->get_ref<const std::string &>() + "')");
+    return {};
+  }
+  const json *version = field(doc, "", "version", Kind::Object);
+  if (!version)
+    return {};
+  const json *major = field(*version, "/version", "major", Kind::Int);
+  const json *minor = field(*version, "/version", "minor", Kind::Int);
+  if (!major || !minor)
+    return {};
+  if (*major != 1) {
+    (void)fail("/version/major", "unsupported format major version " +
+                                     major->dump() +
+                                     "; this reader supports 1");
+    return {};
+  }
+  const json *name = field(doc, "", "name", Kind::String);
+  const json *nodes = field(doc, "", "nodes", Kind::Array);
+  const json *state = field(doc, "", "state", Kind::Array);
+  const json *inputs = field(doc, "", "inputs", Kind::Array);
+  const json *outputs = field(doc, "", "outputs", Kind::Array);
+  if (!name || !nodes || !state || !inputs || !outputs)
+    return {};
+  if (name->get_ref<const std::string &>().empty()) {
+    (void)fail("/name", "graph name must not be empty");
+    return {};
+  }
+  if (nodes->empty()) {
+    (void)fail("/nodes", "empty graph: no nodes");
+    return {};
+  }
+
+  module = ModuleOp::create(UnknownLoc::get(ctx));
+  b.setInsertionPointToEnd(module->getBody());
+  if (failed(importOperators(doc)))
+    return {};
+
+  // Names first: duplicates and forward references are told apart.
+  for (size_t i = 0; i < nodes->size(); ++i) {
+    const json &n = (*nodes)[i];
+    std::string p = "/nodes/" + std::to_string(i);
+    if (!n.is_object()) {
+      (void)fail(p, "node must be an object");
+      return {};
+    }
+    const json *nn = field(n, p, "name", Kind::String);
+    if (!nn)
+      return {};
+    const std::string &s = nn->get_ref<const std::string &>();
+    if (s.empty()) {
+      (void)fail(p + "/name", "empty node name");
+      return {};
+    }
+    if (!nodeIndex.try_emplace(s, i).second) {
+      (void)fail(p + "/name",
+                 "duplicate node name (first at /nodes/" +
+                     std::to_string(nodeIndex[s]) + ")",
+                 s);
+      return {};
+    }
+  }
+
+  // Placeholders: state (params, buffers) then user inputs.
+  llvm::StringMap<std::pair<const json *, std::string>> placeholderInfo;
+  for (size_t i = 0; i < state->size(); ++i) {
+    std::string p = "/state/" + std::to_string(i);
+    const json &s = (*state)[i];
+    if (!s.is_object()) {
+      (void)fail(p, "state entry must be an object");
+      return {};
+    }
+    const json *in = field(s, p, "input", Kind::String);
+    if (!in || !field(s, p, "fqn", Kind::String) ||
+        !field(s, p, "is_param", Kind::Bool) ||
+        !field(s, p, "requires_grad", Kind::Bool))
+      return {};
+    if (!placeholderInfo.try_emplace(in->get_ref<const std::string &>(), &s, p)
+             .second) {
+      (void)fail(p + "/input", "placeholder '" +
+                                   in->get_ref<const std::string &>() +
+                                   "' is listed twice");
+      return {};
+    }
+  }
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    std::string p = "/inputs/" + std::to_string(i);
+    const json &s = (*inputs)[i];
+    if (!s.is_object()) {
+      (void)fail(p, "input entry must be an object");
+      return {};
+    }
+    const json *in = field(s, p, "input", Kind::String);
+    if (!in || !field(s, p, "path", Kind::String))
+      return {};
+    if (!placeholderInfo.try_emplace(in->get_ref<const std::string &>(), &s, p)
+             .second) {
+      (void)fail(p + "/input", "placeholder '" +
+                                   in->get_ref<const std::string &>() +
+                                   "' is listed twice");
+      return {};
+    }
+  }
+
+  auto *block = new Block();
+  std::unique_ptr<Block> blockOwner(block);
+  SmallVector<DictionaryAttr> argAttrs;
+  llvm::DenseSet<StringRef> paramFQNs;
+  size_t i = 0;
+  for (; i < nodes->size(); ++i) {
+    const json &n = (*nodes)[i];
+    std::string p = "/nodes/" + std::to_string(i);
+    const std::string &nodeName = n["name"].get_ref<const std::string &>();
+    const json *kind = field(n, p, "kind", Kind::String, nodeName);
+    if (!kind)
+      return {};
+    if (*kind != "placeholder")
+      break;
+    auto info = placeholderInfo.find(nodeName);
+    if (info == placeholderInfo.end()) {
+      (void)fail(p, "placeholder is in neither 'state' nor 'inputs'",
+                 nodeName);
+      return {};
+    }
+    const json *outs = field(n, p, "outputs", Kind::Array, nodeName);
+    if (!outs)
+      return {};
+    if (outs->size() != 1) {
+      (void)fail(p + "/outputs", "a placeholder has exactly one output",
+                 nodeName);
+      return {};
+    }
+    Type type;
+    Attribute meta;
+    if (failed(importResult((*outs)[0], p + "/outputs/0", nodeName, type,
+                            meta)))
+      return {};
+    const json &e = *info->second.first;
+    SmallVector<NamedAttribute> attrs;
+    attrs.push_back(b.getNamedAttr(kNodeNameAttr, b.getStringAttr(nodeName)));
+    if (auto fqn = e.find("fqn"); fqn != e.end()) {
+      bool isParam = e["is_param"].get<bool>();
+      attrs.push_back(b.getNamedAttr(
+          kRoleAttr,
+          RoleAttr::get(ctx, isParam ? Role::param : Role::buffer)));
+      attrs.push_back(b.getNamedAttr(
+          kFQNAttr, b.getStringAttr(fqn->get_ref<const std::string &>())));
+      attrs.push_back(b.getNamedAttr(
+          kRequiresGradAttr, b.getBoolAttr(e["requires_grad"].get<bool>())));
+      if (isParam && !paramFQNs.insert(fqn->get_ref<const std::string &>())
+                          .second) {
+        (void)fail(info->second.second + "/fqn",
+                   "parameter '" + fqn->get_ref<const std::string &>() +
+                       "' appears twice (tied tensors are one input)",
+                   nodeName);
+        return {};
+      }
+    } else {
+      attrs.push_back(
+          b.getNamedAttr(kRoleAttr, RoleAttr::get(ctx, Role::input)));
+      attrs.push_back(b.getNamedAttr(
+          kPathAttr,
+          b.getStringAttr(e["path"].get_ref<const std::string &>())));
+    }
+    if (isa<TensorMetaAttr>(meta))
+      attrs.push_back(b.getNamedAttr(kMetaAttr, meta));
+    argAttrs.push_back(b.getDictionaryAttr(attrs));
+    NodeEntry entry;
+    entry.results.push_back(block->addArgument(type, locFor(p)));
+    entry.node = &n;
+    entry.index = i;
+    values[nodeName] = entry;
+  }
+  if (argAttrs.size() != placeholderInfo.size()) {
+    (void)fail("/nodes", "'state' and 'inputs' name " +
+                             Twine(placeholderInfo.size()) +
+                             " placeholders but the graph has " +
+                             Twine(argAttrs.size()));
+    return {};
+  }
+
+  b.setInsertionPointToEnd(block);
+  const json *outputNode = nullptr;
+  size_t outputIndex = 0;
+  for (; i < nodes->size(); ++i) {
+    const json &n = (*nodes)[i];
+    std::string p = "/nodes/" + std::to_string(i);
+    const std::string &nodeName = n["name"].get_ref<const std::string &>();
+    const json *kind = field(n, p, "kind", Kind::String, nodeName);
+    if (!kind)
+      return {};
+    const std::string &k = kind->get_ref<const std::string &>();
+    if (outputNode) {
+      (void)fail(p, "node after the output node", nodeName);
+      return {};
+    }
+    if (k == "call_function") {
+      if (failed(importCallFunction(n, i, nodeName)))
+        return {};
+    } else if (k == "output") {
+      outputNode = &n;
+      outputIndex = i;
+    } else if (k == "placeholder") {
+      (void)fail(p, "placeholder after the first operator", nodeName);
+      return {};
+    } else {
+      (void)fail(p + "/kind", "unsupported node kind '" + k + "'", nodeName);
+      return {};
+    }
+  }
+  if (!outputNode) {
+    (void)fail("/nodes", "the graph has no output node");
+    return {};
+  }
+
+  // Outputs: one role per output value.
+  std::string op = "/nodes/" + std::to_string(outputIndex);
+  const std::string &outputName =
+      (*outputNode)["name"].get_ref<const std::string &>();
+  const json *outArgs = field(*outputNode, op, "args", Kind::Array, outputName);
+  if (!outArgs)
+    return {};
+  if (outArgs->size() != outputs->size()) {
+    (void)fail("/outputs", "lists " + Twine(outputs->size()) +
+                               " roles but the output node returns " +
+                               Twine(outArgs->size()) + " values");
+    return {};
+  }
+  SmallVector<Value> results;
+  SmallVector<DictionaryAttr> resAttrs;
+  for (size_t r = 0; r < outArgs->size(); ++r) {
+    std::string p = op + "/args/" + std::to_string(r);
+    SmallVector<Value> operands;
+    FailureOr<Attribute> ref =
+        importValue((*outArgs)[r], p, outputName, operands, 0);
+    if (failed(ref))
+      return {};
+    if (operands.size() != 1 || !isa<OperandRefAttr>(*ref)) {
+      (void)fail(p, "graph outputs must be nodes", outputName);
+      return {};
+    }
+    results.push_back(operands[0]);
+    std::string rp = "/outputs/" + std::to_string(r);
+    const json &role = (*outputs)[r];
+    if (!role.is_object()) {
+      (void)fail(rp, "output role must be an object");
+      return {};
+    }
+    const json *roleName = field(role, rp, "role", Kind::String);
+    const json *fqn = field(role, rp, "fqn", Kind::String, {}, true);
+    const json *key = field(role, rp, "key", Kind::String, {}, true);
+    const json *node = field(role, rp, "node", Kind::String, {}, true);
+    if (!roleName || !fqn || !key || !node)
+      return {};
+    if (node->is_string() && *node != (*outArgs)[r]["v"]) {
+      (void)fail(rp + "/node", "names '" + node->get_ref<const std::string &>() +
+                                   "' but the output node returns '" +
+                                   (*outArgs)[r]["v"].get_ref<const std::string &>() +
+                                   "'");
+      return {};
+    }
+    std::optional<Role> parsed =
+        symbolizeRole(roleName->get_ref<const std::string &>());
+    if (!parsed || *parsed == Role::param || *parsed == Role::buffer ||
+        *parsed == Role::input) {
+      (void)fail(rp + "/role", "unknown output role '" +
+                                   roleName->get_ref<const std::string &>() +
+                                   "' (loss, grad or loss_dict)");
+      return {};
+    }
+    SmallVector<NamedAttribute> attrs;
+    attrs.push_back(b.getNamedAttr(kRoleAttr, RoleAttr::get(ctx, *parsed)));
+    if (fqn->is_string())
+      attrs.push_back(b.getNamedAttr(
+          kFQNAttr, b.getStringAttr(fqn->get_ref<const std::string &>())));
+    if (key->is_string())
+      attrs.push_back(b.getNamedAttr(
+          kKeyAttr, b.getStringAttr(key->get_ref<const std::string &>())));
+    resAttrs.push_back(b.getDictionaryAttr(attrs));
+  }
+  OutputOp::create(b, locFor(op), results);
+
+  // The graph.
+  b.setInsertionPointToEnd(module->getBody());
+  SmallVector<Type> argTypes(block->getArgumentTypes());
+  SmallVector<Type> resultTypes;
+  for (Value v : results)
+    resultTypes.push_back(v.getType());
+  auto graph = GraphOp::create(b, locFor(""),
+                               name->get_ref<const std::string &>(),
+                               b.getFunctionType(argTypes, resultTypes),
+                               b.getArrayAttr(SmallVector<Attribute>(
+                                   argAttrs.begin(), argAttrs.end())),
+                               b.getArrayAttr(SmallVector<Attribute>(
+                                   resAttrs.begin(), resAttrs.end())));
+  graph.getBody().push_back(blockOwner.release());
+
+  // Graph-level metadata, kept for the exporter and the passes.
+  graph->setAttr(kFormatMinorAttr, b.getI64IntegerAttr(minor->get<int64_t>()));
+  if (outputName != "output")
+    graph->setAttr(kOutputNameAttr, b.getStringAttr(outputName));
+  for (auto [key, attrName] :
+       {std::pair<const char *, StringRef>{"producer", kProducerAttr},
+        {"backward_tags", kBackwardTagsAttr},
+        {"symbols", kSymbolsAttr},
+        {"model", kModelAttr}}) {
+    auto it = doc.find(key);
+    if (it == doc.end())
+      continue;
+    Attribute a = jsonToAttr(ctx, *it);
+    if (!a) {
+      (void)fail(std::string("/") + key, "value nests too deeply");
+      return {};
+    }
+    graph->setAttr(attrName, a);
+  }
+
+  bool anyBackward = llvm::any_of(graph.getBody().getOps<AtenOp>(),
+                                  [](AtenOp op) { return op.isBackward(); });
+  if (!anyBackward)
+    reconstructBackwardTags(graph);
+
+  if (failed(verify(*module)))
+    return {};
+  return std::move(module);
+}
+
+OwningOpRef<ModuleOp> mlir::joint::importJointGraph(StringRef buffer,
+                                                    MLIRContext *context,
+                                                    StringRef filename) {
+  context->loadDialect<JointDialect, ao::AODialect>();
+  return Importer(context, filename).run(buffer);
+}
+
+void mlir::joint::registerImportJointJSONTranslation() {
+  TranslateToMLIRRegistration reg(
+      "import-joint-json", "joint-graph JSON (format v1) to the joint dialect",
+      [](llvm::SourceMgr &sourceMgr, MLIRContext *context) -> OwningOpRef<Operation *> {
+        const llvm::MemoryBuffer *buf =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        OwningOpRef<ModuleOp> module = importJointGraph(
+            buf->getBuffer(), context, buf->getBufferIdentifier());
+        if (!module)
+          return {};
+        return OwningOpRef<Operation *>(module.release());
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<JointDialect, ao::AODialect>();
+      });
+}
