@@ -147,6 +147,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         intermediate=args.intermediate, vocab=args.vocab, batch=args.batch,
         seq=args.seq, dtype=args.dtype, dynamic_seq=args.dynamic_seq,
         attn=args.attn)
+    try:
+        dev = torch.device(args.device)
+    except RuntimeError as e:
+        raise RecipeError(f"bad --device {args.device!r}: {e}") from e
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise RecipeError(f"--device {args.device} needs a visible CUDA device "
+                          "(the autograd engine initializes it even for fake "
+                          "tensors); trace with --device cpu")
     if not isinstance(recipe.model, torch.nn.Module):
         raise RecipeError("factory model is not an nn.Module")
     blocks: list[Any] = []
