@@ -9,7 +9,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "JOINT"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".json"]
+config.suffixes = [".mlir", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.joint_obj_root, "test")
@@ -17,13 +17,21 @@ config.test_exec_root = os.path.join(config.joint_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%joint_src_root", config.joint_src_root))
 config.substitutions.append(("%joint_obj_root", config.joint_obj_root))
+# %mutate IN EDITS... > OUT and %import_error IN OUT: see test/Target/JSON/Inputs.
+json_inputs = os.path.join(config.joint_src_root, "test", "Target", "JSON", "Inputs")
+config.substitutions.append(
+    ("%mutate", "python3 " + os.path.join(json_inputs, "mutate.py")))
+config.substitutions.append(
+    ("%import_error", "sh " + os.path.join(json_inputs, "import-error.sh") + " "
+     + os.path.join(config.joint_tools_dir, "joint-translate")))
+config.substitutions.append(("%json_equal", "python3 " + os.path.join(json_inputs, "json_equal.py")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
                                      "ASAN_OPTIONS", "UBSAN_OPTIONS"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.joint_tools_dir, config.llvm_tools_dir]
-tools = ["joint-opt"]
+tools = ["joint-opt", "joint-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Sanitizer builds (-DJOINT_ENABLE_SANITIZERS=ON) link the uninstrumented
