@@ -1,3 +1,4 @@
 // The dialect reference in docs/dialects is the one ODS generates.
+// To refresh: ninja -C build mlir-doc && cp build/docs/Dialects/*.md docs/dialects/
 // RUN: diff %joint_obj_root/docs/Dialects/JointOps.md %joint_src_root/docs/dialects/JointOps.md
 // RUN: diff %joint_obj_root/docs/Dialects/AOOps.md %joint_src_root/docs/dialects/AOOps.md
