@@ -10,6 +10,7 @@
 
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
+#include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -24,7 +25,10 @@ inline void registerAllDialects(DialectRegistry &registry) {
                   arith::ArithDialect, tensor::TensorDialect>();
 }
 
-inline void registerAllPasses() { registerTransformsPasses(); }
+inline void registerAllPasses() {
+  registerTransformsPasses();
+  registerJointPasses();
+}
 
 } // namespace joint
 } // namespace mlir

@@ -1,0 +1,101 @@
+//===- StorageAliasAnalysis.h - Storage groups of a joint graph -*- C++ -*-===//
+//
+// Which values share an allocation, who owns it, and who writes it in place.
+// The remat, offload and memory-model passes all query this one analysis so
+// they agree on storage, alias and mutation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_ANALYSIS_STORAGEALIASANALYSIS_H
+#define JOINT_ANALYSIS_STORAGEALIASANALYSIS_H
+
+#include "joint/Dialect/Joint/IR/JointOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include <deque>
+
+namespace mlir {
+namespace joint {
+
+/// Target -> joint.operator entry of a module, built once (O(#entries)).
+class OperatorTable {
+public:
+  explicit OperatorTable(Operation *moduleOrGraph);
+  /// The entry for `target`, or null when the table has none.
+  OperatorOp lookup(StringRef target) const { return entries.lookup(target); }
+  OperatorOp lookup(AtenOp op) const { return lookup(op.getTarget()); }
+  /// torch.Tag nondeterministic_seeded (an RNG op).
+  bool isRandom(AtenOp op) const;
+
+private:
+  llvm::StringMap<OperatorOp> entries;
+};
+
+/// One allocation and every value that lives in it.
+struct Storage {
+  /// The recorded storage id (#joint.tensor), or a negative id synthesized
+  /// for values without facts.
+  int64_t id = 0;
+  /// The value that allocated it: a graph argument or the first op result
+  /// holding it, in program order.
+  Value owner;
+  /// Every value in this storage, owner first, in program order.
+  SmallVector<Value, 2> members;
+  /// Ops that write this storage in place (schema `Tensor(a!)`), including
+  /// ops that return nothing and ops whose written argument could not be
+  /// resolved (then every tensor operand counts as written).
+  SmallVector<Operation *, 1> writers;
+  bool isGraphInput = false;  // owner is a graph argument (param, buffer, input)
+  bool isGraphOutput = false; // some member is returned by joint.output
+  bool isWritten() const { return !writers.empty(); }
+};
+
+/// Storage groups of one joint.graph. Built in one walk over the ops
+/// (O(#ops + #operands)). Storage identity comes from the tracer's facts
+/// (so schema-less views such as `_unsafe_view` group correctly); values
+/// without facts alias an operand when the schema says so (return alias set
+/// meets an argument's, `*`, or a written argument), else own new storage.
+/// ao.offload and ao.reload results are new storage; ao.wait_tensor results
+/// alias their input.
+class StorageAliasAnalysis {
+public:
+  /// `op` is a joint.graph, or a module holding one.
+  explicit StorageAliasAnalysis(Operation *op);
+
+  /// The storage of a tensor value; null for SymInts, None and values
+  /// outside the graph.
+  const Storage *lookup(Value value) const { return storageOf.lookup(value); }
+  /// True when `a` and `b` are in one storage.
+  bool mayAlias(Value a, Value b) const {
+    const Storage *s = lookup(a);
+    return s && s == lookup(b);
+  }
+  /// True when `value` is in a storage some other value allocated (a view,
+  /// an in-place result or a getitem-like projection).
+  bool isAlias(Value value) const {
+    const Storage *s = lookup(value);
+    return s && s->owner != value;
+  }
+  /// Storages in order of their owners.
+  ArrayRef<Storage *> getStorages() const { return ordered; }
+  const OperatorTable &getOperatorTable() const { return table; }
+  GraphOp getGraph() const { return graph; }
+
+private:
+  Storage &storageFor(int64_t id, Value owner);
+  void addMember(Storage &s, Value v);
+  void noteWrites(AtenOp op);
+
+  GraphOp graph;
+  OperatorTable table;
+  std::deque<Storage> storages;
+  SmallVector<Storage *> ordered;
+  llvm::DenseMap<int64_t, Storage *> byId;
+  llvm::DenseMap<Value, Storage *> storageOf;
+  int64_t nextSynthesizedId = -1;
+};
+
+} // namespace joint
+} // namespace mlir
+
+#endif // JOINT_ANALYSIS_STORAGEALIASANALYSIS_H

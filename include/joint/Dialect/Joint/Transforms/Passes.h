@@ -1,0 +1,26 @@
+//===- Passes.h - Passes on joint graphs ------------------------*- C++ -*-===//
+//
+// Declarations and registration of the joint-graph passes (Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_DIALECT_JOINT_TRANSFORMS_PASSES_H
+#define JOINT_DIALECT_JOINT_TRANSFORMS_PASSES_H
+
+#include "joint/Dialect/AO/IR/AOOps.h"
+#include "joint/Dialect/Joint/IR/JointOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace joint {
+
+#define GEN_PASS_DECL
+#include "joint/Dialect/Joint/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "joint/Dialect/Joint/Transforms/Passes.h.inc"
+
+} // namespace joint
+} // namespace mlir
+
+#endif // JOINT_DIALECT_JOINT_TRANSFORMS_PASSES_H

@@ -1,0 +1,201 @@
+//===- StorageAliasAnalysis.cpp - Storage groups of a joint graph -*- C++ -*-//
+//
+// Groups values by storage, finds each group's owner and in-place writers.
+// Write detection follows seeds/cpu_offload.py: schema `Tensor(a!)`
+// arguments, resolved positionally or by name through the op's args/kwargs,
+// with a conservative fallback (every tensor operand) when the written
+// argument cannot be resolved or the op has no schema and looks in-place.
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Analysis/StorageAliasAnalysis.h"
+#include "joint/Dialect/AO/IR/AOOps.h"
+#include "joint/Dialect/Joint/IR/TensorFacts.h"
+
+using namespace mlir;
+using namespace mlir::joint;
+
+//===----------------------------------------------------------------------===//
+// OperatorTable
+//===----------------------------------------------------------------------===//
+
+OperatorTable::OperatorTable(Operation *op) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    module = op->getParentOfType<ModuleOp>();
+  if (!module)
+    return;
+  for (OperatorOp entry : module.getOps<OperatorOp>())
+    entries[entry.getSymName()] = entry;
+}
+
+bool OperatorTable::isRandom(AtenOp op) const {
+  OperatorOp entry = lookup(op);
+  return entry && entry.isRandom();
+}
+
+//===----------------------------------------------------------------------===//
+// StorageAliasAnalysis
+//===----------------------------------------------------------------------===//
+
+static GraphOp findGraph(Operation *op) {
+  if (auto graph = dyn_cast<GraphOp>(op))
+    return graph;
+  GraphOp found;
+  if (auto module = dyn_cast<ModuleOp>(op))
+    for (GraphOp g : module.getOps<GraphOp>())
+      if (!found)
+        found = g;
+  return found;
+}
+
+Storage &StorageAliasAnalysis::storageFor(int64_t id, Value owner) {
+  Storage *&slot = byId[id];
+  if (!slot) {
+    storages.emplace_back();
+    slot = &storages.back();
+    slot->id = id;
+    slot->owner = owner;
+    slot->isGraphInput = isa<BlockArgument>(owner);
+    ordered.push_back(slot);
+  }
+  return *slot;
+}
+
+void StorageAliasAnalysis::addMember(Storage &s, Value v) {
+  s.members.push_back(v);
+  storageOf[v] = &s;
+}
+
+/// Schema index -> does return `r` alias argument `a`? (alias sets meet, a
+/// wildcard, or the argument is written: in-place results alias it).
+static bool returnAliasesArg(SchemaArgAttr ret, SchemaArgAttr arg) {
+  if (arg.getWrite())
+    return true;
+  auto members = [](SchemaArgAttr s) {
+    SmallVector<StringRef> out;
+    for (StringRef set : {s.getAlias(), s.getAliasAfter()})
+      if (!set.empty())
+        set.split(out, '|');
+    return out;
+  };
+  SmallVector<StringRef> argSets = members(arg);
+  if (argSets.empty())
+    return false;
+  SmallVector<StringRef> retSets = members(ret);
+  // Multi-output views (split, unbind) mark only the argument's after-set.
+  if (retSets.empty())
+    return !arg.getAliasAfter().empty();
+  for (StringRef r : retSets)
+    for (StringRef a : argSets)
+      if (r == a || r == "*" || a == "*")
+        return true;
+  return false;
+}
+
+void StorageAliasAnalysis::noteWrites(AtenOp op) {
+  OperatorOp entry = table.lookup(op);
+  auto markAllTensorOperands = [&]() {
+    for (Value v : op.getInputs())
+      if (Storage *s = storageOf.lookup(v))
+        if (s->writers.empty() || s->writers.back() != op)
+          s->writers.push_back(op);
+  };
+  if (!entry) {
+    // No schema: an aten-style in-place name (`add_`) may write any
+    // tensor operand. Python SymInt arithmetic writes nothing.
+    StringRef name = op.getTarget().split("::").second.split('.').first;
+    if (name.ends_with("_") && !name.ends_with("__"))
+      markAllTensorOperands();
+    return;
+  }
+  SmallVector<unsigned> written = entry.getWrittenArgs();
+  if (written.empty()) {
+    if (entry.getIsMutable())
+      markAllTensorOperands(); // mutable without a resolvable write mark
+    return;
+  }
+  for (unsigned argIndex : written) {
+    SmallVector<unsigned> operands;
+    if (failed(op.getOperandsOfSchemaArg(entry, argIndex, operands))) {
+      markAllTensorOperands();
+      return;
+    }
+    for (unsigned i : operands) {
+      Storage *s = storageOf.lookup(op.getOperand(i));
+      if (!s) {
+        markAllTensorOperands();
+        return;
+      }
+      if (s->writers.empty() || s->writers.back() != op)
+        s->writers.push_back(op);
+    }
+  }
+}
+
+StorageAliasAnalysis::StorageAliasAnalysis(Operation *op)
+    : graph(findGraph(op)), table(op) {
+  if (!graph)
+    return;
+  Block &body = graph.getBody().front();
+  auto place = [&](Value v, TensorMetaAttr meta, Value aliasOf) {
+    if (!isa<RankedTensorType>(v.getType()))
+      return;
+    if (meta) {
+      addMember(storageFor(meta.getStorage(), v), v);
+      return;
+    }
+    if (aliasOf)
+      if (Storage *s = storageOf.lookup(aliasOf)) {
+        addMember(*s, v);
+        return;
+      }
+    addMember(storageFor(nextSynthesizedId--, v), v);
+  };
+  for (BlockArgument arg : body.getArguments())
+    place(arg, getTensorMeta(arg), Value());
+
+  for (Operation &o : body) {
+    if (auto aten = dyn_cast<AtenOp>(o)) {
+      OperatorOp entry = table.lookup(aten);
+      for (OpResult r : aten->getResults()) {
+        auto meta = dyn_cast_or_null<TensorMetaAttr>(
+            aten.getResultMetaAt(r.getResultNumber()));
+        Value aliasOf;
+        if (!meta && entry) {
+          // Schema aliasing for hand-written IR without facts.
+          ArrayAttr rets = entry.getReturns();
+          auto ret = cast<SchemaArgAttr>(
+              rets[std::min<size_t>(r.getResultNumber(), rets.size() - 1)]);
+          for (auto [i, a] : llvm::enumerate(entry.getArguments())) {
+            if (!returnAliasesArg(ret, cast<SchemaArgAttr>(a)))
+              continue;
+            SmallVector<unsigned> operands;
+            if (succeeded(aten.getOperandsOfSchemaArg(entry, i, operands)) &&
+                !operands.empty()) {
+              aliasOf = aten.getOperand(operands.front());
+              break;
+            }
+          }
+        }
+        place(r, meta, aliasOf);
+      }
+      noteWrites(aten);
+      continue;
+    }
+    if (auto wait = dyn_cast<ao::WaitTensorOp>(o)) {
+      place(wait.getResult(), TensorMetaAttr(), wait.getInput());
+      continue;
+    }
+    if (isa<ao::OffloadOp, ao::ReloadOp>(o)) {
+      // A new allocation (host copy / device copy).
+      addMember(storageFor(nextSynthesizedId--, o.getResult(0)),
+                o.getResult(0));
+      continue;
+    }
+    if (auto output = dyn_cast<OutputOp>(o))
+      for (Value v : output.getOperands())
+        if (Storage *s = storageOf.lookup(v))
+          s->isGraphOutput = true;
+  }
+}
