@@ -130,13 +130,14 @@ private:
     auto [line, col] = lineAndColumn(offset);
     return FileLineColLoc::get(ctx, filename, line, col);
   }
+  /// 1-based line and column of a byte offset: a binary search over the
+  /// line starts recorded by scanOffsets (O(log lines) per location).
   std::pair<unsigned, unsigned> lineAndColumn(size_t offset) {
-    StringRef before = text.take_front(std::min(offset, text.size()));
-    unsigned line = 1 + before.count('\n');
-    size_t nl = before.rfind('\n');
-    unsigned col = 1 + (nl == StringRef::npos ? before.size()
-                                             : before.size() - nl - 1);
-    return {line, col};
+    offset = std::min(offset, text.size());
+    auto it = std::upper_bound(lineStarts.begin(), lineStarts.end(), offset);
+    size_t line = it - lineStarts.begin(); // >= 1: lineStarts[0] == 0
+    return {static_cast<unsigned>(line),
+            static_cast<unsigned>(offset - lineStarts[line - 1] + 1)};
   }
   /// Emits "[node 'x' ]<pointer>: message" and returns failure.
   LogicalResult fail(const std::string &pointer, const Twine &message,
@@ -251,6 +252,7 @@ private:
   llvm::StringMap<OperatorOp> operators;
   StringRef text;                     // the (inflated) document
   std::vector<size_t> nodeOffsets;    // byte offset of each /nodes element
+  std::vector<size_t> lineStarts{0};  // byte offset where each line starts
   llvm::StringMap<size_t> keyOffsets; // byte offset of each top-level key
 };
 
@@ -264,6 +266,9 @@ void Importer::scanOffsets() {
   bool inNodes = false, expectElement = false;
   std::string lastKey;
   size_t keyStart = 0;
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n')
+      lineStarts.push_back(i + 1);
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '"') {
