@@ -1,0 +1,404 @@
+"""Run one training step of a joint graph in torch and compare steps.
+
+:func:`materialize` builds the model state and user inputs of a format v1
+document deterministically:
+
+- every tensor gets its own generator, seeded from ``(seed, name)`` (the FQN
+  for state, the input path for inputs), so values do not depend on the
+  order of tensors or on which other tensors exist, and are drawn in float32
+  on the CPU before the cast and the move, so ``cpu`` and ``cuda`` runs (and
+  the eager model) see the same numbers;
+- floating state: matrices ``N(0, 1/fan_in)`` with ``fan_in`` the last
+  dimension; 1-D ``*weight`` (norm scales) ``1 + N(0, 0.1^2)``; other 1-D and
+  scalars ``N(0, 0.1^2)``; floating inputs ``N(0, 1)``;
+- integer inputs are uniform in ``[0, bound)`` where ``bound`` is found from
+  the graph: the rows of the embedding weight the ids index, the classes of
+  the ``nll_loss`` they are targets of, ``one_hot``'s ``num_classes``, the
+  indexed dimension of ``index_select``/``gather`` (following the ids through
+  integer-valued ops such as views, slices and pads, and taking the smallest
+  bound when there are several); ``2`` when no such use exists; bool inputs
+  are fair coin flips; integer state is zero;
+- a ``safetensors`` file overrides any tensor it holds (keys are state FQNs
+  or input paths).
+
+:func:`run` rebuilds the FX graph (:func:`joint_mlir.fx.load`), seeds torch's
+global RNG with ``seed`` (so random ops such as dropout replay identically),
+runs the step under ``torch.no_grad()`` and returns a :class:`StepResult`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from . import ao as _ao
+from .format import read_document
+from .fx import build_graph_module
+
+__all__ = ["StepResult", "Difference", "materialize", "index_bounds",
+           "run", "run_graph", "compare", "main"]
+
+_INDEX_USES = {
+    # target: (index arg position, how to get the bound)
+    "aten::embedding.default": 1,
+    "aten::nll_loss_forward.default": 1,
+    "aten::nll_loss2d_forward.default": 1,
+    "aten::one_hot.default": 0,
+    "aten::index_select.default": 2,
+    "aten::gather.default": 2,
+}
+
+
+@dataclass
+class StepResult:
+    """One training step: loss, gradients by FQN, loss_dict, state after."""
+
+    loss: torch.Tensor
+    grads: dict[str, torch.Tensor]
+    loss_dict: dict[str, torch.Tensor]
+    # Buffers after the step (an in-place buffer update shows up here).
+    buffers: dict[str, torch.Tensor] = field(default_factory=dict)
+
+    def named_outputs(self) -> dict[str, torch.Tensor]:
+        out = {"loss": self.loss}
+        out.update({f"grad {k}": v for k, v in self.grads.items()})
+        out.update({f"loss_dict {k}": v for k, v in self.loss_dict.items()})
+        out.update({f"buffer {k}": v for k, v in self.buffers.items()})
+        return out
+
+
+@dataclass
+class Difference:
+    name: str
+    max_abs: float
+    max_rel: float
+    ok: bool
+    note: str = ""
+
+
+def _seed_for(seed: int, name: str) -> int:
+    h = hashlib.sha256(f"{seed}:{name}".encode()).digest()
+    return int.from_bytes(h[:8], "little") & ((1 << 63) - 1)
+
+
+def _dim(d: Any) -> int:
+    if isinstance(d, int):
+        return d
+    if d.get("hint") is None:
+        raise ValueError(f"symbolic size {d['expr']!r} has no hint")
+    return int(d["hint"])
+
+
+def _dtype(name: str) -> torch.dtype:
+    d = getattr(torch, name, None)
+    if not isinstance(d, torch.dtype):
+        raise ValueError(f"unknown dtype {name!r}")
+    return d
+
+
+def _facts(doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    return {n["name"]: n["outputs"] for n in doc["nodes"]}
+
+
+def _ref_fact(facts: dict[str, list[dict[str, Any]]],
+              v: dict[str, Any]) -> dict[str, Any] | None:
+    if v.get("t") != "node":
+        return None
+    outs = facts.get(v["v"]) or []
+    i = v.get("i", 0)
+    return outs[i] if i < len(outs) else None
+
+
+def _is_int_fact(f: dict[str, Any] | None) -> bool:
+    return bool(f) and f.get("t") == "tensor" and (
+        f["dtype"].startswith(("int", "uint")))
+
+
+def index_bounds(doc: dict[str, Any]) -> dict[str, int]:
+    """Exclusive upper bound per integer input placeholder (see module doc)."""
+    facts = _facts(doc)
+    inputs = {i["input"] for i in doc["inputs"]}
+    # node name -> set of input placeholders its integer value derives from
+    origin: dict[str, set[str]] = {}
+    for name in inputs:
+        if _is_int_fact((facts.get(name) or [None])[0]):
+            origin[name] = {name}
+    bounds: dict[str, int] = {}
+
+    def refs(v: dict[str, Any]) -> list[str]:
+        if v.get("t") == "node":
+            return [v["v"]]
+        if v.get("t") == "list":
+            return [r for x in v["v"] for r in refs(x)]
+        return []
+
+    for n in doc["nodes"]:
+        if n["kind"] != "call_function":
+            continue
+        args = list(n["args"])
+        srcs = set().union(*(origin.get(r, set()) for a in args
+                             for r in refs(a)),
+                           *(origin.get(r, set()) for a in n["kwargs"].values()
+                             for r in refs(a)))
+        if not srcs:
+            continue
+        if any(_is_int_fact(o) for o in n["outputs"]):
+            origin[n["name"]] = srcs
+        pos = _INDEX_USES.get(n["target"])
+        if pos is None or pos >= len(args):
+            continue
+        idx_srcs = set().union(*(origin.get(r, set()) for r in refs(args[pos])))
+        if not idx_srcs:
+            continue
+        bound = None
+        t = n["target"]
+        if t == "aten::embedding.default":
+            w = _ref_fact(facts, args[0])
+            bound = _dim(w["sizes"][0]) if w else None
+        elif t.startswith("aten::nll_loss"):
+            x = _ref_fact(facts, args[0])
+            if x:
+                bound = _dim(x["sizes"][1 if len(x["sizes"]) > 1 else 0])
+        elif t == "aten::one_hot.default":
+            k = n["kwargs"].get("num_classes") or (
+                args[1] if len(args) > 1 else None)
+            if k and k.get("t") == "int" and k["v"] > 0:
+                bound = k["v"]
+        else:
+            x = _ref_fact(facts, args[0])
+            dim = args[1].get("v") if args[1].get("t") == "int" else None
+            if x and dim is not None:
+                bound = _dim(x["sizes"][dim])
+        if bound is None:
+            continue
+        for s in idx_srcs:
+            bounds[s] = min(bounds.get(s, bound), bound)
+    return bounds
+
+
+def _init_tensor(fact: dict[str, Any], name: str, seed: int, *,
+                 is_state: bool, bound: int | None,
+                 device: torch.device) -> torch.Tensor:
+    sizes = [_dim(d) for d in fact["sizes"]]
+    strides = [_dim(d) for d in fact["strides"]]
+    dtype = _dtype(fact["dtype"])
+    g = torch.Generator().manual_seed(_seed_for(seed, name))
+    if dtype.is_floating_point or dtype.is_complex:
+        x = torch.randn(sizes, generator=g, dtype=torch.float32)
+        if is_state:
+            if len(sizes) >= 2:
+                x = x / math.sqrt(max(sizes[-1], 1))
+            elif name.endswith("weight"):
+                x = 1 + 0.1 * x
+            else:
+                x = 0.1 * x
+        x = x.to(dtype)
+    elif dtype == torch.bool:
+        x = torch.randint(0, 2, sizes, generator=g).bool()
+    elif is_state:
+        x = torch.zeros(sizes, dtype=dtype)
+    else:
+        x = torch.randint(0, bound or 2, sizes, generator=g, dtype=torch.int64
+                          ).to(dtype)
+    out = torch.empty_strided(sizes, strides, dtype=dtype, device=device)
+    out.copy_(x)
+    return out
+
+
+def materialize(doc: dict[str, Any], *, seed: int = 0,
+                device: str | torch.device = "cpu",
+                safetensors: str | None = None
+                ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
+    """(state by FQN, inputs by path) for ``doc``; see the module docstring."""
+    device = torch.device(device)
+    facts = _facts(doc)
+    given: dict[str, torch.Tensor] = {}
+    if safetensors is not None:
+        from safetensors.torch import load_file
+        given = load_file(safetensors)
+    bounds = index_bounds(doc)
+    state: dict[str, torch.Tensor] = {}
+    for s in doc["state"]:
+        fact = facts[s["input"]][0]
+        if s["fqn"] in given:
+            state[s["fqn"]] = given[s["fqn"]].to(device)
+        else:
+            state[s["fqn"]] = _init_tensor(fact, s["fqn"], seed, is_state=True,
+                                           bound=None, device=device)
+    inputs: dict[str, torch.Tensor] = {}
+    for i in doc["inputs"]:
+        fact = facts[i["input"]][0]
+        if fact.get("t") != "tensor":
+            raise ValueError(f"input {i['path']}: only tensor inputs can be "
+                             "materialized")
+        if i["path"] in given:
+            inputs[i["path"]] = given[i["path"]].to(device)
+        else:
+            inputs[i["path"]] = _init_tensor(
+                fact, "input:" + i["path"], seed, is_state=False,
+                bound=bounds.get(i["input"]), device=device)
+    return state, inputs
+
+
+def run_graph(gm: torch.fx.GraphModule, state: dict[str, torch.Tensor],
+              inputs: dict[str, torch.Tensor], *, seed: int = 0) -> StepResult:
+    """Run a graph from :func:`joint_mlir.fx.load` on given tensors."""
+    doc = gm.joint_doc
+    flat = [state[f] for f in gm.state_fqns] + [inputs[p]
+                                                 for p in gm.input_paths]
+    torch.manual_seed(seed)
+    with torch.no_grad(), _ao.protect_storages(flat):
+        outs = gm(*flat)
+    loss, grads, loss_dict = None, {}, {}
+    for role, v in zip(gm.output_roles, outs):
+        if role["role"] == "loss":
+            loss = v
+        elif role["role"] == "grad":
+            grads[role["fqn"]] = v
+        elif role["role"] == "loss_dict":
+            loss_dict[role["key"]] = v
+    buffers = {s["fqn"]: state[s["fqn"]] for s in doc["state"]
+               if not s["is_param"]}
+    return StepResult(loss=loss, grads=grads, loss_dict=loss_dict,
+                      buffers=buffers)
+
+
+def run(path: str | dict[str, Any], *, seed: int = 0,
+        device: str | torch.device = "cpu", safetensors: str | None = None,
+        ao_impl: str = "auto") -> StepResult:
+    """Materialize state and inputs, run one step, return the results.
+
+    ``path`` is a format v1 file or an already-parsed document.
+    """
+    doc = read_document(path) if isinstance(path, str) else path
+    gm = build_graph_module(doc, device=device, ao_impl=ao_impl)
+    state, inputs = materialize(doc, seed=seed, device=device,
+                                safetensors=safetensors)
+    return run_graph(gm, state, inputs, seed=seed)
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    if t.dtype == torch.bool or not t.is_floating_point():
+        return t
+    return t.view({1: torch.uint8, 2: torch.int16, 4: torch.int32,
+                   8: torch.int64}[t.element_size()])
+
+
+def _diff(name: str, a: Any, b: Any, rtol: float | None,
+          atol: float | None) -> Difference:
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+        ok = a == b
+        return Difference(name, 0.0 if ok else math.inf,
+                          0.0 if ok else math.inf, bool(ok), "not a tensor")
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return Difference(name, math.inf, math.inf, False,
+                          f"{tuple(a.shape)}/{a.dtype} vs "
+                          f"{tuple(b.shape)}/{b.dtype}")
+    a64 = a.detach().cpu().to(torch.complex128 if a.is_complex()
+                              else torch.float64)
+    b64 = b.detach().cpu().to(a64.dtype)
+    same = (a64 == b64) | (a64.isnan() & b64.isnan())
+    d = torch.where(same, torch.zeros((), dtype=torch.float64),
+                    (a64 - b64).abs().to(torch.float64))
+    max_abs = float(d.max()) if d.numel() else 0.0
+    rel = d / b64.abs().to(torch.float64).clamp_min(1e-30)
+    max_rel = float(rel.max()) if rel.numel() else 0.0
+    if rtol is None and atol is None:
+        ok = torch.equal(_bits(a.detach().cpu()), _bits(b.detach().cpu()))
+        note = "" if ok else "bits differ"
+    else:
+        ok = bool(torch.allclose(a64, b64, rtol=rtol or 0.0, atol=atol or 0.0,
+                                 equal_nan=True))
+        note = "" if ok else f"beyond rtol={rtol} atol={atol}"
+    return Difference(name, max_abs, max_rel, ok, note)
+
+
+def compare(a: StepResult, b: StepResult, *, rtol: float | None = None,
+            atol: float | None = None) -> list[Difference]:
+    """Per-output differences; bitwise unless ``rtol``/``atol`` is given."""
+    na, nb = a.named_outputs(), b.named_outputs()
+    out = []
+    for k in list(na) + [k for k in nb if k not in na]:
+        if k not in na or k not in nb:
+            out.append(Difference(k, math.inf, math.inf, False,
+                                  "missing in " + ("first" if k not in na
+                                                   else "second")))
+            continue
+        out.append(_diff(k, na[k], nb[k], rtol, atol))
+    return out
+
+
+def format_differences(diffs: list[Difference]) -> str:
+    w = max([len(d.name) for d in diffs] + [6])
+    lines = [f"{'output':<{w}}  {'max abs':>11}  {'max rel':>11}  result"]
+    for d in diffs:
+        lines.append(f"{d.name:<{w}}  {d.max_abs:11.4g}  {d.max_rel:11.4g}  "
+                     f"{'ok' if d.ok else 'MISMATCH'}"
+                     + (f" ({d.note})" if d.note else ""))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m joint_mlir.run",
+        description="Run one training step of a joint-graph JSON file in "
+        "torch with deterministic seeded state and inputs; with --compare, "
+        "run a second file on the same tensors and compare every output "
+        "(loss, gradient per FQN, loss_dict entries, buffers after the step).")
+    p.add_argument("graph", help="format v1 file (.json or .json.gz)")
+    p.add_argument("--compare", metavar="OTHER",
+                   help="second graph (e.g. after joint-opt passes) to "
+                   "compare against; exit status 1 on any mismatch")
+    p.add_argument("--device", default="cpu",
+                   help="cpu, cuda or cuda:N (default cpu)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed for state, inputs and torch's RNG (default 0)")
+    p.add_argument("--safetensors", metavar="FILE",
+                   help="take tensors from FILE (keys: state FQNs, input "
+                   "paths) instead of the seeded init")
+    p.add_argument("--rtol", type=float, default=None,
+                   help="relative tolerance (unitless); with --atol replaces "
+                   "the default bitwise comparison, e.g. against an eager run")
+    p.add_argument("--atol", type=float, default=None,
+                   help="absolute tolerance, in the outputs' units")
+    p.add_argument("--ao", default="auto", choices=("auto", "torch", "fallback"),
+                   help="ao op implementation: torch's ops on cuda when "
+                   "available (auto), always torch's, or the synchronous "
+                   "fallback")
+    a = p.parse_args(argv)
+    try:
+        if a.device.startswith("cuda") and not torch.cuda.is_available():
+            raise RuntimeError("--device cuda: no CUDA device is available")
+        first = run(a.graph, seed=a.seed, device=a.device,
+                    safetensors=a.safetensors, ao_impl=a.ao)
+        if a.compare is None:
+            print(f"loss {float(first.loss):.9g}")
+            for k, v in first.grads.items():
+                print(f"grad {k}: norm {float(v.double().norm()):.9g}")
+            for k, v in first.loss_dict.items():
+                print(f"loss_dict {k}: {v.double().sum().item():.9g}")
+            return 0
+        second = run(a.compare, seed=a.seed, device=a.device,
+                     safetensors=a.safetensors, ao_impl=a.ao)
+    except (OSError, ValueError, RuntimeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    diffs = compare(first, second, rtol=a.rtol, atol=a.atol)
+    print(format_differences(diffs))
+    bad = [d.name for d in diffs if not d.ok]
+    mode = ("bitwise" if a.rtol is None and a.atol is None
+            else f"rtol={a.rtol} atol={a.atol}")
+    if bad:
+        print(f"{len(bad)} of {len(diffs)} outputs differ ({mode}): "
+              + ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))
+        return 1
+    print(f"all {len(diffs)} outputs match ({mode})")
+    return 0

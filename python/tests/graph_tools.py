@@ -1,0 +1,228 @@
+"""The C++ tools for Python tests, the pass pipelines, and hand-made ao graphs.
+
+Tools are found at ``$JOINT_BUILD_DIR/bin`` (relative paths are taken from the
+repository root, as ``scripts/test`` does) or ``<repo>/build/bin``; tests that
+need them skip with the reason when they are not built.
+
+A *pipeline* is a list of ``joint-opt`` flags. The graph goes
+JSON -> ``joint-translate --import-joint-json`` -> ``joint-opt <flags>`` ->
+``joint-translate --export-joint-json`` -> JSON. A pipeline whose pass is not
+listed by ``joint-opt --help`` is skipped, so the future pipelines switch on
+when their passes land.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((REPO_ROOT / "examples").glob("*.json"))
+
+
+def build_dir() -> Path:
+    env = os.environ.get("JOINT_BUILD_DIR")
+    if env:
+        p = Path(env)
+        return p if p.is_absolute() else REPO_ROOT / p
+    return REPO_ROOT / "build"
+
+
+def tool(name: str) -> Path:
+    """Path of a built tool, or skip the test saying what is missing."""
+    p = build_dir() / "bin" / name
+    if not os.access(p, os.X_OK):
+        pytest.skip(f"{name} is not built at {p} (run scripts/build, or set "
+                    "JOINT_BUILD_DIR)")
+    return p
+
+
+@functools.cache
+def _opt_help(opt: str) -> str:
+    return subprocess.run([opt, "--help"], capture_output=True, text=True,
+                          timeout=60).stdout
+
+
+def has_pass(flag: str) -> bool:
+    """Whether ``joint-opt --help`` lists the pass a flag names."""
+    name = flag.lstrip("-").split("=", 1)[0]
+    return re.search(rf"--{re.escape(name)}\b", _opt_help(str(tool("joint-opt")))) is not None
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    id: str
+    flags: tuple[str, ...]
+    # joint-cpu-offload works on self_attn modules only (issue 6).
+    needs_attention: bool = False
+
+
+PIPELINES = [
+    Pipeline("identity", ()),
+    Pipeline("ckpt-full", ("--joint-activation-checkpoint=mode=full",)),
+    Pipeline("ckpt-selective",
+             ("--joint-activation-checkpoint=mode=selective",)),
+    Pipeline("ckpt-layer0",
+             ("--joint-activation-checkpoint=mode=full layer-indices=0",)),
+    Pipeline("offload", ("--joint-cpu-offload=min-bytes=1024",),
+             needs_attention=True),
+    Pipeline("ckpt-offload",
+             ("--joint-activation-checkpoint=mode=selective",
+              "--joint-cpu-offload=min-bytes=1024"), needs_attention=True),
+]
+
+
+def skip_unless_available(p: Pipeline, doc: dict[str, Any]) -> None:
+    for f in p.flags:
+        if not has_pass(f):
+            pytest.skip(f"joint-opt has no {f.split('=', 1)[0]} yet")
+    if p.needs_attention and not doc["model"]["attention"]:
+        pytest.skip(f"{p.id}: graph {doc['name']} has no attention modules")
+
+
+class ToolError(AssertionError):
+    """A C++ tool exited non-zero; the message keeps its error lines."""
+
+
+def _check(cmd: list[str]) -> None:
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if r.returncode:
+        # Diagnostics echo the (one-line) JSON source; keep the error lines.
+        errs = [ln[:400] for ln in r.stderr.splitlines() if "error" in ln]
+        raise ToolError(f"{' '.join(cmd)} failed ({r.returncode}):\n"
+                        + "\n".join(errs[:10] or [r.stderr[-2000:]]))
+
+
+def run_pipeline(src: Path, flags: tuple[str, ...] | list[str],
+                 out_dir: Path) -> Path:
+    """JSON -> import -> joint-opt flags -> export -> JSON; returns the file."""
+    translate = str(tool("joint-translate"))
+    opt = str(tool("joint-opt"))
+    mlir_in = out_dir / (src.stem + ".mlir")
+    mlir_out = out_dir / (src.stem + ".opt.mlir")
+    out = out_dir / (src.stem + ".out.json")
+    _check([translate, "--import-joint-json", str(src), "-o", str(mlir_in)])
+    _check([opt, *flags, str(mlir_in), "-o", str(mlir_out)])
+    _check([translate, "--export-joint-json", str(mlir_out), "-o", str(out)])
+    return out
+
+
+# --------------------------------------------------------------------------
+# Hand-made offload: the node shapes joint-translate --export-joint-json
+# writes for ao ops, inserted by Python so the ao path runs before the C++
+# offload pass exists.
+# --------------------------------------------------------------------------
+
+def _refs(v: dict[str, Any]) -> list[str]:
+    if v.get("t") == "node":
+        return [v["v"]]
+    if v.get("t") == "list":
+        return [r for x in v["v"] for r in _refs(x)]
+    return []
+
+
+def _node_refs(n: dict[str, Any]) -> list[str]:
+    return [r for a in list(n["args"]) + list(n["kwargs"].values())
+            for r in _refs(a)]
+
+
+def _replace_ref(v: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    if v.get("t") == "node" and v["v"] == old:
+        return {"t": "node", "v": new, "i": 0}
+    if v.get("t") == "list":
+        return {"t": "list", "v": [_replace_ref(x, old, new) for x in v["v"]]}
+    return v
+
+
+def _storage(n: dict[str, Any]) -> int | None:
+    outs = n["outputs"]
+    return outs[0].get("storage") if len(outs) == 1 else None
+
+
+def name_of_storage_in(names: set[str], by: dict[str, Any], st: int) -> bool:
+    return any(_storage(by[r]) == st for r in names
+               if by[r]["kind"] != "placeholder")
+
+
+def offload_candidates(doc: dict[str, Any]) -> list[str]:
+    """Forward tensors saved for backward that can be offloaded safely:
+    contiguous (offset 0), and the only value of their storage backward reads."""
+    nodes = doc["nodes"]
+    by = {n["name"]: n for n in nodes}
+    out = []
+    for n in nodes:
+        if n["kind"] != "call_function" or n["backward"] or len(n["outputs"]) != 1:
+            continue
+        f = n["outputs"][0]
+        if f.get("t") != "tensor" or f["offset"] != 0:
+            continue
+        st = f["storage"]
+        bwd_readers = [m for m in nodes if m["kind"] == "call_function"
+                       and m["backward"]
+                       and any(_storage(by[r]) == st for r in _node_refs(m)
+                               if by[r]["kind"] != "placeholder")]
+        outputs = {r for m in nodes if m["kind"] == "output"
+                   for r in _node_refs(m)}
+        if name_of_storage_in(outputs, by, st):
+            continue
+        if bwd_readers and all(
+                all(r == n["name"] or _storage(by[r]) != st
+                    for r in _node_refs(m)) for m in bwd_readers):
+            out.append(n["name"])
+    return out
+
+
+def insert_offload(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    """``doc`` with ``name`` offloaded after its storage's last forward use
+    and reloaded before its first backward use, as the C++ exporter writes it."""
+    doc = copy.deepcopy(doc)
+    nodes = doc["nodes"]
+    by = {n["name"]: n for n in nodes}
+    src = by[name]
+    st = src["outputs"][0]["storage"]
+    fwd_last = max(i for i, m in enumerate(nodes)
+                   if m["kind"] == "call_function" and not m["backward"]
+                   and (m["name"] == name
+                        or any(_storage(by[r]) == st for r in _node_refs(m))))
+    bwd_first = min(i for i, m in enumerate(nodes)
+                    if m["kind"] == "call_function" and m["backward"]
+                    and name in _node_refs(m))
+    nxt = 1 + max(o.get("storage", -1) for m in nodes for o in m["outputs"])
+    fact = src["outputs"][0]
+    host = dict(fact, device="cpu", storage=nxt)
+    dev = dict(fact, storage=nxt + 1)
+
+    def node(n: str, target: str, args: list[Any], out: dict[str, Any],
+             backward: bool) -> dict[str, Any]:
+        return {"name": n, "kind": "call_function", "target": target,
+                "args": args, "kwargs": {}, "outputs": [out],
+                "backward": backward, "seq_nr": None, "module_stack": [],
+                "recompute": None, "stack_trace": None}
+
+    ref = lambda n: {"t": "node", "v": n, "i": 0}  # noqa: E731
+    none = {"t": "none"}
+    off = node("ao_offload", "ao::offload.default", [ref(name)], host, False)
+    wait = node("ao_wait_tensor", "ao::wait_tensor.default",
+                [ref("ao_offload"), ref(name), ref(nodes[fwd_last]["name"])],
+                host, False)
+    rel = node("ao_reload", "ao::reload.default",
+               [ref("ao_wait_tensor"), {"t": "device", "v": fact["device"]},
+                none, none], dev, True)
+    rwait = node("ao_wait_tensor_1", "ao::wait_tensor.default",
+                 [ref("ao_reload"), ref("ao_wait_tensor"), none], dev, True)
+    for m in nodes[bwd_first:]:
+        m["args"] = [_replace_ref(a, name, "ao_wait_tensor_1")
+                     for a in m["args"]]
+        m["kwargs"] = {k: _replace_ref(a, name, "ao_wait_tensor_1")
+                       for k, a in m["kwargs"].items()}
+    nodes[bwd_first:bwd_first] = [rel, rwait]
+    nodes[fwd_last + 1:fwd_last + 1] = [off, wait]
+    return doc
