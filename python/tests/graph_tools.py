@@ -180,6 +180,21 @@ def offload_candidates(doc: dict[str, Any]) -> list[str]:
     return out
 
 
+def largest_offload_candidate(doc: dict[str, Any]) -> str:
+    """The biggest of :func:`offload_candidates` (by trace-time elements)."""
+    by = {n["name"]: n for n in doc["nodes"]}
+
+    def numel(name: str) -> int:
+        n = 1
+        for d in by[name]["outputs"][0]["sizes"]:
+            n *= d if isinstance(d, int) else (d.get("hint") or 1)
+        return n
+
+    cands = offload_candidates(doc)
+    assert cands, f"no offloadable saved activation in {doc['name']}"
+    return max(cands, key=numel)
+
+
 def insert_offload(doc: dict[str, Any], name: str) -> dict[str, Any]:
     """``doc`` with ``name`` offloaded after its storage's last forward use
     and reloaded before its first backward use, as the C++ exporter writes it."""
