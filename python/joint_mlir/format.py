@@ -212,6 +212,11 @@ def _node_results(node: torch.fx.Node, ctx: _SymContext,
     if node.op == "output":
         return []
     if "val" not in node.meta:
+        # make_fx records no value for an operator that returns ``()``
+        # (e.g. a custom op that only writes an argument).
+        if (isinstance(node.target, torch._ops.OpOverload)
+                and not node.target._schema.returns):
+            return []
         raise FormatError(f"node {node.name}: no 'val' metadata")
     val = node.meta["val"]
     if isinstance(val, (list, tuple)):

@@ -13,8 +13,9 @@ document deterministically:
   scalars ``N(0, 0.1^2)``; floating inputs ``N(0, 1)``;
 - integer inputs are uniform in ``[0, bound)`` where ``bound`` is found from
   the graph: the rows of the embedding weight the ids index, the classes of
-  the ``nll_loss`` they are targets of, ``one_hot``'s ``num_classes``, the
-  indexed dimension of ``index_select``/``gather`` (following the ids through
+  the ``nll_loss`` they are targets of, ``one_hot``'s ``num_classes`` (also
+  in its traced form ``eq(unsqueeze(ids, -1), arange(K))``), the indexed
+  dimension of ``index_select``/``gather`` (following the ids through
   integer-valued ops such as views, slices and pads, and taking the smallest
   bound when there are several); ``2`` when no such use exists; bool inputs
   are fair coin flips; integer state is zero;
@@ -150,6 +151,18 @@ def index_bounds(doc: dict[str, Any]) -> dict[str, int]:
             continue
         if any(_is_int_fact(o) for o in n["outputs"]):
             origin[n["name"]] = srcs
+        if n["target"] == "aten::eq.Tensor" and len(args) == 2:
+            # one_hot as traced: eq(unsqueeze(idx, -1), arange(K))
+            byname = {m["name"]: m for m in doc["nodes"]}
+            for a, b in ((args[0], args[1]), (args[1], args[0])):
+                idx_srcs = set().union(*(origin.get(r, set()) for r in refs(a)))
+                m = byname.get(b.get("v")) if b.get("t") == "node" else None
+                if idx_srcs and m and m["target"] == "aten::arange.default" \
+                        and len(m["args"]) == 1 and m["args"][0]["t"] == "int":
+                    for s in idx_srcs:
+                        bounds[s] = min(bounds.get(s, m["args"][0]["v"]),
+                                        m["args"][0]["v"])
+            continue
         pos = _INDEX_USES.get(n["target"])
         if pos is None or pos >= len(args):
             continue

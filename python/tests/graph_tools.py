@@ -241,3 +241,60 @@ def insert_offload(doc: dict[str, Any], name: str) -> dict[str, Any]:
     nodes[bwd_first:bwd_first] = [rel, rwait]
     nodes[fwd_last + 1:fwd_last + 1] = [off, wait]
     return doc
+
+
+# --------------------------------------------------------------------------
+# Eager reference: model(...) + backward() on the tensors joint_mlir.run uses
+# --------------------------------------------------------------------------
+
+# Unit roundoff per dtype; see test_run.py for the 8u tolerance.
+UNIT_ROUNDOFF = {"float32": 2.0 ** -24, "bfloat16": 2.0 ** -8,
+                 "float16": 2.0 ** -11, "float64": 2.0 ** -53}
+
+
+def eager_step(model: Any, train_fn: Any, doc: dict[str, Any], *,
+               seed: int = 0) -> Any:
+    """One eager step of ``model`` (real or ``to_empty`` storage) with the
+    state and inputs :func:`joint_mlir.materialize` gives ``doc``."""
+    import torch
+
+    from joint_mlir import materialize
+    from joint_mlir.runner import StepResult
+    from joint_mlir.tracer import extract_module_state
+
+    live = extract_module_state(model)
+    assert list(live) == [s["fqn"] for s in doc["state"]]
+    state, inputs = materialize(doc, seed=seed)
+    with torch.no_grad():
+        for fqn, t in live.items():
+            t.copy_(state[fqn])
+            t.grad = None
+    torch.manual_seed(seed)
+    out = train_fn(model, **inputs)
+    loss, loss_dict = (out if isinstance(out, tuple) else (out, {}))
+    loss.backward()
+    is_param = {s["fqn"]: s["is_param"] for s in doc["state"]}
+    return StepResult(
+        loss=loss.detach(),
+        grads={f: t.grad if t.grad is not None else torch.zeros_like(t)
+               for f, t in live.items() if is_param[f]},
+        loss_dict={k: v.detach() for k, v in loss_dict.items()},
+        buffers={f: t.detach().clone() for f, t in live.items()
+                 if not is_param[f]})
+
+
+def assert_close_to_eager(got: Any, eager: Any, what: str) -> None:
+    """Every output within ``8 u max|eager|`` (exact for integer outputs)."""
+    want = eager.named_outputs()
+    have = got.named_outputs()
+    assert set(have) == set(want), (sorted(have), sorted(want))
+    for name, e in want.items():
+        g = have[name]
+        assert g.dtype == e.dtype and g.shape == e.shape, (
+            f"{what}: {name}: {g.dtype}{tuple(g.shape)} vs eager "
+            f"{e.dtype}{tuple(e.shape)}")
+        u = UNIT_ROUNDOFF.get(str(e.dtype).removeprefix("torch."), 0.0)
+        bound = 8 * u * float(e.double().abs().max()) if e.numel() else 0.0
+        err = float((g.double() - e.double()).abs().max()) if e.numel() else 0.0
+        assert err <= bound, (f"{what}: {name} differs from eager by {err:.3g}"
+                              f" > {bound:.3g} (8u * max|eager|)")

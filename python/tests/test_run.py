@@ -24,12 +24,12 @@ import torch
 
 from graph_tools import (EXAMPLES, PIPELINES, ToolError, insert_offload,
                          largest_offload_candidate, run_pipeline,
+                         assert_close_to_eager, eager_step,
                          skip_unless_available, tool)
 from joint_mlir import fx, materialize, run
 from joint_mlir.recipes import build_recipe
 from joint_mlir.runner import (StepResult, compare, format_differences,
                                index_bounds, main)
-from joint_mlir.tracer import extract_module_state
 
 # The recipes examples/regenerate.sh exports (keep in step with it).
 _TINY = dict(layers=2, hidden=64, heads=4, kv_heads=2, intermediate=128,
@@ -44,8 +44,6 @@ RECIPES: dict[str, dict[str, Any]] = {
     "mlp-dynamic-seq": dict(model="mlp", layers=2, hidden=32, intermediate=64,
                             vocab=16, batch=4, seq=8, dynamic_seq=True),
 }
-UNIT_ROUNDOFF = {torch.float32: 2.0 ** -24, torch.bfloat16: 2.0 ** -8,
-                 torch.float16: 2.0 ** -11, torch.float64: 2.0 ** -53}
 
 IDS = [p.stem for p in EXAMPLES]
 
@@ -95,30 +93,8 @@ def test_matches_eager_model(path: Path, baseline: dict[str, StepResult]) -> Non
     model = recipe.model.to_empty(device="cpu")
     if hasattr(model, "tie_weights"):  # to_empty unties Hugging Face heads
         model.tie_weights()
-    live = extract_module_state(model)
-    assert list(live) == [s["fqn"] for s in doc["state"]]
-    state, inputs = materialize(doc, seed=0)
-    with torch.no_grad():
-        for fqn, t in live.items():
-            t.copy_(state[fqn])
-    torch.manual_seed(0)
-    loss = recipe.train_fn(model, **inputs)
-    loss.backward()
-    is_param = {s["fqn"]: s["is_param"] for s in doc["state"]}
-    eager = StepResult(
-        loss=loss.detach(),
-        grads={f: t.grad if t.grad is not None else torch.zeros_like(t)
-               for f, t in live.items() if is_param[f]},
-        loss_dict={},
-        buffers={f: t.detach() for f, t in live.items() if not is_param[f]})
-    got = _base(baseline, path)
-    for name, g in got.named_outputs().items():
-        e = eager.named_outputs()[name]
-        assert g.dtype == e.dtype and g.shape == e.shape, name
-        bound = 8 * UNIT_ROUNDOFF[e.dtype] * float(e.abs().max())
-        err = float((g.double() - e.double()).abs().max())
-        assert err <= bound, (f"{path.stem}: {name} differs from eager by "
-                              f"{err:.3g} > {bound:.3g} (8u * max|eager|)")
+    assert_close_to_eager(_base(baseline, path),
+                          eager_step(model, recipe.train_fn, doc), path.stem)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
