@@ -43,6 +43,9 @@ private:
   }
   json factsToJson(Value v, TensorMetaAttr meta, StringRef device,
                    std::optional<int64_t> storage);
+  /// Storage ids for tensors without facts, numbered in program order before
+  /// any ao copy, so export -> import -> export is stable.
+  void assignMissingStorage(Block &body);
   json resultToJson(Value v, Attribute meta);
   FailureOr<json> valueToJson(Attribute value, Operation *op);
   json ref(Value v) {
@@ -63,6 +66,8 @@ private:
   GraphOp graph;
   llvm::StringSet<> usedNames;
   DenseMap<Value, std::string> valueNames;
+  DenseMap<Value, int64_t> assignedStorage;
+  DenseMap<Value, json> aoFacts; // facts of each ao result, by value
   int64_t nextStorage = 0;
 };
 
@@ -74,7 +79,7 @@ json Exporter::factsToJson(Value v, TensorMetaAttr meta, StringRef device,
   json sizes = json::array(), strides = json::array();
   json offset = 0;
   std::string dev = device.str();
-  int64_t id = storage ? *storage : nextStorage++;
+  int64_t id = storage ? *storage : assignedStorage.lookup(v);
   if (meta) {
     for (const SymInt &s : meta.getSizes())
       sizes.push_back(symIntToJson(s));
@@ -84,7 +89,7 @@ json Exporter::factsToJson(Value v, TensorMetaAttr meta, StringRef device,
     if (dev.empty())
       dev = meta.getDevice().str();
     if (!storage)
-      id = meta.getStorage(), --nextStorage;
+      id = meta.getStorage();
   } else {
     // Hand-written IR without facts: contiguous, static.
     int64_t stride = 1;
@@ -109,6 +114,18 @@ json Exporter::factsToJson(Value v, TensorMetaAttr meta, StringRef device,
           {"dtype", dtype ? stringifyScalarType(*dtype).str() : "unknown"},
           {"device", dev},
           {"storage", id}};
+}
+
+void Exporter::assignMissingStorage(Block &body) {
+  auto assign = [&](Value v) {
+    if (isa<RankedTensorType>(v.getType()) && !getTensorMeta(v))
+      assignedStorage[v] = nextStorage++;
+  };
+  for (BlockArgument arg : body.getArguments())
+    assign(arg);
+  for (AtenOp op : body.getOps<AtenOp>())
+    for (Value r : op->getResults())
+      assign(r);
 }
 
 json Exporter::resultToJson(Value v, Attribute meta) {
@@ -266,8 +283,12 @@ LogicalResult Exporter::exportAtenOp(AtenOp op, json &nodes) {
 }
 
 LogicalResult Exporter::exportAOOp(Operation *op, json &nodes) {
-  std::string name = uniqueName(
-      ("ao_" + op->getName().stripDialect()).str());
+  std::string name;
+  if (auto given = op->getAttrOfType<StringAttr>("name"))
+    name = given.str();
+  else
+    name = uniqueName(("ao_" + op->getName().stripDialect()).str());
+  usedNames.insert(name);
   Value result = op->getResult(0);
   valueNames[result] = name;
   TensorMetaAttr meta = getTensorMeta(result);
@@ -305,12 +326,7 @@ LogicalResult Exporter::exportAOOp(Operation *op, json &nodes) {
     if (wait.getLastUseOfStorage())
       last = ref(wait.getLastUseOfStorage());
     // The wait aliases its input: same facts, same storage.
-    json facts = nodes.back()["outputs"][0];
-    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
-      if ((*it)["name"] == valueNames.lookup(wait.getInput())) {
-        facts = (*it)["outputs"][0];
-        break;
-      }
+    json facts = aoFacts.lookup(wait.getInput());
     n = node(name, "call_function", "ao::wait_tensor.default",
              json::array({ref(wait.getInput()), keepalive, last}),
              json::object(), json::array({facts}));
@@ -318,6 +334,7 @@ LogicalResult Exporter::exportAOOp(Operation *op, json &nodes) {
   }
   if (isa<ao::ReloadOp>(op))
     n["backward"] = true;
+  aoFacts[result] = n["outputs"][0];
   nodes.push_back(std::move(n));
   return success();
 }
@@ -331,6 +348,10 @@ LogicalResult Exporter::run(ModuleOp module, json &doc) {
   };
   for (BlockArgument arg : body.getArguments())
     noteStorage(getTensorMeta(arg));
+  for (Operation &op : body)
+    if (auto name = op.getAttrOfType<StringAttr>("name"))
+      if (op.getDialect() && op.getDialect()->getNamespace() == "ao")
+        usedNames.insert(name.getValue());
   for (AtenOp op : body.getOps<AtenOp>()) {
     usedNames.insert(op.getName());
     if (ArrayAttr names = op.getResultNamesAttr())
@@ -341,6 +362,7 @@ LogicalResult Exporter::run(ModuleOp module, json &doc) {
         noteStorage(dyn_cast<TensorMetaAttr>(m));
   }
 
+  assignMissingStorage(body);
   json nodes = json::array(), state = json::array(), inputs = json::array();
   for (BlockArgument arg : body.getArguments()) {
     unsigned i = arg.getArgNumber();

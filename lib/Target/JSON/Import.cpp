@@ -240,6 +240,8 @@ private:
                                    StringRef name);
   LogicalResult importGetItem(const json &node, unsigned index,
                               StringRef name);
+  LogicalResult importAONode(const json &node, unsigned index, StringRef name,
+                             StringRef target);
   void reconstructBackwardTags(GraphOp graph);
 
   MLIRContext *ctx;
@@ -440,12 +442,10 @@ FailureOr<SymInt> Importer::importSymInt(const json &v,
   int64_t value;
   if (getInt(v, value)) {
     if (!allowNegative && value < 0)
-      return (fail(pointer, "negative size/stride " + Twine(value), node),
-              failure());
+      return fail(pointer, "negative size/stride " + Twine(value), node);
     if (value >= kMax || value <= -kMax)
-      return (fail(pointer, "size/stride " + Twine(value) + " overflows",
-                   node),
-              failure());
+      return fail(pointer, "size/stride " + Twine(value) + " overflows",
+                   node);
     return SymInt::getStatic(value);
   }
   if (v.is_object()) {
@@ -454,21 +454,19 @@ FailureOr<SymInt> Importer::importSymInt(const json &v,
     if (!expr || !hint)
       return failure();
     if (expr->get_ref<const std::string &>().empty())
-      return (fail(pointer, "empty symbolic expression", node), failure());
+      return fail(pointer, "empty symbolic expression", node);
     SymInt s;
     s.expr = b.getStringAttr(expr->get_ref<const std::string &>());
     s.hint = SymInt::kNoHint;
     if (hint->is_number()) {
       if (!getInt(*hint, s.hint) || s.hint >= kMax || s.hint <= -kMax)
-        return (fail(pointer, "hint overflows", node), failure());
+        return fail(pointer, "hint overflows", node);
       if (!allowNegative && s.hint < 0)
-        return (fail(pointer, "negative hint " + Twine(s.hint), node),
-                failure());
+        return fail(pointer, "negative hint " + Twine(s.hint), node);
     }
     return s;
   }
-  return (fail(pointer, "must be an integer or {expr, hint}", node),
-          failure());
+  return fail(pointer, "must be an integer or {expr, hint}", node);
 }
 
 LogicalResult Importer::importResult(const json &fact,
@@ -600,10 +598,9 @@ FailureOr<Attribute> Importer::importValue(const json &v,
                                            SmallVectorImpl<Value> &operands,
                                            int depth) {
   if (depth > kMaxValueDepth)
-    return (fail(pointer, "argument lists nest too deeply", node), failure());
+    return fail(pointer, "argument lists nest too deeply", node);
   if (!v.is_object())
-    return (fail(pointer, "argument must be a typed value object", node),
-            failure());
+    return fail(pointer, "argument must be a typed value object", node);
   const json *t = field(v, pointer, "t", Kind::String, node);
   if (!t)
     return failure();
@@ -634,27 +631,23 @@ FailureOr<Attribute> Importer::importValue(const json &v,
     auto it = values.find(target);
     if (it == values.end()) {
       if (nodeIndex.count(target))
-        return (fail(pointer, "refers to node '" + target +
+        return fail(pointer, "refers to node '" + target +
                                   "', which is defined later (a cycle or a "
                                   "forward reference)",
-                     node),
-                failure());
-      return (fail(pointer, "refers to undefined node '" + target + "'", node),
-              failure());
+                     node);
+      return fail(pointer, "refers to undefined node '" + target + "'", node);
     }
     int64_t i;
     if (!getInt(*idx, i) || i != 0)
-      return (fail(pointer + "/i",
+      return fail(pointer + "/i",
                    "only getitem may select an output of '" + target + "'",
-                   node),
-              failure());
+                   node);
     if (it->second.results.size() != 1 ||
         (it->second.op && it->second.op.getResultNames()))
-      return (fail(pointer,
+      return fail(pointer,
                    "uses multi-output node '" + target +
                        "' directly; its outputs are read through getitem",
-                   node),
-              failure());
+                   node);
     operands.push_back(it->second.results[0]);
     return Attribute(OperandRefAttr::get(ctx, operands.size() - 1));
   }
@@ -670,13 +663,13 @@ FailureOr<Attribute> Importer::importValue(const json &v,
     if (!x)
       return failure();
     if (!getInt(*x, value))
-      return (fail(pointer + "/v", "integer overflows int64", node), failure());
+      return fail(pointer + "/v", "integer overflows int64", node);
     return Attribute(b.getI64IntegerAttr(value));
   }
   if (kind == "float") {
     auto x = v.find("v");
     if (x == v.end())
-      return (fail(pointer, "missing field 'v'", node), failure());
+      return fail(pointer, "missing field 'v'", node);
     if (x->is_number())
       return Attribute(b.getF64FloatAttr(x->get<double>()));
     if (x->is_string()) {
@@ -687,10 +680,9 @@ FailureOr<Attribute> Importer::importValue(const json &v,
         return Attribute(b.getF64FloatAttr(
             (s == "inf" ? 1 : -1) * std::numeric_limits<double>::infinity()));
     }
-    return (fail(pointer + "/v", "float must be a number, \"nan\", \"inf\" or "
+    return fail(pointer + "/v", "float must be a number, \"nan\", \"inf\" or "
                                  "\"-inf\"",
-                 node),
-            failure());
+                 node);
   }
   if (kind == "str" || kind == "dtype" || kind == "device" ||
       kind == "layout" || kind == "memory_format") {
@@ -702,26 +694,23 @@ FailureOr<Attribute> Importer::importValue(const json &v,
       return Attribute(b.getStringAttr(s));
     if (kind == "device") {
       if (s.empty())
-        return (fail(pointer + "/v", "empty device", node), failure());
+        return fail(pointer + "/v", "empty device", node);
       return Attribute(DeviceAttr::get(ctx, s));
     }
     if (kind == "dtype") {
       if (auto st = symbolizeScalarType(s))
         return Attribute(ScalarTypeAttr::get(ctx, *st));
-      return (fail(pointer + "/v", "unknown dtype '" + s + "'", node),
-              failure());
+      return fail(pointer + "/v", "unknown dtype '" + s + "'", node);
     }
     if (kind == "layout") {
       StringRef name = StringRef(s).ltrim('_'); // torch._mkldnn
       if (auto l = symbolizeLayout(name))
         return Attribute(LayoutAttr::get(ctx, *l));
-      return (fail(pointer + "/v", "unknown layout '" + s + "'", node),
-              failure());
+      return fail(pointer + "/v", "unknown layout '" + s + "'", node);
     }
     if (auto m = symbolizeMemoryFormat(s))
       return Attribute(MemoryFormatAttr::get(ctx, *m));
-    return (fail(pointer + "/v", "unknown memory format '" + s + "'", node),
-            failure());
+    return fail(pointer + "/v", "unknown memory format '" + s + "'", node);
   }
   if (kind == "symint") {
     FailureOr<SymInt> s = importSymInt(v, pointer, node, true);
@@ -729,9 +718,8 @@ FailureOr<Attribute> Importer::importValue(const json &v,
       return failure();
     return Attribute(SymExprAttr::get(ctx, *s));
   }
-  return (fail(pointer + "/t", "unsupported argument kind '" + kind + "'",
-               node),
-          failure());
+  return fail(pointer + "/t", "unsupported argument kind '" + kind + "'",
+               node);
 }
 
 //===----------------------------------------------------------------------===//
@@ -935,6 +923,80 @@ LogicalResult Importer::importGetItem(const json &node, unsigned index,
   return success();
 }
 
+/// `ao::offload.default(t)`, `ao::reload.default(t, device, size?, stride?)`
+/// and `ao::wait_tensor.default(t, keepalive?, last_use?)` (the nodes the
+/// exporter writes for the ao dialect, mirroring torch.ops.ao). The protocol
+/// itself is checked by the ao verifiers once the graph is built.
+LogicalResult Importer::importAONode(const json &node, unsigned index,
+                                     StringRef name, StringRef target) {
+  std::string p = "/nodes/" + std::to_string(index);
+  const json *args = field(node, p, "args", Kind::Array, name);
+  if (!args)
+    return failure();
+  SmallVector<Value> operands;
+  SmallVector<Attribute> argValues;
+  for (size_t i = 0; i < args->size(); ++i) {
+    FailureOr<Attribute> a = importValue(
+        (*args)[i], p + "/args/" + std::to_string(i), name, operands, 0);
+    if (failed(a))
+      return failure();
+    argValues.push_back(*a);
+  }
+  auto operandAt = [&](size_t i) -> Value {
+    if (i >= argValues.size())
+      return {};
+    auto ref = dyn_cast<OperandRefAttr>(argValues[i]);
+    return ref ? operands[ref.getIndex()] : Value();
+  };
+  auto expect = [&](bool ok, const Twine &what) {
+    return ok ? success() : fail(p + "/args", target + " takes " + what, name);
+  };
+  Value input = operandAt(0);
+  if (!input || !isa<RankedTensorType>(input.getType()))
+    return fail(p + "/args/0", target + " needs a tensor node first", name);
+  Location loc = locFor(p);
+  StringAttr nameAttr = b.getStringAttr(name);
+  Operation *op = nullptr;
+  if (target == "ao::offload.default") {
+    if (failed(expect(argValues.size() == 1, "(Tensor)")))
+      return failure();
+    op = ao::OffloadOp::create(b, loc, input.getType(), input, nameAttr);
+  } else if (target == "ao::wait_tensor.default") {
+    if (failed(expect(argValues.size() == 3 &&
+                          (operandAt(1) || isa<UnitAttr>(argValues[1])) &&
+                          (operandAt(2) || isa<UnitAttr>(argValues[2])),
+                      "(Tensor, Tensor? keepalive, Tensor? last_use)")))
+      return failure();
+    op = ao::WaitTensorOp::create(b, loc, input.getType(), input, operandAt(1),
+                                  operandAt(2), nameAttr);
+  } else if (target == "ao::reload.default") {
+    auto device = argValues.size() == 4 ? dyn_cast<DeviceAttr>(argValues[1])
+                                     : DeviceAttr();
+    auto listOrNone = [&](Attribute a) {
+      return isa<UnitAttr>(a) ||
+             (isa<ArrayAttr>(a) &&
+              llvm::all_of(cast<ArrayAttr>(a), [](Attribute e) {
+                return isa<IntegerAttr, SymExprAttr>(e);
+              }));
+    };
+    if (failed(expect(device && listOrNone(argValues[2]) && listOrNone(argValues[3]),
+                      "(Tensor, Device, int[]? size, int[]? stride)")))
+      return failure();
+    op = ao::ReloadOp::create(b, loc, input.getType(), input,
+                              device.getName(),
+                              dyn_cast<ArrayAttr>(argValues[2]),
+                              dyn_cast<ArrayAttr>(argValues[3]), nameAttr);
+  } else {
+    return fail(p + "/target", "unknown ao operator '" + target + "'", name);
+  }
+  NodeEntry e;
+  e.results.push_back(op->getResult(0));
+  e.node = &node;
+  e.index = index;
+  values[name] = e;
+  return success();
+}
+
 LogicalResult Importer::importCallFunction(const json &node, unsigned index,
                                            StringRef name) {
   std::string p = "/nodes/" + std::to_string(index);
@@ -947,6 +1009,8 @@ LogicalResult Importer::importCallFunction(const json &node, unsigned index,
   StringRef targetName = target->get_ref<const std::string &>();
   if (targetName == "getitem")
     return importGetItem(node, index, name);
+  if (targetName.starts_with("ao::"))
+    return importAONode(node, index, name, targetName);
   if (targetName.find("::") == StringRef::npos)
     return fail(p + "/target",
                 "target '" + targetName +

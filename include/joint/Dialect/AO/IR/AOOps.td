@@ -16,13 +16,14 @@ def AO_OffloadOp : AO_Op<"offload", [AllTypesMatch<["input", "result"]>]> {
   let summary = "start copying a device tensor to host memory";
   let description = [{
     `ao.offload(Tensor) -> Tensor`: the result is the host copy; it is valid
-    only after the `ao.wait_tensor` that consumes it.
+    only after the `ao.wait_tensor` that consumes it. Every ao op may carry
+    its FX node `name`, kept across JSON round trips.
 
     ```mlir
     %h = ao.offload %a : tensor<1024x1024xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input);
+  let arguments = (ins AnyRankedTensor:$input, OptionalAttr<StrAttr>:$name);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
@@ -41,7 +42,8 @@ def AO_ReloadOp : AO_Op<"reload", [AllTypesMatch<["input", "result"]>]> {
   }];
   let arguments = (ins AnyRankedTensor:$input, StrAttr:$device,
                        OptionalAttr<ArrayAttr>:$size,
-                       OptionalAttr<ArrayAttr>:$stride);
+                       OptionalAttr<ArrayAttr>:$stride,
+                       OptionalAttr<StrAttr>:$name);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input `to` $device attr-dict `:` type($input)";
   let hasVerifier = 1;
@@ -67,7 +69,8 @@ def AO_WaitTensorOp : AO_Op<"wait_tensor", [
   }];
   let arguments = (ins AnyRankedTensor:$input,
                        Optional<AnyType>:$keepalive,
-                       Optional<AnyType>:$last_use_of_storage);
+                       Optional<AnyType>:$last_use_of_storage,
+                       OptionalAttr<StrAttr>:$name);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $input (`keepalive` $keepalive^ `:` type($keepalive))?
