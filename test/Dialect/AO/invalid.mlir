@@ -90,7 +90,7 @@ joint.graph @keepalive_not_the_source(%a: tensor<4xf32> {joint.role = #joint.rol
 
 joint.graph @host_tensor_read_by_aten_op(%a: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "a"}) -> () {
   %h = ao.offload %a : tensor<4xf32>
-  // expected-error @+1 {{result is a host tensor and may only be read by ao.reload, but is used by joint.op}}
+  // expected-error @+1 {{result is a host tensor and may only be read by ao.reload (or kept alive by its wait), but is used by joint.op}}
   %w = ao.wait_tensor %h keepalive %a : tensor<4xf32> : tensor<4xf32>
   %n = joint.op "aten::neg.default"(%w) {name = "neg"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
@@ -102,7 +102,7 @@ joint.graph @reload_wait_with_keepalive(%a: tensor<4xf32> {joint.role = #joint.r
   %h = ao.offload %a : tensor<4xf32>
   %w = ao.wait_tensor %h keepalive %a : tensor<4xf32> : tensor<4xf32>
   %r = ao.reload %w to "cuda:0" : tensor<4xf32>
-  // expected-error @+1 {{waits on an ao.reload and takes no keepalive or last_use}}
+  // expected-error @+1 {{waits on an ao.reload; its keepalive must be the host tensor being reloaded}}
   %rw = ao.wait_tensor %r keepalive %a : tensor<4xf32> : tensor<4xf32>
   joint.output
 }
@@ -121,5 +121,16 @@ joint.graph @wait_changes_type(%a: tensor<4xf32> {joint.role = #joint.role<input
   %h = ao.offload %a : tensor<4xf32>
   // expected-error @+1 {{all of {input, result} have same type}}
   %w = "ao.wait_tensor"(%h, %a) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+  joint.output
+}
+
+// -----
+
+joint.graph @reload_wait_with_last_use(%a: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "a"}) -> () {
+  %h = ao.offload %a : tensor<4xf32>
+  %w = ao.wait_tensor %h keepalive %a : tensor<4xf32> : tensor<4xf32>
+  %r = ao.reload %w to "cuda:0" : tensor<4xf32>
+  // expected-error @+1 {{waits on an ao.reload and takes no last_use}}
+  %rw = ao.wait_tensor %r last_use %a : tensor<4xf32> : tensor<4xf32>
   joint.output
 }

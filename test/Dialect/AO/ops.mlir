@@ -52,3 +52,19 @@ joint.graph @reload_with_size_and_stride(%a: tensor<4x4xf32> {joint.role = #join
   %rw = ao.wait_tensor %r : tensor<4x4xf32>
   joint.output %rw : tensor<4x4xf32>
 }
+
+// -----
+
+// The reload's wait may keep the host tensor alive until the copy back has
+// finished (torch: gpu = ao.wait_tensor(gpu, keepalive=cpu)).
+// CHECK-LABEL: joint.graph @reload_wait_keeps_host_tensor_alive
+// CHECK: %[[W:.*]] = ao.wait_tensor %{{.*}} keepalive
+// CHECK: %[[R:.*]] = ao.reload %[[W]]
+// CHECK: ao.wait_tensor %[[R]] keepalive %[[W]] : tensor<4x4xf32> : tensor<4x4xf32>
+joint.graph @reload_wait_keeps_host_tensor_alive(%a: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "a"}) -> (tensor<4x4xf32> {joint.role = #joint.role<output>}) {
+  %h = ao.offload %a : tensor<4x4xf32>
+  %wt = ao.wait_tensor %h keepalive %a : tensor<4x4xf32> : tensor<4x4xf32>
+  %r = ao.reload %wt to "cuda:0" : tensor<4x4xf32>
+  %rw = ao.wait_tensor %r keepalive %wt : tensor<4x4xf32> : tensor<4x4xf32>
+  joint.output %rw : tensor<4x4xf32>
+}

@@ -77,18 +77,29 @@ LogicalResult WaitTensorOp::verify() {
                               "offloaded source as keepalive";
     if (getKeepalive() != offload.getInput())
       return emitOpError() << "keepalive must be the offloaded source";
-    for (Operation *user : getResult().getUsers())
-      if (!isa<ReloadOp>(user))
-        return emitOpError()
-               << "result is a host tensor and may only be read by "
-                  "ao.reload, but is used by "
-               << user->getName();
+    // The host copy is read only by reloads, and kept alive by their waits
+    // (torch: gpu = ao.wait_tensor(gpu, keepalive=cpu)).
+    for (OpOperand &use : getResult().getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<ReloadOp>(user))
+        continue;
+      if (auto wait = dyn_cast<WaitTensorOp>(user);
+          wait && wait.isReloadWait() && wait.getKeepalive() == getResult() &&
+          use.getOperandNumber() == 1)
+        continue;
+      return emitOpError()
+             << "result is a host tensor and may only be read by "
+                "ao.reload (or kept alive by its wait), but is used by "
+             << user->getName();
+    }
     return success();
   }
-  if (getInput().getDefiningOp<ReloadOp>()) {
-    if (getKeepalive() || getLastUseOfStorage())
-      return emitOpError() << "waits on an ao.reload and takes no keepalive "
-                              "or last_use";
+  if (auto reload = getInput().getDefiningOp<ReloadOp>()) {
+    if (getLastUseOfStorage())
+      return emitOpError() << "waits on an ao.reload and takes no last_use";
+    if (getKeepalive() && getKeepalive() != reload.getInput())
+      return emitOpError() << "waits on an ao.reload; its keepalive must be "
+                              "the host tensor being reloaded";
     return success();
   }
   return emitOpError() << "input must be the result of ao.offload or "

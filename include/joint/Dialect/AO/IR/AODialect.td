@@ -18,8 +18,9 @@ def AO_Dialect : Dialect {
     Protocol (checked by the verifiers): `ao.offload` starts a device->host
     copy and is consumed by exactly one `ao.wait_tensor` (the forward wait)
     that keeps the source alive until its last forward use; the host tensor
-    that wait returns is consumed only by `ao.reload`; each `ao.reload` starts
-    a host->device copy and is consumed by exactly one `ao.wait_tensor`.
+    that wait returns is consumed only by `ao.reload` (and kept alive by the
+    reload's wait); each `ao.reload` starts a host->device copy and is
+    consumed by exactly one `ao.wait_tensor`.
   }];
 }
 

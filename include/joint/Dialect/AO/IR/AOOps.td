@@ -61,6 +61,8 @@ def AO_WaitTensorOp : AO_Op<"wait_tensor", [
     -> Tensor(a)`. The forward wait of an offload carries the offloaded source
     as `keepalive` (its device storage is released here) and the last forward
     user of that storage as `last_use_of_storage`, so it is placed after it.
+    The wait of a reload may carry the host tensor as `keepalive`, holding
+    the host buffer until the copy back has finished (as torch does).
 
     ```mlir
     %w = ao.wait_tensor %h keepalive %a : tensor<1024x1024xf32>
