@@ -58,7 +58,10 @@ int main(int argc, char **argv) {
     llvm::raw_string_ostream os(bytes);
     if (failed(writeBytecodeToFile(*module, os)))
       return 1;
-    input = llvm::MemoryBuffer::getMemBufferCopy(bytes, inputFilename);
+    // A distinct buffer name: diagnostics locate ops in the JSON file, whose
+    // lines the handler then reads from disk, not in these bytes.
+    input = llvm::MemoryBuffer::getMemBufferCopy(
+        bytes, "<bytecode imported from " + inputFilename + ">");
   }
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &errorMessage);

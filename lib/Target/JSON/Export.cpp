@@ -339,6 +339,51 @@ LogicalResult Exporter::exportAOOp(Operation *op, json &nodes) {
   return success();
 }
 
+/// The schema facts of torch.ops.ao.{offload,reload,wait_tensor} (torch
+/// 2.12+, torch/_functorch/_activation_offloading/offload_ops.py).
+static json aoOperatorEntry(StringRef target) {
+  auto arg = [](const char *name, const char *type, json def = nullptr,
+                json alias = json::array()) {
+    return json{{"name", name},       {"type", type},
+                {"kwarg_only", false}, {"default", def},
+                {"alias", alias},     {"alias_after", json::array()},
+                {"is_write", false}};
+  };
+  auto ret = [](json alias = json::array()) {
+    return json{{"name", ""},
+                {"type", "Tensor"},
+                {"alias", alias},
+                {"alias_after", json::array()},
+                {"is_write", false}};
+  };
+  if (target == "ao::offload.default")
+    return {{"schema", "ao::offload(Tensor tensor) -> Tensor"},
+            {"args", json::array({arg("tensor", "Tensor")})},
+            {"returns", json::array({ret()})},
+            {"is_mutable", false},
+            {"tags", json::array({"pt2_compliant_tag"})}};
+  if (target == "ao::reload.default")
+    return {{"schema", "ao::reload(Tensor tensor, Device device, SymInt[]? "
+                       "original_size=None, SymInt[]? original_stride=None) "
+                       "-> Tensor"},
+            {"args", json::array({arg("tensor", "Tensor"),
+                                  arg("device", "Device"),
+                                  arg("original_size", "SymInt[]?", "None"),
+                                  arg("original_stride", "SymInt[]?", "None")})},
+            {"returns", json::array({ret()})},
+            {"is_mutable", false},
+            {"tags", json::array({"pt2_compliant_tag"})}};
+  return {{"schema", "ao::wait_tensor(Tensor(a) tensor, Tensor? keepalive=None, "
+                     "Tensor? last_use_of_storage=None) -> Tensor(a)"},
+          {"args", json::array({arg("tensor", "Tensor", nullptr,
+                                    json::array({"a"})),
+                                arg("keepalive", "Tensor?", "None"),
+                                arg("last_use_of_storage", "Tensor?", "None")})},
+          {"returns", json::array({ret(json::array({"a"}))})},
+          {"is_mutable", false},
+          {"tags", json::array()}};
+}
+
 LogicalResult Exporter::run(ModuleOp module, json &doc) {
   Block &body = graph.getBody().front();
   // Storage ids for new host/device copies start past every recorded one.
@@ -464,6 +509,20 @@ LogicalResult Exporter::run(ModuleOp module, json &doc) {
         {"returns", schemaArgs(entry.getReturns(), true)},
         {"is_mutable", entry.getIsMutable()},
         {"tags", tags}};
+  }
+
+  // Operator-table entries for the ao nodes (torch.ops.ao schemas), so the
+  // document stays self-describing like any traced graph.
+  for (Operation &op : body) {
+    StringRef target;
+    if (isa<ao::OffloadOp>(op))
+      target = "ao::offload.default";
+    else if (isa<ao::ReloadOp>(op))
+      target = "ao::reload.default";
+    else if (isa<ao::WaitTensorOp>(op))
+      target = "ao::wait_tensor.default";
+    if (!target.empty() && !operators.contains(target.str()))
+      operators[target.str()] = aoOperatorEntry(target);
   }
 
   auto minor = graph->getAttrOfType<IntegerAttr>(kFormatMinorAttr);

@@ -10,6 +10,10 @@
 // JSON: {"args":[{"i":0,"t":"node","v":"ao_offload"},{"i":0,"t":"node","v":"mm"},{"i":0,"t":"node","v":"gelu"}],"backward":false,{{.*}}"name":"ao_wait_tensor",{{.*}}"target":"ao::wait_tensor.default"}
 // JSON: {"args":[{"i":0,"t":"node","v":"ao_wait_tensor"},{"t":"device","v":"cuda:0"},{"t":"none"},{"t":"none"}],"backward":true,{{.*}}"name":"reload_0",{{.*}}"target":"ao::reload.default"}
 // JSON: {"args":[{"i":0,"t":"node","v":"reload_0"},{"t":"none"},{"t":"none"}],"backward":true,{{.*}}"target":"ao::wait_tensor.default"}
+// The torch.ops.ao schemas join the operator table.
+// JSON: "ao::offload.default":{{.*}}"schema":"ao::offload(Tensor tensor) -> Tensor","tags":["pt2_compliant_tag"]}
+// JSON: "ao::reload.default":{{.*}}"schema":"ao::reload(Tensor tensor, Device device, SymInt[]? original_size=None, SymInt[]? original_stride=None) -> Tensor"
+// JSON: "ao::wait_tensor.default":{"args":[{"alias":["a"],{{.*}}"schema":"ao::wait_tensor(Tensor(a) tensor, Tensor? keepalive=None, Tensor? last_use_of_storage=None) -> Tensor(a)","tags":[]}
 
 // CHECK: %[[A:.*]] = joint.op "aten::mm.default"
 // CHECK-NEXT: %[[H:.*]] = ao.offload %[[A]] {name = "ao_offload"} : tensor<512x512xf32>
