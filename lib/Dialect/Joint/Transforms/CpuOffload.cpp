@@ -23,6 +23,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
 #include <cmath>
 
 namespace mlir {
@@ -420,10 +421,11 @@ private:
       return emitError(module.getLoc())
              << "joint-cpu-offload: budget-gb must be a finite number of GiB "
                 ">= 0 (0 means no limit), got "
-             << budgetGB;
+             << llvm::formatv("{0}", static_cast<double>(budgetGB)).str();
     if (minBytes < 0)
       return emitError(module.getLoc())
-             << "joint-cpu-offload: min-bytes must be >= 0, got " << minBytes;
+             << "joint-cpu-offload: min-bytes must be >= 0, got "
+             << static_cast<int64_t>(minBytes);
     return success();
   }
 
