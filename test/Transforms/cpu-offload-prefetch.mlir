@@ -86,18 +86,26 @@ joint.graph @reloads_move_n_attention_regions_earlier(%x: tensor<4x4xf32> {joint
 
 // -----
 
-// One self_attn module reused by two blocks (same FQN): each reload maps to
-// its own region by position, not to the first region of that name. With
+// One self_attn module reused by three blocks (same FQN): each reload maps
+// to its own region by position, not to the first region of that name, and
+// the blocks' MLP ops between the uses close each region. With
 // prefetch-regions=1 the first block's reload (s0) moves to the second
-// block's region; the second block's reload (s1) stays in its own.
-// P0R: remark: {{.*}}offloaded 2 of 2 attention activation(s), 128 bytes, prefetched 0 reload(s)
-// P1R: remark: {{.*}}offloaded 2 of 2 attention activation(s), 128 bytes, prefetched 2 reload(s)
+// block's region (d1), the second's (s1) to the third's (d2), and the
+// third's (s2) to the start of its own region (d2).
+// P0R: remark: {{.*}}offloaded 3 of 3 attention activation(s), 192 bytes, prefetched 0 reload(s)
+// P1R: remark: {{.*}}offloaded 3 of 3 attention activation(s), 192 bytes, prefetched 3 reload(s)
 // P1-LABEL: joint.graph @reused_module_maps_each_reload_to_its_own_region
 // P1: %[[W0:.*]] = ao.wait_tensor %{{.*}} keepalive %s0
 // P1: %[[W1:.*]] = ao.wait_tensor %{{.*}} keepalive %s1
-// P1: %n1 = joint.op
-// P1-NEXT: %[[R0:.*]] = ao.reload %[[W0]]
+// P1: %[[W2:.*]] = ao.wait_tensor %{{.*}} keepalive %s2
+// P1: %n2 = joint.op
 // P1-NEXT: %[[R1:.*]] = ao.reload %[[W1]]
+// P1-NEXT: %[[R2:.*]] = ao.reload %[[W2]]
+// P1-NEXT: %d2 = joint.op
+// P1-NEXT: ao.wait_tensor %[[R2]]
+// P1-NEXT: %c2 = joint.op
+// P1-NEXT: %n1 = joint.op
+// P1-NEXT: %[[R0:.*]] = ao.reload %[[W0]]
 // P1-NEXT: %d1 = joint.op
 // P1-NEXT: ao.wait_tensor %[[R1]]
 // P1-NEXT: %c1 = joint.op
@@ -109,7 +117,12 @@ joint.graph @reused_module_maps_each_reload_to_its_own_region(%x: tensor<4x4xf32
   %s0 = joint.op "aten::exp.default"(%x) {name = "s0", module_stack = [#joint.module<"shared.self_attn", "A">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %f0 = joint.op "aten::neg.default"(%x) {name = "f0", module_stack = [#joint.module<"b0.mlp", "MLP">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %s1 = joint.op "aten::exp.default"(%f0) {name = "s1", module_stack = [#joint.module<"shared.self_attn", "A">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 3>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
-  %n1 = joint.op "aten::mul.Tensor"(%x, %x) {name = "n1", phase = #joint.phase<backward>, module_stack = [#joint.module<"b1.mlp", "MLP">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 4>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %f1 = joint.op "aten::neg.default"(%x) {name = "f1", module_stack = [#joint.module<"b1.mlp", "MLP">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 10>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s2 = joint.op "aten::exp.default"(%f1) {name = "s2", module_stack = [#joint.module<"shared.self_attn", "A">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 11>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %n2 = joint.op "aten::mul.Tensor"(%x, %x) {name = "n2", phase = #joint.phase<backward>, module_stack = [#joint.module<"b2.mlp", "MLP">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 12>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %d2 = joint.op "aten::mul.Tensor"(%n2, %x) {name = "d2", phase = #joint.phase<backward>, module_stack = [#joint.module<"shared.self_attn", "A">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 13>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %c2 = joint.op "aten::mul.Tensor"(%s2, %d2) {name = "c2", phase = #joint.phase<backward>, module_stack = [#joint.module<"shared.self_attn", "A">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 14>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %n1 = joint.op "aten::mul.Tensor"(%c2, %x) {name = "n1", phase = #joint.phase<backward>, module_stack = [#joint.module<"b1.mlp", "MLP">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 4>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %d1 = joint.op "aten::mul.Tensor"(%n1, %x) {name = "d1", phase = #joint.phase<backward>, module_stack = [#joint.module<"shared.self_attn", "A">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 5>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %c1 = joint.op "aten::mul.Tensor"(%s1, %d1) {name = "c1", phase = #joint.phase<backward>, module_stack = [#joint.module<"shared.self_attn", "A">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 6>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %n0 = joint.op "aten::mul.Tensor"(%c1, %x) {name = "n0", phase = #joint.phase<backward>, module_stack = [#joint.module<"b0.mlp", "MLP">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 7>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>

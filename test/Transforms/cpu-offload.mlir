@@ -107,6 +107,21 @@ joint.graph @backward_view_reads_replayed_on_reload_in_forward_order(%x: tensor<
 
 // -----
 
+// Only the owner of a storage is offloaded: a view the backward reads is
+// not a candidate itself; it is replayed on the owner's reload.
+// CHECK-LABEL: joint.graph @views_are_never_offloaded_only_their_owner
+// CHECK: ao.offload %a
+// CHECK-NOT: ao.offload
+// expected-remark @+1 {{offloaded 1 of 1 attention activation(s), 64 bytes}}
+joint.graph @views_are_never_offloaded_only_their_owner(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
+  %a = joint.op "aten::mm.default"(%x, %x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %v = joint.op "aten::view.default"(%a) {name = "v", args = [#joint.operand<0>, [2, 8]], module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[2, 8], strides = [8, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<2x8xf32>
+  %g = joint.op "aten::mul.Tensor"(%v, %v) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[2, 8], strides = [8, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  joint.output
+}
+
+// -----
+
 // A multi-output op whose results each own their storage offers each result
 // (the attention output and its logsumexp are the typical pair).
 // CHECK-LABEL: joint.graph @multi_output_producer_offloads_each_owned_result
