@@ -678,12 +678,12 @@ CpuOffload::prefetch(ArrayRef<Operation *> backwardOps,
     unsigned reloadPos = position.lookup(c->firstBackwardUse);
     unsigned waitPos = position.lookup(c->lastForwardUse);
     // Its own region: the latest of its root at or before the reload, else
-    // the first one.
+    // the first one (binary search: a root's regions are in program order).
     ArrayRef<unsigned> indices = it->second;
-    unsigned own = indices.front();
-    for (unsigned i : indices)
-      if (position.lookup(anchors[i]) <= reloadPos)
-        own = i;
+    auto after = llvm::partition_point(indices, [&](unsigned i) {
+      return position.lookup(anchors[i]) <= reloadPos;
+    });
+    unsigned own = after == indices.begin() ? indices.front() : *(after - 1);
     unsigned target = own > prefetchRegions ? own - prefetchRegions : 0;
     while (target < own && position.lookup(anchors[target]) <= waitPos)
       ++target;
