@@ -36,17 +36,15 @@ namespace joint {
 using namespace mlir;
 using namespace mlir::joint;
 
-namespace {
-
 /// Name of the module attribute the eager attention-swap path matches
 /// (seed: `_attention_roots`, "modules literally named self_attn").
-constexpr StringLiteral kSelfAttn = "self_attn";
+static constexpr StringLiteral kSelfAttn = "self_attn";
 
 /// Graph attribute holding the exporter's model structure (docs/format.md).
-constexpr StringLiteral kModelAttr = "joint.model";
+static constexpr StringLiteral kModelAttr = "joint.model";
 
 /// Bytes per GiB: budget-gb counts in 2^30 bytes (seed: `* (1024**3)`).
-constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+static constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
 /// True when the last dotted component of `fqn` is `self_attn`.
 static bool isSelfAttnName(StringRef fqn) {
@@ -92,6 +90,8 @@ static bool isRecomputeTagged(Operation *op) {
   return p == CheckpointPolicy::must_recompute ||
          p == CheckpointPolicy::prefer_recompute;
 }
+
+namespace {
 
 //===----------------------------------------------------------------------===//
 // Attention scope
@@ -436,6 +436,8 @@ private:
                     const llvm::DenseMap<Operation *, unsigned> &position);
 };
 
+} // namespace
+
 /// Largest first while the running total fits the budget; a candidate that
 /// does not fit is skipped and smaller ones are still tried (seed:
 /// `_select_within_budget`). `budgetBytes` 0 means no limit.
@@ -696,5 +698,3 @@ CpuOffload::prefetch(ArrayRef<Operation *> backwardOps,
   }
   return moved;
 }
-
-} // namespace
