@@ -1,0 +1,50 @@
+// joint-cpu-offload input errors: a graph without self_attn modules and a
+// malformed joint.model attribute are reported on the graph, by name.
+// RUN: joint-opt %s -split-input-file -joint-cpu-offload -verify-diagnostics
+
+// GPT-2 names its attention `attn`: joint.model lists it, but scope=attention
+// matches self_attn only (the eager attention-swap contract).
+// expected-error @+1 {{joint-cpu-offload scope=attention: graph @graph_without_self_attn_is_an_error has no self_attn module (neither 'joint.model' attention nor any op's module stack names a module 'self_attn'); attention modules under other names (h.0.attn, ...) are not in this scope}}
+joint.graph @graph_without_self_attn_is_an_error(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () attributes {joint.model = {attention = [{class = "GPT2Attention", fqn = "h.0.attn"}], block_containers = []}} {
+  %a = joint.op "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"h.0.attn", "GPT2Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  joint.output
+}
+
+// -----
+
+// No joint.model and no module stacks at all.
+// expected-error @+1 {{graph @graph_without_modules_is_an_error has no self_attn module}}
+joint.graph @graph_without_modules_is_an_error(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
+  %a = joint.op "aten::exp.default"(%x) {name = "a", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  joint.output
+}
+
+// -----
+
+// expected-error @+1 {{graph @model_attribute_not_a_dictionary: 'joint.model' must be a dictionary}}
+joint.graph @model_attribute_not_a_dictionary(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () attributes {joint.model = [1]} {
+  joint.output
+}
+
+// -----
+
+// expected-error @+1 {{graph @attention_not_a_list: 'joint.model' entry 'attention' must be a list of {fqn, class}}}
+joint.graph @attention_not_a_list(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () attributes {joint.model = {attention = "self_attn"}} {
+  joint.output
+}
+
+// -----
+
+// expected-error @+1 {{graph @attention_entry_without_fqn: 'joint.model' attention entry 1 has no string 'fqn'}}
+joint.graph @attention_entry_without_fqn(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () attributes {joint.model = {attention = [{class = "A", fqn = "l0.self_attn"}, {class = "A"}]}} {
+  joint.output
+}
+
+// -----
+
+// The model's attention list alone defines the scope (no op needs a module
+// stack that names self_attn for the graph to be accepted).
+// expected-remark @+1 {{offloaded 0 of 0 attention activation(s)}}
+joint.graph @attention_list_alone_is_enough(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () attributes {joint.model = {attention = [{class = "A", fqn = "l0.self_attn"}]}} {
+  joint.output
+}
