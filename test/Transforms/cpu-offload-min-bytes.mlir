@@ -22,8 +22,9 @@ joint.graph @min_bytes_defaults_to_one_mib(%x: tensor<4x4xf32> {joint.role = #jo
 // reload takes its shape from the offloaded tensor.
 // CHECK-LABEL: joint.graph @symbolic_sizes_use_trace_time_hints
 // CHECK: %[[H:.*]] = ao.offload %a : tensor<?x512xf32>
-// CHECK: %[[R:.*]] = ao.reload %{{.*}} to "cuda:0" : tensor<?x512xf32>
-// CHECK-NEXT: ao.wait_tensor %[[R]] : tensor<?x512xf32>
+// CHECK: %[[W:.*]] = ao.wait_tensor %[[H]] keepalive %a
+// CHECK: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" : tensor<?x512xf32>
+// CHECK-NEXT: ao.wait_tensor %[[R]] keepalive %[[W]] : tensor<?x512xf32> : tensor<?x512xf32>
 // expected-remark @+1 {{offloaded 1 of 1 attention activation(s), 1048576 bytes}}
 joint.graph @symbolic_sizes_use_trace_time_hints(%x: tensor<?x512xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[sym("s0", 512), 512], strides = [512, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.op "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[sym("s0", 512), 512], strides = [512, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<?x512xf32>) -> tensor<?x512xf32>

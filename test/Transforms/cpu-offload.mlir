@@ -6,7 +6,8 @@
 // C8: the offload starts right after the producer; the forward wait keeps the
 // source alive (keepalive) and is placed after, and depends on, the last
 // forward reader (last_use); the reload chain sits right before the first
-// backward reader, which reads the reloaded value.
+// backward reader, which reads the reloaded value; the reload's wait keeps
+// the host copy alive until the copy back has finished.
 // CHECK-LABEL: joint.graph @keepalive_and_last_use_of_storage
 // CHECK: %[[A:.*]] = joint.op "aten::mm.default"
 // CHECK-NEXT: %[[H:.*]] = ao.offload %[[A]] : tensor<4x4xf32>
@@ -14,7 +15,7 @@
 // CHECK-NEXT: %[[W:.*]] = ao.wait_tensor %[[H]] keepalive %[[A]] : tensor<4x4xf32> last_use %[[B]] : tensor<4x4xf32> : tensor<4x4xf32>
 // CHECK-NEXT: %[[C:.*]] = joint.op "aten::mm.default"(%[[B]], %x)
 // CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" : tensor<4x4xf32>
-// CHECK-NEXT: %[[RW:.*]] = ao.wait_tensor %[[R]] : tensor<4x4xf32>
+// CHECK-NEXT: %[[RW:.*]] = ao.wait_tensor %[[R]] keepalive %[[W]] : tensor<4x4xf32> : tensor<4x4xf32>
 // CHECK-NEXT: joint.op "aten::gelu_backward.default"(%[[C]], %[[RW]])
 // expected-remark @+1 {{joint-cpu-offload: offloaded 1 of 1 attention activation(s), 64 bytes, prefetched 0 reload(s)}}
 joint.graph @keepalive_and_last_use_of_storage(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {

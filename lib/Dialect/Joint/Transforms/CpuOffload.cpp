@@ -580,19 +580,22 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
     Location loc = c->producer.getLoc();
 
     b.setInsertionPointAfter(c->producer);
-    auto offload = ao::OffloadOp::create(b, loc, type, value);
+    auto offload = ao::OffloadOp::create(b, loc, type, value, StringAttr());
     if (c->lastForwardUse == c->producer.getOperation())
       b.setInsertionPointAfter(offload);
     else
       b.setInsertionPointAfter(c->lastForwardUse);
     auto forwardWait =
-        ao::WaitTensorOp::create(b, loc, type, offload, value, c->lastUseValue);
+        ao::WaitTensorOp::create(b, loc, type, offload, value, c->lastUseValue,
+                                 StringAttr());
 
     b.setInsertionPoint(c->firstBackwardUse);
     auto reload = ao::ReloadOp::create(b, loc, type, forwardWait, c->device,
-                                       ArrayAttr(), ArrayAttr());
-    auto backwardWait =
-        ao::WaitTensorOp::create(b, loc, type, reload, Value(), Value());
+                                       ArrayAttr(), ArrayAttr(), StringAttr());
+    // The host copy stays alive until the copy back has finished (torch:
+    // gpu = ao.wait_tensor(gpu, keepalive=cpu)).
+    auto backwardWait = ao::WaitTensorOp::create(
+        b, loc, type, reload, forwardWait, Value(), StringAttr());
     for (OpOperand *use : c->directBackwardUses)
       use->set(backwardWait);
 
