@@ -176,8 +176,23 @@ def offload(gm: torch.fx.GraphModule, budget_gb: float = 100.0
     return {"tag": t1 - t0, "apply": t2 - t1, "total": t2 - t0}
 
 
+def pipeline(gm: torch.fx.GraphModule, budget_gb: float = 100.0
+             ) -> dict[str, float]:
+    """The peer's "sac_and_offload" memory policy, then offload, then remat
+    (graph_trainer's pass order)."""
+    m = _import_peer()
+    mp, off = m["memory_policy"], m["cpu_offload"]
+    t0 = time.perf_counter()
+    mp.tag_sac_policy(gm, policy_fn=mp._make_default_memory_policy())
+    off.tag_all_offloadable_activations(gm, cpu_budget_gb=budget_gb)
+    off.apply_cpu_offload_pass(gm)
+    m["selective_activation_remat"].selective_activation_remat_pass(gm)
+    return {"total": time.perf_counter() - t0}
+
+
 PASSES: dict[str, Callable[..., dict[str, float]]] = {
-    "selective": selective, "full": full, "offload": offload}
+    "selective": selective, "full": full, "offload": offload,
+    "pipeline": pipeline}
 
 
 def records(gm: torch.fx.GraphModule) -> list[dict[str, Any]]:
