@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CheckpointScope.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/GlobPattern.h"
 
@@ -279,49 +280,71 @@ bool CheckpointScope::isEligible(AtenOp op) {
 void CheckpointScope::assignUnits(GraphOp graph) {
   struct BlockState {
     llvm::StringMap<unsigned> children;
+    llvm::BitVector seen;
+    unsigned numSeen = 0;
     int lastChild = -1;
     unsigned unit = 0;
   };
   llvm::StringMap<BlockState> states;
   // Per module stack: the containing block and its direct child ("" = the
-  // op runs in the block's own forward).
-  llvm::DenseMap<Attribute, std::pair<StringRef, std::string>> where;
-  unsigned nextUnit = 1;
-  units.clear();
+  // op runs in the block's own forward), and that child's index.
+  struct Where {
+    StringRef block;
+    std::string child;
+    int childIndex = -1;
+  };
+  llvm::DenseMap<Attribute, Where> where;
+  SmallVector<std::pair<AtenOp, Where *>> ops;
   for (AtenOp op : graph.getBody().front().getOps<AtenOp>()) {
     ArrayAttr stack = op.getModuleStackAttr();
     if (!op.isForward() || !stack)
       continue;
-    auto it = where.find(stack);
-    if (it == where.end()) {
-      StringRef block, innermost;
+    auto [it, inserted] = where.try_emplace(stack);
+    Where &w = it->second;
+    if (inserted) {
+      StringRef innermost;
       for (Attribute f : llvm::reverse(stack)) {
         StringRef fqn = cast<ModuleFrameAttr>(f).getFqn();
-        block = findContaining(fqn, blockSet);
-        if (!block.empty()) {
+        w.block = findContaining(fqn, blockSet);
+        if (!w.block.empty()) {
           innermost = fqn;
           break;
         }
       }
-      std::string child;
-      if (!block.empty() && innermost.size() > block.size())
-        child = (block + "." +
-                 innermost.drop_front(block.size() + 1).split('.').first)
-                    .str();
-      it = where.try_emplace(stack, block, std::move(child)).first;
+      if (!w.block.empty() && innermost.size() > w.block.size()) {
+        w.child = (w.block + "." +
+                   innermost.drop_front(w.block.size() + 1).split('.').first)
+                      .str();
+        BlockState &state = states[w.block];
+        w.childIndex =
+            state.children.try_emplace(w.child, state.children.size())
+                .first->second;
+      }
     }
-    StringRef block = it->second.first;
-    if (block.empty())
-      continue;
-    BlockState &state = states[block];
-    if (!it->second.second.empty()) {
-      int child = state.children
-                      .try_emplace(it->second.second, state.children.size())
-                      .first->second;
-      // Back at an earlier child: the block is traversed again.
-      if (child < state.lastChild)
+    if (!w.block.empty())
+      ops.emplace_back(op, &w);
+  }
+  // A block is traversed again when, after every direct child of it ran,
+  // its first child runs anew (a shared block called twice). A child reused
+  // inside one traversal (A B A C) does not start a new one.
+  unsigned nextUnit = 1;
+  units.clear();
+  for (auto &[op, w] : ops) {
+    BlockState &state = states[w->block];
+    if (w->childIndex >= 0) {
+      if (state.seen.empty())
+        state.seen.resize(state.children.size());
+      if (w->childIndex == 0 && state.lastChild > 0 &&
+          state.numSeen == state.children.size()) {
         state.unit = 0;
-      state.lastChild = child;
+        state.seen.reset();
+        state.numSeen = 0;
+      }
+      if (!state.seen.test(w->childIndex)) {
+        state.seen.set(w->childIndex);
+        ++state.numSeen;
+      }
+      state.lastChild = w->childIndex;
     }
     if (!state.unit)
       state.unit = nextUnit++;
