@@ -123,8 +123,8 @@ FailureOr<CheckpointScope>
 CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
   CheckpointScope scope;
   if (options.layerCount && *options.layerCount < 0)
-    return graph.emitError() << "layer-count must be >= 0, got "
-                             << *options.layerCount;
+    return graph.emitError()
+           << "layer-count must be >= 0, got " << *options.layerCount;
   if (options.layerCount && !options.layerIndices.empty())
     return graph.emitError() << "layer-count and layer-indices are mutually "
                                 "exclusive; give one of them";
@@ -195,14 +195,13 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
     }
   }
 
-  auto compile = [&](StringRef option, StringRef pattern)
-      -> FailureOr<llvm::GlobPattern> {
-    llvm::Expected<llvm::GlobPattern> glob =
-        llvm::GlobPattern::create(pattern);
+  auto compile = [&](StringRef option,
+                     StringRef pattern) -> FailureOr<llvm::GlobPattern> {
+    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
     if (!glob) {
       std::string msg = llvm::toString(glob.takeError());
-      return graph.emitError() << option << ": invalid glob pattern '"
-                               << pattern << "': " << msg;
+      return graph.emitError()
+             << option << ": invalid glob pattern '" << pattern << "': " << msg;
     }
     return std::move(*glob);
   };
@@ -224,9 +223,9 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
         }
       if (!any)
         return graph.emitError()
-               << "region-patterns: '" << p
-               << "' matches no module inside the " << selected.size()
-               << " selected blocks (first: '" << selected.front() << "')";
+               << "region-patterns: '" << p << "' matches no module inside the "
+               << selected.size() << " selected blocks (first: '"
+               << selected.front() << "')";
     }
     for (const auto &m : matched) {
       StringRef fqn = m.getKey();
@@ -286,22 +285,22 @@ void CheckpointScope::assignUnits(GraphOp graph) {
     unsigned unit = 0;
   };
   llvm::StringMap<BlockState> states;
-  // Per module stack: the containing block and its direct child ("" = the
-  // op runs in the block's own forward), and that child's index.
+  // Per module stack: the containing block and the index of its direct
+  // child (-1: the op runs in the block's own forward). Copied into `ops`:
+  // pointers into the map would dangle when it grows.
   struct Where {
     StringRef block;
-    std::string child;
     int childIndex = -1;
   };
   llvm::DenseMap<Attribute, Where> where;
-  SmallVector<std::pair<AtenOp, Where *>> ops;
+  SmallVector<std::pair<AtenOp, Where>> ops;
   for (AtenOp op : graph.getBody().front().getOps<AtenOp>()) {
     ArrayAttr stack = op.getModuleStackAttr();
     if (!op.isForward() || !stack)
       continue;
-    auto [it, inserted] = where.try_emplace(stack);
-    Where &w = it->second;
-    if (inserted) {
+    auto it = where.find(stack);
+    if (it == where.end()) {
+      Where w;
       StringRef innermost;
       for (Attribute f : llvm::reverse(stack)) {
         StringRef fqn = cast<ModuleFrameAttr>(f).getFqn();
@@ -312,17 +311,18 @@ void CheckpointScope::assignUnits(GraphOp graph) {
         }
       }
       if (!w.block.empty() && innermost.size() > w.block.size()) {
-        w.child = (w.block + "." +
-                   innermost.drop_front(w.block.size() + 1).split('.').first)
-                      .str();
+        std::string child =
+            (w.block + "." +
+             innermost.drop_front(w.block.size() + 1).split('.').first)
+                .str();
         BlockState &state = states[w.block];
-        w.childIndex =
-            state.children.try_emplace(w.child, state.children.size())
-                .first->second;
+        w.childIndex = state.children.try_emplace(child, state.children.size())
+                           .first->second;
       }
+      it = where.try_emplace(stack, w).first;
     }
-    if (!w.block.empty())
-      ops.emplace_back(op, &w);
+    if (!it->second.block.empty())
+      ops.emplace_back(op, it->second);
   }
   // A block is traversed again when, after every direct child of it ran,
   // its first child runs anew (a shared block called twice). A child reused
@@ -330,21 +330,21 @@ void CheckpointScope::assignUnits(GraphOp graph) {
   unsigned nextUnit = 1;
   units.clear();
   for (auto &[op, w] : ops) {
-    BlockState &state = states[w->block];
-    if (w->childIndex >= 0) {
+    BlockState &state = states[w.block];
+    if (w.childIndex >= 0) {
       if (state.seen.empty())
         state.seen.resize(state.children.size());
-      if (w->childIndex == 0 && state.lastChild > 0 &&
+      if (w.childIndex == 0 && state.lastChild > 0 &&
           state.numSeen == state.children.size()) {
         state.unit = 0;
         state.seen.reset();
         state.numSeen = 0;
       }
-      if (!state.seen.test(w->childIndex)) {
-        state.seen.set(w->childIndex);
+      if (!state.seen.test(w.childIndex)) {
+        state.seen.set(w.childIndex);
         ++state.numSeen;
       }
-      state.lastChild = w->childIndex;
+      state.lastChild = w.childIndex;
     }
     if (!state.unit)
       state.unit = nextUnit++;

@@ -1,4 +1,4 @@
-//===- CheckpointScope.h - Which ops activation checkpointing may tag -*- C++ -*-===//
+//===- CheckpointScope.h - Scope of activation checkpointing ----*- C++ -*-===//
 //
 // The recompute scope of one graph: the transformer blocks (graph attribute
 // `joint.model`, else module-stack paths `<container>.<int>`), narrowed by the
@@ -10,8 +10,8 @@
 #ifndef JOINT_LIB_DIALECT_JOINT_TRANSFORMS_CHECKPOINTSCOPE_H
 #define JOINT_LIB_DIALECT_JOINT_TRANSFORMS_CHECKPOINTSCOPE_H
 
-#include "joint/Dialect/Joint/Transforms/ActivationCheckpoint.h"
 #include "joint/Analysis/StorageAliasAnalysis.h"
+#include "joint/Dialect/Joint/Transforms/ActivationCheckpoint.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
@@ -52,7 +52,6 @@ public:
   static StringRef findContaining(StringRef fqn, const llvm::StringSet<> &set);
 
 private:
-
   std::vector<std::string> blocks;
   llvm::StringSet<> blockSet;
   unsigned numSelected = 0;

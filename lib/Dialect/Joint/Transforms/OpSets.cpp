@@ -74,9 +74,9 @@ const OpSetEntry kTransparent[] = {
 struct Sets {
   llvm::StringSet<> names[5];
   Sets() {
-    for (OpSet s : {OpSet::ComputeIntensive, OpSet::ForceRecompute,
-                    OpSet::Communication, OpSet::ForwardAllGather,
-                    OpSet::Transparent})
+    for (OpSet s :
+         {OpSet::ComputeIntensive, OpSet::ForceRecompute, OpSet::Communication,
+          OpSet::ForwardAllGather, OpSet::Transparent})
       for (const OpSetEntry &e : getOpSetEntries(s))
         names[static_cast<unsigned>(s)].insert(e.name);
   }

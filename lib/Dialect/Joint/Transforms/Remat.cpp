@@ -192,8 +192,8 @@ void Rematerializer::finishClone(AtenOp original, AtenOp clone) {
       auto [it, inserted] = storageRemap.try_emplace(t.getStorage(), 0);
       if (inserted)
         it->second = nextStorage++;
-      m = TensorMetaAttr::get(ctx, t.getSizes(), t.getStrides(),
-                              t.getOffset(), t.getDevice(), it->second);
+      m = TensorMetaAttr::get(ctx, t.getSizes(), t.getStrides(), t.getOffset(),
+                              t.getDevice(), it->second);
       changed = true;
     }
     if (changed)

@@ -96,9 +96,8 @@ bool Tagger::isStructurallySaved(AtenOp op) const {
        isInOpSet(OpSet::ForwardAllGather, target)))
     return true;
   // SymInt/SymBool scalars: backward reads them as sizes; keep them.
-  return llvm::any_of(op->getResultTypes(), [](Type t) {
-    return !isa<RankedTensorType>(t);
-  });
+  return llvm::any_of(op->getResultTypes(),
+                      [](Type t) { return !isa<RankedTensorType>(t); });
 }
 
 CheckpointPolicy Tagger::modePolicy(AtenOp op) const {
@@ -283,8 +282,8 @@ std::string mlir::joint::describeTagSummary(const CheckpointOptions &options,
   os << "mode=" << stringifyCheckpointMode(options.mode) << ", "
      << summary.numSelectedBlocks << " of " << summary.numBlocks
      << " blocks selected; must_save " << summary.numMustSave
-     << ", must_recompute " << summary.numMustRecompute
-     << ", prefer_recompute " << summary.numPreferRecompute;
+     << ", must_recompute " << summary.numMustRecompute << ", prefer_recompute "
+     << summary.numPreferRecompute;
   return text;
 }
 

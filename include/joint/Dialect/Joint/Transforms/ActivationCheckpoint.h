@@ -1,4 +1,4 @@
-//===- ActivationCheckpoint.h - Tag and rematerialize activations -*- C++ -*-===//
+//===- ActivationCheckpoint.h - Tag and rematerialize -----------*- C++ -*-===//
 //
 // The library behind joint-tag-recompute-policy, joint-remat and
 // joint-activation-checkpoint: the checkpoint scope (transformer blocks,

@@ -1,4 +1,4 @@
-//===- OpSets.h - Operator policy sets for activation checkpointing -*- C++ -*-===//
+//===- OpSets.h - Operator sets of activation checkpointing -----*- C++ -*-===//
 //
 // The operator sets that decide checkpoint policies, kept as data in one
 // place (OpSets.cpp) and listed with their sources in docs/passes.md:
