@@ -19,3 +19,19 @@ joint.graph @recompute_tag_on_unread_rng_op_is_ignored(%x: tensor<4xf32> {joint.
   %r = joint.op "aten::rand_like.default"(%x) {name = "rand_like", policy = #joint.policy<prefer_recompute>} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
+
+// -----
+
+// A clone needs the reload of an offloaded value, but the offload's forward
+// wait comes after the clone's backward consumer: no valid place exists.
+joint.graph @reload_source_after_consumer(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
+  %a = joint.op "aten::exp.default"(%x) {name = "a", policy = #joint.policy<must_save>} : (tensor<4xf32>) -> tensor<4xf32>
+  %h = ao.offload %a : tensor<4xf32>
+  %b = joint.op "aten::neg.default"(%a) {name = "b", policy = #joint.policy<must_recompute>} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{needs the reload of an offloaded value before it, but the offload's forward wait comes later}}
+  %g = joint.op "aten::mul.Tensor"(%b, %b) {name = "g", phase = #joint.phase<backward>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %w = ao.wait_tensor %h keepalive %a : tensor<4xf32> : tensor<4xf32>
+  %r = ao.reload %w to "cuda:0" : tensor<4xf32>
+  %rw = ao.wait_tensor %r : tensor<4xf32>
+  joint.output
+}

@@ -233,3 +233,30 @@ joint.graph @child_reused_inside_block_is_one_unit(%x: tensor<4xf32> {joint.role
   %d = joint.op "aten::exp.default"(%c) {name = "proj", module_stack = #proj} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
+
+// -----
+
+// A recompute policy the graph already carries outside the scope obeys the
+// structural exceptions; a transparent op whose producer ends up saved by a
+// later rule (here cross-unit) is saved with it.
+#l0 = [#joint.module<"layers.0", "Block">]
+#l1 = [#joint.module<"layers.1", "Block">]
+joint.operator @"aten::rand_like.default" {schema = "aten::rand_like(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">], tags = ["nondeterministic_seeded"]}
+// CHECK-LABEL: joint.graph @existing_tags_and_transparent_follow_saves
+// CHECK: name = "rand_outside", policy = #joint.policy<must_save>}
+// CHECK: name = "exp_outside", policy = #joint.policy<prefer_recompute>}
+// FULL: name = "all_gather", policy = #joint.policy<must_save>}
+// FULL: name = "ag_wait", policy = #joint.policy<must_save>}
+// mode=off leaves the graph's own tags alone and adds none.
+// OFF: name = "rand_outside", policy = #joint.policy<prefer_recompute>}
+// OFF-NEXT: name = "exp_outside", policy = #joint.policy<prefer_recompute>}
+// OFF-NOT: #joint.policy
+joint.graph @existing_tags_and_transparent_follow_saves(%x: tensor<8x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0", "layers.1"]}]}} {
+  %r = joint.op "aten::rand_like.default"(%x) {name = "rand_outside", policy = #joint.policy<prefer_recompute>} : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %e = joint.op "aten::exp.default"(%x) {name = "exp_outside", policy = #joint.policy<prefer_recompute>} : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %ag = joint.op "_c10d_functional::all_gather_into_tensor.default"(%x) {name = "all_gather", args = [#joint.operand<0>, 8, "g"], module_stack = #l0} : (tensor<8x4xf32>) -> tensor<64x4xf32>
+  %w = joint.op "_c10d_functional::wait_tensor.default"(%ag) {name = "ag_wait", module_stack = #l0} : (tensor<64x4xf32>) -> tensor<64x4xf32>
+  %n = joint.op "aten::neg.default"(%w) {name = "use_wait", module_stack = #l0} : (tensor<64x4xf32>) -> tensor<64x4xf32>
+  %m = joint.op "aten::neg.default"(%ag) {name = "other_block", module_stack = #l1} : (tensor<64x4xf32>) -> tensor<64x4xf32>
+  joint.output
+}
