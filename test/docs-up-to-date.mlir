@@ -1,4 +1,6 @@
 // The dialect reference in docs/dialects is the one ODS generates.
-// To refresh: ninja -C build mlir-doc && cp build/docs/Dialects/*.md docs/dialects/
+// To refresh: ninja -C build mlir-doc && cp build/docs/Dialects/*.md docs/dialects/ &&
+//   cp build/docs/JointPasses.md docs/
 // RUN: diff %joint_obj_root/docs/Dialects/JointOps.md %joint_src_root/docs/dialects/JointOps.md
 // RUN: diff %joint_obj_root/docs/Dialects/AOOps.md %joint_src_root/docs/dialects/AOOps.md
+// RUN: diff %joint_obj_root/docs/JointPasses.md %joint_src_root/docs/JointPasses.md

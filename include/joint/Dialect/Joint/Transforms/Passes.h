@@ -9,6 +9,7 @@
 
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
+#include "joint/Dialect/Joint/Transforms/ActivationCheckpoint.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

@@ -85,4 +85,100 @@ def JointCpuOffload : Pass<"joint-cpu-offload", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Activation checkpointing
+//===----------------------------------------------------------------------===//
+
+// Options shared by joint-tag-recompute-policy and joint-activation-checkpoint
+// (the ActivationCheckpointConfig vocabulary).
+defvar JointCheckpointOptions = [
+  Option<"mode", "mode", "::mlir::joint::CheckpointMode",
+         "::mlir::joint::CheckpointMode::full",
+         "off: change nothing; full: recompute every scoped op; selective: "
+         "save the compute-intensive set, recompute the rest",
+         [{::llvm::cl::values(
+           clEnumValN(::mlir::joint::CheckpointMode::off, "off",
+                      "change nothing"),
+           clEnumValN(::mlir::joint::CheckpointMode::full, "full",
+                      "every scoped op must_recompute"),
+           clEnumValN(::mlir::joint::CheckpointMode::selective, "selective",
+                      "must_save for compute/communication ops, "
+                      "prefer_recompute otherwise"))}]>,
+  Option<"layerCount", "layer-count", "int64_t", "-1",
+         "Checkpoint the first N blocks in flattened order (default: all "
+         "blocks; 0 tags nothing; more than the graph has selects all)">,
+  ListOption<"layerIndices", "layer-indices", "int64_t",
+             "Checkpoint these flattened block indices (0-based); excludes "
+             "layer-count">,
+  ListOption<"regionPatterns", "region-patterns", "std::string",
+             "Glob patterns on module FQNs: recompute only the outermost "
+             "matching modules inside the selected blocks">,
+  ListOption<"excludePatterns", "exclude-patterns", "std::string",
+             "Glob patterns on module FQNs whose subtrees stay saved">,
+  Option<"saveForwardAllGather", "save-forward-all-gather", "bool", "false",
+         "Save forward all-gathers instead of replaying them in backward">,
+];
+
+defvar JointTagStatistics = [
+  Statistic<"numMustSave", "must-save", "Forward ops tagged must_save">,
+  Statistic<"numMustRecompute", "must-recompute",
+            "Forward ops tagged must_recompute">,
+  Statistic<"numPreferRecompute", "prefer-recompute",
+            "Forward ops tagged prefer_recompute">,
+];
+
+defvar JointRematStatistics = [
+  Statistic<"numClones", "clones", "Forward ops cloned into the backward">,
+  Statistic<"numErased", "erased", "Originals erased (no forward reader left)">,
+  Statistic<"numReloadsMoved", "reloads-moved",
+            "Reload chains moved before a clone">,
+];
+
+def JointTagRecomputePolicy : Pass<"joint-tag-recompute-policy",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Decide save or recompute for every forward op in scope";
+  let description = [{
+    Writes the `policy` attribute (torch CheckpointPolicy) on forward
+    `joint.op`s inside the recompute scope: the transformer blocks listed in
+    the graph attribute `joint.model` (else module-stack paths
+    `<container>.<int>`), narrowed by `layer-count`/`layer-indices` and the
+    region/exclude patterns. `full` tags `must_recompute`, `selective` saves
+    the compute-intensive and communication sets and tags the rest
+    `prefer_recompute`. Structural exceptions keep RNG, SymInt,
+    communication and in-place ops, every reader of mutated storage and
+    every value read by another block saved. Changes no op otherwise; run
+    `joint-remat` (after `joint-cpu-offload`, if any) to apply the tags.
+    Rules and operator sets: docs/passes.md, "Activation checkpointing".
+  }];
+  let options = JointCheckpointOptions;
+  let statistics = JointTagStatistics;
+}
+
+def JointRemat : Pass<"joint-remat", "::mlir::ModuleOp"> {
+  let summary = "Clone recompute-tagged forward ops into the backward";
+  let description = [{
+    Reads `policy`: every forward op tagged `must_recompute` or
+    `prefer_recompute` that the backward consumes (directly or through other
+    tagged ops) is cloned right before its earliest backward consumer; the
+    clone is backward-phase, keeps args, kwargs, facts and module stack,
+    carries `recomputed_from` and no policy. Backward consumers are
+    redirected; originals without users are erased. A clone reading a value
+    that `joint-cpu-offload` offloaded reads its reload's wait, moved before
+    the clone when needed. Runs after the tag pass and the offload pass.
+  }];
+  let statistics = JointRematStatistics;
+}
+
+def JointActivationCheckpoint : Pass<"joint-activation-checkpoint",
+                                     "::mlir::ModuleOp"> {
+  let summary = "Activation checkpointing: tag recompute policies, then remat";
+  let description = [{
+    `joint-tag-recompute-policy` followed by `joint-remat`, with the same
+    options as the tag pass. `mode=off` changes nothing. Emits one summary
+    remark, and a warning when the scope matched but nothing was recomputed.
+  }];
+  let options = JointCheckpointOptions;
+  let statistics = !listconcat(JointTagStatistics, JointRematStatistics);
+}
+
 #endif // JOINT_DIALECT_JOINT_TRANSFORMS_PASSES_TD

@@ -1,0 +1,93 @@
+//===- ActivationCheckpoint.h - Tag and rematerialize -----------*- C++ -*-===//
+//
+// The library behind joint-tag-recompute-policy, joint-remat and
+// joint-activation-checkpoint: the checkpoint scope (transformer blocks,
+// layer selection, region/exclude patterns), the tagging rules that write
+// `policy` on forward joint.ops, and the rematerialization that clones
+// tagged ops in front of their earliest backward consumer. Re-creates
+// seeds/activation_checkpoint.py (torchtitan graph_trainer's
+// tag_with_memory_policy_pass + selective_activation_remat_pass).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_DIALECT_JOINT_TRANSFORMS_ACTIVATIONCHECKPOINT_H
+#define JOINT_DIALECT_JOINT_TRANSFORMS_ACTIVATIONCHECKPOINT_H
+
+#include "joint/Dialect/Joint/IR/JointOps.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace joint {
+
+class StorageAliasAnalysis;
+
+/// `mode` of the activation-checkpoint passes (ActivationCheckpointConfig).
+enum class CheckpointMode { off, full, selective };
+
+/// The user-facing knobs, shared by the tag pass and the combined pass.
+struct CheckpointOptions {
+  CheckpointMode mode = CheckpointMode::full;
+  /// Select the first N blocks in flattened order; std::nullopt = all.
+  std::optional<int64_t> layerCount;
+  /// Select these flattened block indices; empty = not given.
+  SmallVector<int64_t> layerIndices;
+  /// Glob patterns on module FQNs narrowing the selected blocks.
+  SmallVector<std::string> regionPatterns;
+  /// Glob patterns on module FQNs whose subtrees stay saved.
+  SmallVector<std::string> excludePatterns;
+  /// Save forward all-gathers instead of replaying them in backward.
+  bool saveForwardAllGather = false;
+};
+
+/// What tagging did, for statistics and the summary remark.
+struct TagSummary {
+  /// Blocks found (joint.model or the module-stack fallback) / selected.
+  unsigned numBlocks = 0;
+  unsigned numSelectedBlocks = 0;
+  /// True when some block was selected and the scope holds at least one op.
+  bool scopeMatched = false;
+  /// Forward ops carrying each policy after tagging.
+  unsigned numMustSave = 0;
+  unsigned numMustRecompute = 0;
+  unsigned numPreferRecompute = 0;
+};
+
+/// Writes `policy` on the forward joint.ops of `graph` (docs/passes.md,
+/// "Activation checkpointing"). Emits a diagnostic naming the option or the
+/// node and returns failure on invalid options, a missing scope, or a
+/// must_recompute request on a random or in-place op. mode=off changes
+/// nothing. O(#ops + #uses) after the O(#distinct module stacks) scope work.
+FailureOr<TagSummary> tagRecomputePolicy(GraphOp graph,
+                                         const StorageAliasAnalysis &aliases,
+                                         const CheckpointOptions &options);
+
+/// What rematerialization did.
+struct RematSummary {
+  unsigned numClones = 0;
+  unsigned numErased = 0;
+  unsigned numReloadsMoved = 0;
+  /// Forward ops carrying a recompute policy (must/prefer_recompute).
+  unsigned numTagged = 0;
+  /// The graph already held clones (`recomputed_from`) before this run.
+  bool alreadyRematerialized = false;
+};
+
+/// Clones every forward op tagged must/prefer_recompute that the backward
+/// consumes (directly or through other tagged ops) right before its earliest
+/// backward consumer, redirects the backward consumers and erases originals
+/// left without users. Operands that were offloaded (ao.offload ... reload
+/// chain) are read from the reload's wait, moved before the clone when
+/// needed. Fails with a diagnostic naming the node when a tagged op is
+/// random or touches mutated storage. O(#ops + #uses).
+FailureOr<RematSummary> rematerialize(GraphOp graph,
+                                      const StorageAliasAnalysis &aliases);
+
+/// The FX-style name of a checkpoint mode ("off", "full", "selective").
+StringRef stringifyCheckpointMode(CheckpointMode mode);
+
+} // namespace joint
+} // namespace mlir
+
+#endif // JOINT_DIALECT_JOINT_TRANSFORMS_ACTIVATIONCHECKPOINT_H

@@ -1,0 +1,54 @@
+//===- OpSets.h - Operator sets of activation checkpointing -----*- C++ -*-===//
+//
+// The operator sets that decide checkpoint policies, kept as data in one
+// place (OpSets.cpp) and listed with their sources in docs/passes.md:
+// compute-intensive ops saved under `selective`, ops forced to recompute,
+// communication ops saved in every mode, forward all-gathers (saved with
+// `save-forward-all-gather`) and transparent ops that inherit their
+// producer's policy.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_DIALECT_JOINT_TRANSFORMS_OPSETS_H
+#define JOINT_DIALECT_JOINT_TRANSFORMS_OPSETS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir {
+namespace joint {
+
+enum class OpSet {
+  /// Saved under mode=selective (matmuls, convolutions, attention, max).
+  ComputeIntensive,
+  /// Always recomputed under mode=selective (aten::topk).
+  ForceRecompute,
+  /// Saved in every mode (reduce-scatter, all-to-all, in-place all-reduce,
+  /// MoE dispatch/combine).
+  Communication,
+  /// Forward all-gathers: saved only with `save-forward-all-gather`.
+  ForwardAllGather,
+  /// Await or extract their producer's value and inherit its policy
+  /// (_c10d_functional::wait_tensor).
+  Transparent,
+};
+
+/// One entry of a set: either an operator packet (`aten::mm`, matching every
+/// overload) or one overload (`aten::max.default`).
+struct OpSetEntry {
+  llvm::StringLiteral name;
+  /// Where the entry comes from (torch / torchtitan / hyper_parallel).
+  llvm::StringLiteral source;
+};
+
+/// The entries of `set`, in documentation order.
+llvm::ArrayRef<OpSetEntry> getOpSetEntries(OpSet set);
+
+/// True when `target` (`namespace::op.overload`) is in `set`: equal to an
+/// overload entry, or its packet (`namespace::op`) is a packet entry.
+bool isInOpSet(OpSet set, llvm::StringRef target);
+
+} // namespace joint
+} // namespace mlir
+
+#endif // JOINT_DIALECT_JOINT_TRANSFORMS_OPSETS_H

@@ -1,0 +1,398 @@
+//===- CheckpointScope.cpp - Which ops activation checkpointing may tag ---===//
+//
+// Resolves the recompute scope like the seed's _resolve_scope: blocks from
+// the exporter's block containers (`joint.model`), else the documented
+// fallback from module-stack paths `<container>.<int>`; layer selection in
+// flattened block order (hyper_parallel _selected_checkpoint_layer_fqns);
+// region patterns narrowing the selected blocks to their outermost matching
+// modules and exclude patterns pulling subtrees back out (the model-adapter
+// safe regions). All work is per distinct module FQN or module-stack
+// attribute, not per op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CheckpointScope.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/GlobPattern.h"
+
+using namespace mlir;
+using namespace mlir::joint;
+
+StringRef CheckpointScope::findContaining(StringRef fqn,
+                                          const llvm::StringSet<> &set) {
+  while (true) {
+    if (set.contains(fqn))
+      return fqn;
+    size_t dot = fqn.rfind('.');
+    if (dot == StringRef::npos)
+      return "";
+    fqn = fqn.take_front(dot);
+  }
+}
+
+/// Blocks from `joint.model` = {block_containers = [{blocks = [...]}, ...]}.
+static LogicalResult blocksFromModel(GraphOp graph,
+                                     std::vector<std::string> &blocks) {
+  Attribute attr = graph->getAttr("joint.model");
+  if (!attr)
+    return success();
+  auto model = dyn_cast<DictionaryAttr>(attr);
+  if (!model)
+    return graph.emitError()
+           << "attribute 'joint.model' must be a dictionary (docs/format.md, "
+              "\"model\")";
+  Attribute containersAttr = model.get("block_containers");
+  if (!containersAttr)
+    return success();
+  auto containers = dyn_cast<ArrayAttr>(containersAttr);
+  if (!containers)
+    return graph.emitError()
+           << "joint.model.block_containers must be a list of dictionaries";
+  for (auto [i, c] : llvm::enumerate(containers)) {
+    auto container = dyn_cast<DictionaryAttr>(c);
+    auto list = container ? container.getAs<ArrayAttr>("blocks") : ArrayAttr();
+    if (!list)
+      return graph.emitError() << "joint.model.block_containers[" << i
+                               << "] must be a dictionary with a 'blocks' "
+                                  "list of module FQNs";
+    for (Attribute b : list) {
+      auto fqn = dyn_cast<StringAttr>(b);
+      if (!fqn || fqn.getValue().empty())
+        return graph.emitError() << "joint.model.block_containers[" << i
+                                 << "].blocks must hold non-empty strings";
+      blocks.push_back(fqn.str());
+    }
+  }
+  return success();
+}
+
+/// The fallback: module FQNs `<container>.<int>` on forward module stacks,
+/// outermost only (an expert `...mlp.experts.3` inside `layers.0` is not a
+/// block), ordered by container first appearance, then by index.
+static void blocksFromModuleStacks(GraphOp graph,
+                                   std::vector<std::string> &blocks) {
+  struct Candidate {
+    std::string fqn;
+    unsigned containerOrder;
+    uint64_t index;
+  };
+  llvm::DenseSet<Attribute> seenStacks;
+  llvm::StringMap<unsigned> containerOrder;
+  llvm::StringMap<unsigned> candidateIndex;
+  std::vector<Candidate> candidates;
+  for (AtenOp op : graph.getBody().front().getOps<AtenOp>()) {
+    ArrayAttr stack = op.getModuleStackAttr();
+    if (!op.isForward() || !stack || !seenStacks.insert(stack).second)
+      continue;
+    for (Attribute f : stack) {
+      StringRef fqn = cast<ModuleFrameAttr>(f).getFqn();
+      auto [container, last] = fqn.rsplit('.');
+      uint64_t index;
+      if (last == fqn || container.empty() || last.getAsInteger(10, index) ||
+          candidateIndex.count(fqn))
+        continue;
+      unsigned order =
+          containerOrder.try_emplace(container, containerOrder.size())
+              .first->second;
+      candidateIndex[fqn] = candidates.size();
+      candidates.push_back({fqn.str(), order, index});
+    }
+  }
+  llvm::StringSet<> all;
+  for (const Candidate &c : candidates)
+    all.insert(c.fqn);
+  std::vector<Candidate> outermost;
+  for (const Candidate &c : candidates) {
+    // A candidate below another candidate (an expert list inside a block)
+    // is not a block.
+    StringRef parent = StringRef(c.fqn).rsplit('.').first;
+    bool nested = !CheckpointScope::findContaining(parent, all).empty();
+    if (!nested)
+      outermost.push_back(c);
+  }
+  llvm::stable_sort(outermost, [](const Candidate &a, const Candidate &b) {
+    return std::tie(a.containerOrder, a.index) <
+           std::tie(b.containerOrder, b.index);
+  });
+  for (Candidate &c : outermost)
+    blocks.push_back(std::move(c.fqn));
+}
+
+FailureOr<CheckpointScope>
+CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
+  CheckpointScope scope;
+  if (options.layerCount && *options.layerCount < 0)
+    return graph.emitError()
+           << "layer-count must be >= 0, got " << *options.layerCount;
+  if (options.layerCount && !options.layerIndices.empty())
+    return graph.emitError() << "layer-count and layer-indices are mutually "
+                                "exclusive; give one of them";
+
+  if (failed(blocksFromModel(graph, scope.blocks)))
+    return failure();
+  if (scope.blocks.empty()) {
+    blocksFromModuleStacks(graph, scope.blocks);
+    scope.fallback = true;
+  }
+  if (scope.blocks.empty())
+    return graph.emitError()
+           << "activation checkpointing found no transformer blocks: the "
+              "graph has no 'joint.model' block_containers and no module "
+              "stack path of the form '<container>.<int>'; export the model "
+              "with python -m joint_mlir.export (it records block containers) "
+              "or set joint.model = {block_containers = [{blocks = "
+              "[\"<block fqn>\", ...]}]} on the joint.graph";
+  for (const std::string &b : scope.blocks)
+    scope.blockSet.insert(b);
+
+  // Layer selection, in flattened block order.
+  size_t numBlocks = scope.blocks.size();
+  std::vector<StringRef> selected;
+  if (options.layerCount) {
+    size_t n = std::min<size_t>(*options.layerCount, numBlocks);
+    for (size_t i = 0; i < n; ++i)
+      selected.push_back(scope.blocks[i]);
+  } else if (!options.layerIndices.empty()) {
+    llvm::SmallDenseSet<int64_t> seen;
+    for (int64_t i : options.layerIndices) {
+      if (i < 0 || static_cast<size_t>(i) >= numBlocks)
+        return graph.emitError()
+               << "layer-indices: index " << i
+               << " is out of range; the largest valid index is "
+               << numBlocks - 1 << " (" << numBlocks << " blocks)";
+      if (seen.insert(i).second)
+        selected.push_back(scope.blocks[i]);
+    }
+  } else {
+    selected.assign(scope.blocks.begin(), scope.blocks.end());
+  }
+  scope.numSelected = selected.size();
+  if (selected.empty())
+    return scope;
+
+  llvm::StringSet<> selectedSet;
+  for (StringRef b : selected)
+    selectedSet.insert(b);
+  if (options.regionPatterns.empty() && options.excludePatterns.empty()) {
+    scope.regions = std::move(selectedSet);
+    return scope;
+  }
+
+  // Module FQNs inside the selected blocks, in first-appearance order.
+  std::vector<std::string> modules(selected.begin(), selected.end());
+  llvm::StringSet<> moduleSet(selectedSet);
+  llvm::DenseSet<Attribute> seenStacks;
+  for (AtenOp op : graph.getBody().front().getOps<AtenOp>()) {
+    ArrayAttr stack = op.getModuleStackAttr();
+    if (!op.isForward() || !stack || !seenStacks.insert(stack).second)
+      continue;
+    for (Attribute f : stack) {
+      StringRef fqn = cast<ModuleFrameAttr>(f).getFqn();
+      if (!findContaining(fqn, selectedSet).empty() &&
+          moduleSet.insert(fqn).second)
+        modules.push_back(fqn.str());
+    }
+  }
+
+  auto compile = [&](StringRef option,
+                     StringRef pattern) -> FailureOr<llvm::GlobPattern> {
+    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
+    if (!glob) {
+      std::string msg = llvm::toString(glob.takeError());
+      return graph.emitError()
+             << option << ": invalid glob pattern '" << pattern << "': " << msg;
+    }
+    return std::move(*glob);
+  };
+
+  // Region roots: the outermost modules matching a region pattern.
+  if (options.regionPatterns.empty()) {
+    scope.regions = selectedSet;
+  } else {
+    llvm::StringSet<> matched;
+    for (const std::string &p : options.regionPatterns) {
+      FailureOr<llvm::GlobPattern> glob = compile("region-patterns", p);
+      if (failed(glob))
+        return failure();
+      bool any = false;
+      for (const std::string &m : modules)
+        if (glob->match(m)) {
+          matched.insert(m);
+          any = true;
+        }
+      if (!any)
+        return graph.emitError()
+               << "region-patterns: '" << p << "' matches no module inside the "
+               << selected.size() << " selected blocks (first: '"
+               << selected.front() << "')";
+    }
+    for (const auto &m : matched) {
+      StringRef fqn = m.getKey();
+      size_t dot = fqn.rfind('.');
+      if (dot == StringRef::npos ||
+          findContaining(fqn.take_front(dot), matched).empty())
+        scope.regions.insert(fqn);
+    }
+  }
+
+  // Exclusions: modules inside the regions matching an exclude pattern.
+  for (const std::string &p : options.excludePatterns) {
+    FailureOr<llvm::GlobPattern> glob = compile("exclude-patterns", p);
+    if (failed(glob))
+      return failure();
+    bool any = false;
+    for (const std::string &m : modules) {
+      if (!glob->match(m) || findContaining(m, scope.regions).empty())
+        continue;
+      if (scope.regions.contains(m))
+        return graph.emitError()
+               << "exclude-patterns: '" << p << "' matches the region root '"
+               << m << "'; a region cannot exclude itself";
+      scope.excludes.insert(m);
+      any = true;
+    }
+    if (!any)
+      return graph.emitError()
+             << "exclude-patterns: '" << p
+             << "' matches no module inside the selected regions";
+  }
+  return scope;
+}
+
+bool CheckpointScope::isEligible(AtenOp op) {
+  ArrayAttr stack = op.getModuleStackAttr();
+  if (!stack || regions.empty())
+    return false;
+  auto [it, inserted] = eligibleCache.try_emplace(stack, false);
+  if (!inserted)
+    return it->second;
+  bool inRegion = false, excluded = false;
+  for (Attribute f : llvm::reverse(stack)) {
+    StringRef fqn = cast<ModuleFrameAttr>(f).getFqn();
+    excluded |= !findContaining(fqn, excludes).empty();
+    inRegion |= !findContaining(fqn, regions).empty();
+  }
+  return it->second = inRegion && !excluded;
+}
+
+void CheckpointScope::assignUnits(GraphOp graph) {
+  struct BlockState {
+    llvm::StringMap<unsigned> children;
+    llvm::BitVector seen;
+    unsigned numSeen = 0;
+    int lastChild = -1;
+    unsigned unit = 0;
+  };
+  llvm::StringMap<BlockState> states;
+  // Per module stack: the containing block and the index of its direct
+  // child (-1: the op runs in the block's own forward). Copied into `ops`:
+  // pointers into the map would dangle when it grows.
+  struct Where {
+    StringRef block;
+    int childIndex = -1;
+  };
+  llvm::DenseMap<Attribute, Where> where;
+  SmallVector<std::pair<AtenOp, Where>> ops;
+  for (AtenOp op : graph.getBody().front().getOps<AtenOp>()) {
+    ArrayAttr stack = op.getModuleStackAttr();
+    if (!op.isForward() || !stack)
+      continue;
+    auto it = where.find(stack);
+    if (it == where.end()) {
+      Where w;
+      StringRef innermost;
+      for (Attribute f : llvm::reverse(stack)) {
+        StringRef fqn = cast<ModuleFrameAttr>(f).getFqn();
+        w.block = findContaining(fqn, blockSet);
+        if (!w.block.empty()) {
+          innermost = fqn;
+          break;
+        }
+      }
+      if (!w.block.empty() && innermost.size() > w.block.size()) {
+        std::string child =
+            (w.block + "." +
+             innermost.drop_front(w.block.size() + 1).split('.').first)
+                .str();
+        BlockState &state = states[w.block];
+        w.childIndex = state.children.try_emplace(child, state.children.size())
+                           .first->second;
+      }
+      it = where.try_emplace(stack, w).first;
+    }
+    if (!it->second.block.empty())
+      ops.emplace_back(op, it->second);
+  }
+  // A block is traversed again when, after every direct child of it ran,
+  // its first child runs anew (a shared block called twice). A child reused
+  // inside one traversal (A B A C) does not start a new one.
+  unsigned nextUnit = 1;
+  units.clear();
+  for (auto &[op, w] : ops) {
+    BlockState &state = states[w.block];
+    if (w.childIndex >= 0) {
+      if (state.seen.empty())
+        state.seen.resize(state.children.size());
+      if (w.childIndex == 0 && state.lastChild > 0 &&
+          state.numSeen == state.children.size()) {
+        state.unit = 0;
+        state.seen.reset();
+        state.numSeen = 0;
+      }
+      if (!state.seen.test(w.childIndex)) {
+        state.seen.set(w.childIndex);
+        ++state.numSeen;
+      }
+      state.lastChild = w.childIndex;
+    }
+    if (!state.unit)
+      state.unit = nextUnit++;
+    units[op] = state.unit;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Mutation facts
+//===----------------------------------------------------------------------===//
+
+MutationFacts::MutationFacts(const StorageAliasAnalysis &aliases)
+    : aliases(aliases) {
+  for (const Storage *s : aliases.getStorages())
+    writers.insert(s->writers.begin(), s->writers.end());
+}
+
+Operation *MutationFacts::getWriterOf(Value value) const {
+  const Storage *s = aliases.lookup(value);
+  return s && s->isWritten() ? s->writers.front() : nullptr;
+}
+
+static std::string nodeName(Operation *op) {
+  if (auto aten = dyn_cast<AtenOp>(op))
+    return aten.getName().str();
+  return op->getName().getStringRef().str();
+}
+
+LogicalResult mlir::joint::verifyRecomputable(AtenOp op, StringRef request,
+                                              const MutationFacts &mutations) {
+  auto fail = [&]() {
+    InFlightDiagnostic d = op.emitOpError();
+    d << "node '" << op.getName() << "' (" << op.getTarget() << ") has "
+      << request << " but ";
+    return d;
+  };
+  if (mutations.aliases.getOperatorTable().isRandom(op))
+    return fail() << "is a random op (nondeterministic_seeded): a graph "
+                     "cannot replay its RNG state, so it must stay saved";
+  if (mutations.isWriter(op))
+    return fail() << "writes its input in place: the mutation must run "
+                     "exactly once, in forward";
+  for (Value r : op->getResults())
+    if (Operation *writer = mutations.getWriterOf(r))
+      return fail() << "its result shares storage with a value mutated in "
+                       "place by '"
+                    << nodeName(writer)
+                    << "': a recomputed copy would not hold the value "
+                       "forward saw";
+  return success();
+}

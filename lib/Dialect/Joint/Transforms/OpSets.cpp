@@ -1,0 +1,112 @@
+//===- OpSets.cpp - Operator policy sets for activation checkpointing -----===//
+//
+// The data behind OpSets.h. Each entry names its source; docs/passes.md
+// ("Activation checkpointing") lists the same sets. Entries without an
+// overload match every overload of the operator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Dialect/Joint/Transforms/OpSets.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace mlir::joint;
+
+namespace {
+
+constexpr llvm::StringLiteral kTitan = "torchtitan _op_sac_save_list";
+constexpr llvm::StringLiteral kHP =
+    "hyper_parallel _SELECTIVE_AC_MUST_SAVE_OPS";
+constexpr llvm::StringLiteral kHPComm =
+    "hyper_parallel _SELECTIVE_AC_COMM_OP_NAMES";
+constexpr llvm::StringLiteral kSeed = "seed activation_checkpoint.py";
+
+const OpSetEntry kComputeIntensive[] = {
+    {"aten::mm", kTitan},
+    {"aten::addmm", kHP},
+    {"aten::bmm", kHP},
+    {"aten::matmul", kHP},
+    {"aten::linear", kHP},
+    {"aten::_scaled_mm", kHP},
+    {"aten::_grouped_mm", kHP},
+    {"aten::_scaled_grouped_mm", kHP},
+    {"aten::convolution", kHP},
+    {"aten::convolution_backward", kHP},
+    {"aten::scaled_dot_product_attention", kHP},
+    {"aten::_scaled_dot_product_flash_attention", kTitan},
+    {"aten::_scaled_dot_product_efficient_attention", kTitan},
+    {"aten::_scaled_dot_product_cudnn_attention", kHP},
+    {"aten::_scaled_dot_product_attention_math", kHP},
+    {"aten::_scaled_dot_product_fused_attention_overrideable", kHP},
+    {"aten::_scaled_dot_product_flash_attention_for_cpu", kHP},
+    {"aten::_flash_attention_forward", kHP},
+    {"aten::_efficient_attention_forward", kHP},
+    {"aten::upsample_bilinear2d", kHP},
+    {"higher_order::flex_attention", kTitan},
+    {"aten::max.default", kTitan},
+};
+
+const OpSetEntry kForceRecompute[] = {
+    {"aten::topk", "hyper_parallel _SELECTIVE_AC_FORCE_RECOMPUTE_OPS"},
+};
+
+const OpSetEntry kCommunication[] = {
+    {"_c10d_functional::reduce_scatter_tensor", kHPComm},
+    {"_c10d_functional::all_to_all_single", kHPComm},
+    {"aten::reduce_scatter_tensor", kHPComm},
+    {"aten::all_to_all_single", kHPComm},
+    {"c10d::allreduce_", kHPComm},
+    {"deepep::dispatch", kSeed},
+    {"deepep::combine", kSeed},
+    {"hybridep::dispatch", kSeed},
+    {"hybridep::combine", kSeed},
+};
+
+const OpSetEntry kForwardAllGather[] = {
+    {"aten::all_gather_into_tensor", kSeed},
+    {"_c10d_functional::all_gather_into_tensor", kSeed},
+};
+
+const OpSetEntry kTransparent[] = {
+    {"_c10d_functional::wait_tensor", kSeed},
+};
+
+struct Sets {
+  llvm::StringSet<> names[5];
+  Sets() {
+    for (OpSet s :
+         {OpSet::ComputeIntensive, OpSet::ForceRecompute, OpSet::Communication,
+          OpSet::ForwardAllGather, OpSet::Transparent})
+      for (const OpSetEntry &e : getOpSetEntries(s))
+        names[static_cast<unsigned>(s)].insert(e.name);
+  }
+};
+
+} // namespace
+
+llvm::ArrayRef<OpSetEntry> mlir::joint::getOpSetEntries(OpSet set) {
+  switch (set) {
+  case OpSet::ComputeIntensive:
+    return kComputeIntensive;
+  case OpSet::ForceRecompute:
+    return kForceRecompute;
+  case OpSet::Communication:
+    return kCommunication;
+  case OpSet::ForwardAllGather:
+    return kForwardAllGather;
+  case OpSet::Transparent:
+    return kTransparent;
+  }
+  llvm_unreachable("unknown OpSet");
+}
+
+bool mlir::joint::isInOpSet(OpSet set, llvm::StringRef target) {
+  static const Sets sets;
+  const llvm::StringSet<> &names = sets.names[static_cast<unsigned>(set)];
+  if (names.contains(target))
+    return true;
+  // `ns::op.overload` -> `ns::op`; the namespace never contains a dot.
+  size_t ns = target.find("::");
+  size_t dot = target.find('.', ns == llvm::StringRef::npos ? 0 : ns + 2);
+  return dot != llvm::StringRef::npos && names.contains(target.take_front(dot));
+}

@@ -1,0 +1,336 @@
+//===- Remat.cpp - Clone tagged forward ops into the backward -------------===//
+//
+// joint-remat: the seed's _remat. Every forward op tagged must/prefer_recompute
+// that the backward reads, directly or through other tagged ops, is cloned
+// right before its earliest backward consumer (one clone per forward op, so
+// a block traversed twice gets one chain per traversal); clones are created
+// in forward order and read earlier clones; backward consumers are
+// redirected; originals left without users are erased. The earliest
+// consumer of every tagged op comes from one reverse walk over the forward
+// ops (min over backward users and tagged forward users), so the pass is
+// O(#ops + #uses) rather than one graph walk per backward op.
+//
+// Composition with joint-cpu-offload (tag -> offload -> remat, as in torch's
+// graph trainer): a clone reading an offloaded forward value reads the wait
+// of its reload instead, and that reload chain is moved before the clone
+// when it is not already earlier.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CheckpointScope.h"
+#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/Transforms/Passes.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir {
+namespace joint {
+#define GEN_PASS_DEF_JOINTREMAT
+#include "joint/Dialect/Joint/Transforms/Passes.h.inc"
+} // namespace joint
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::joint;
+
+namespace {
+
+/// The reload chain of one offloaded forward value.
+struct ReloadChain {
+  ao::ReloadOp reload;
+  ao::WaitTensorOp wait;
+};
+
+class Rematerializer {
+public:
+  Rematerializer(GraphOp graph, const StorageAliasAnalysis &aliases)
+      : graph(graph), body(graph.getBody().front()), aliases(aliases),
+        mutations(aliases) {}
+
+  FailureOr<RematSummary> run();
+
+private:
+  void collectNames();
+  void collectReloadChains();
+  int64_t maxStorageId();
+  std::string uniqueName(StringRef base);
+  /// The value a clone placed before `target` reads for forward value `v`.
+  FailureOr<Value> operandForClone(Value v, Operation *target);
+  void finishClone(AtenOp original, AtenOp clone);
+
+  GraphOp graph;
+  Block &body;
+  const StorageAliasAnalysis &aliases;
+  MutationFacts mutations;
+  RematSummary summary;
+  /// Program position (2 * index); an op moved before `t` gets pos(t) - 1.
+  llvm::DenseMap<Operation *, int64_t> pos;
+  llvm::StringSet<> names;
+  llvm::DenseMap<Value, ReloadChain> reloads;
+  /// Original tagged op -> its clone.
+  llvm::DenseMap<Operation *, AtenOp> cloneOf;
+  llvm::DenseSet<Operation *> clones;
+  /// Storage id of a recomputed allocation -> the clones' fresh id.
+  llvm::DenseMap<int64_t, int64_t> storageRemap;
+  int64_t nextStorage = 0;
+};
+
+} // namespace
+
+static bool isRecompute(AtenOp op) {
+  auto p = op.getPolicy();
+  return p && (*p == CheckpointPolicy::must_recompute ||
+               *p == CheckpointPolicy::prefer_recompute);
+}
+
+void Rematerializer::collectNames() {
+  for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
+    if (DictionaryAttr attrs = graph.getArgAttrDict(i))
+      if (auto n = attrs.getAs<StringAttr>("joint.name"))
+        names.insert(n.getValue());
+  for (AtenOp op : body.getOps<AtenOp>()) {
+    names.insert(op.getName());
+    if (ArrayAttr rn = op.getResultNamesAttr())
+      for (Attribute n : rn)
+        names.insert(cast<StringAttr>(n).getValue());
+  }
+}
+
+std::string Rematerializer::uniqueName(StringRef base) {
+  std::string name = (base + "_recomputed").str();
+  for (unsigned i = 1; !names.insert(name).second; ++i)
+    name = (base + "_recomputed_" + Twine(i)).str();
+  return name;
+}
+
+void Rematerializer::collectReloadChains() {
+  for (auto offload : body.getOps<ao::OffloadOp>()) {
+    for (Operation *w : offload->getUsers()) {
+      auto forwardWait = dyn_cast<ao::WaitTensorOp>(w);
+      if (!forwardWait)
+        continue;
+      for (Operation *r : forwardWait->getUsers()) {
+        auto reload = dyn_cast<ao::ReloadOp>(r);
+        if (!reload || !reload->hasOneUse())
+          continue;
+        auto wait = dyn_cast<ao::WaitTensorOp>(*reload->user_begin());
+        if (!wait)
+          continue;
+        auto [it, inserted] =
+            reloads.try_emplace(offload.getInput(), ReloadChain{reload, wait});
+        // Several reloads of one offload: use the earliest.
+        if (!inserted && pos[reload] < pos[it->second.reload])
+          it->second = ReloadChain{reload, wait};
+      }
+    }
+  }
+}
+
+int64_t Rematerializer::maxStorageId() {
+  int64_t maxId = -1;
+  for (BlockArgument arg : body.getArguments())
+    if (TensorMetaAttr m = getTensorMeta(arg))
+      maxId = std::max(maxId, m.getStorage());
+  for (AtenOp op : body.getOps<AtenOp>())
+    if (ArrayAttr metas = op.getResultMetaAttr())
+      for (Attribute m : metas)
+        if (auto t = dyn_cast<TensorMetaAttr>(m))
+          maxId = std::max(maxId, t.getStorage());
+  return maxId;
+}
+
+FailureOr<Value> Rematerializer::operandForClone(Value v, Operation *target) {
+  if (Operation *def = v.getDefiningOp())
+    if (AtenOp clone = cloneOf.lookup(def))
+      return clone->getResult(cast<OpResult>(v).getResultNumber());
+  auto it = reloads.find(v);
+  if (it == reloads.end())
+    return v;
+  ReloadChain &chain = it->second;
+  if (pos[chain.wait] < pos[target])
+    return chain.wait.getResult();
+  Operation *forwardWait = chain.reload.getInput().getDefiningOp();
+  if (!forwardWait || pos[forwardWait] > pos[target])
+    return target->emitOpError()
+           << "needs the reload of an offloaded value before it, but the "
+              "offload's forward wait comes later";
+  chain.reload->moveBefore(target);
+  chain.wait->moveBefore(target);
+  pos[chain.reload] = pos[target] - 1;
+  pos[chain.wait] = pos[target] - 1;
+  ++summary.numReloadsMoved;
+  return chain.wait.getResult();
+}
+
+void Rematerializer::finishClone(AtenOp original, AtenOp clone) {
+  MLIRContext *ctx = clone.getContext();
+  clone.setPhaseAttr(PhaseAttr::get(ctx, Phase::backward));
+  clone.setRecomputedFromAttr(original.getNameAttr());
+  clone.removePolicyAttr();
+  clone.setNameAttr(StringAttr::get(ctx, uniqueName(original.getName())));
+  if (ArrayAttr rn = original.getResultNamesAttr()) {
+    SmallVector<Attribute> fresh;
+    for (Attribute n : rn) {
+      StringRef s = cast<StringAttr>(n).getValue();
+      fresh.push_back(StringAttr::get(ctx, s.empty() ? "" : uniqueName(s)));
+    }
+    clone.setResultNamesAttr(ArrayAttr::get(ctx, fresh));
+  }
+  // A clone of an allocating op owns a new allocation; views of a saved
+  // tensor keep its storage.
+  if (ArrayAttr metas = original.getResultMetaAttr()) {
+    SmallVector<Attribute> fresh(metas.begin(), metas.end());
+    bool changed = false;
+    for (auto [i, m] : llvm::enumerate(fresh)) {
+      auto t = dyn_cast<TensorMetaAttr>(m);
+      if (!t || i >= original->getNumResults())
+        continue;
+      const Storage *s = aliases.lookup(original->getResult(i));
+      Operation *owner = s ? s->owner.getDefiningOp() : nullptr;
+      if (!owner || !cloneOf.count(owner))
+        continue;
+      auto [it, inserted] = storageRemap.try_emplace(t.getStorage(), 0);
+      if (inserted)
+        it->second = nextStorage++;
+      m = TensorMetaAttr::get(ctx, t.getSizes(), t.getStrides(), t.getOffset(),
+                              t.getDevice(), it->second);
+      changed = true;
+    }
+    if (changed)
+      clone.setResultMetaAttr(ArrayAttr::get(ctx, fresh));
+  }
+}
+
+FailureOr<RematSummary> Rematerializer::run() {
+  SmallVector<AtenOp> forwardOps;
+  int64_t index = 0;
+  for (Operation &op : body) {
+    pos[&op] = 2 * index++;
+    if (auto aten = dyn_cast<AtenOp>(op)) {
+      if (aten.isForward())
+        forwardOps.push_back(aten);
+      if (aten.getRecomputedFromAttr())
+        summary.alreadyRematerialized = true;
+    }
+  }
+
+  // Earliest backward consumer of every tagged op, reached directly or
+  // through tagged forward users: one reverse walk.
+  llvm::DenseMap<Operation *, Operation *> earliest;
+  for (AtenOp op : llvm::reverse(forwardOps)) {
+    if (!isRecompute(op))
+      continue;
+    ++summary.numTagged;
+    Operation *best = nullptr;
+    auto consider = [&](Operation *candidate) {
+      if (candidate && (!best || pos[candidate] < pos[best]))
+        best = candidate;
+    };
+    for (Operation *user : op->getUsers()) {
+      auto u = dyn_cast<AtenOp>(user);
+      if (!u)
+        continue;
+      if (u.isBackward())
+        consider(u);
+      else if (isRecompute(u))
+        consider(earliest.lookup(u));
+    }
+    if (best)
+      earliest[op] = best;
+  }
+  if (earliest.empty())
+    return summary;
+
+  SmallVector<AtenOp> toClone;
+  for (AtenOp op : forwardOps)
+    if (earliest.count(op)) {
+      if (failed(verifyRecomputable(op, "a recompute policy", mutations)))
+        return failure();
+      toClone.push_back(op);
+    }
+
+  collectNames();
+  collectReloadChains();
+  nextStorage = maxStorageId() + 1;
+
+  OpBuilder builder(graph.getContext());
+  for (AtenOp op : toClone) {
+    Operation *target = earliest.lookup(op);
+    IRMapping mapping;
+    for (Value v : op->getOperands()) {
+      FailureOr<Value> mapped = operandForClone(v, target);
+      if (failed(mapped))
+        return failure();
+      if (*mapped != v)
+        mapping.map(v, *mapped);
+    }
+    builder.setInsertionPoint(target);
+    auto clone = cast<AtenOp>(builder.clone(*op, mapping));
+    pos[clone] = pos[target] - 1;
+    cloneOf[op] = clone;
+    clones.insert(clone);
+    finishClone(op, clone);
+  }
+  summary.numClones = toClone.size();
+
+  // Backward consumers read the clones.
+  for (AtenOp op : toClone) {
+    AtenOp clone = cloneOf.lookup(op);
+    for (OpResult r : op->getResults())
+      for (OpOperand &use : llvm::make_early_inc_range(r.getUses())) {
+        auto user = dyn_cast<AtenOp>(use.getOwner());
+        if (user && user.isBackward() && !clones.contains(user))
+          use.set(clone->getResult(r.getResultNumber()));
+      }
+  }
+  // Originals no forward code reads any more.
+  for (AtenOp op : llvm::reverse(toClone))
+    if (op->use_empty()) {
+      op->erase();
+      ++summary.numErased;
+    }
+  return summary;
+}
+
+FailureOr<RematSummary>
+mlir::joint::rematerialize(GraphOp graph, const StorageAliasAnalysis &aliases) {
+  return Rematerializer(graph, aliases).run();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct RematPass : joint::impl::JointRematBase<RematPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    StorageAliasAnalysis &aliases = getAnalysis<StorageAliasAnalysis>();
+    GraphOp graph = aliases.getGraph();
+    if (!graph)
+      return markAllAnalysesPreserved();
+    FailureOr<RematSummary> summary = rematerialize(graph, aliases);
+    if (failed(summary))
+      return signalPassFailure();
+    numClones = summary->numClones;
+    numErased = summary->numErased;
+    numReloadsMoved = summary->numReloadsMoved;
+    if (summary->numTagged && !summary->numClones &&
+        !summary->alreadyRematerialized)
+      emitWarning(graph.getLoc())
+          << "joint-remat: " << summary->numTagged
+          << " forward ops are tagged for recompute but the backward reads "
+             "none of them; nothing was recomputed (the graph may already "
+             "contain eager activation checkpointing)";
+    emitRemark(graph.getLoc())
+        << "joint-remat: " << summary->numClones << " ops recomputed, "
+        << summary->numErased << " originals erased, "
+        << summary->numReloadsMoved << " reload chains moved";
+    if (!summary->numClones)
+      markAllAnalysesPreserved();
+  }
+};
+
+} // namespace
