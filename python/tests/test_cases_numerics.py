@@ -114,22 +114,43 @@ class Dropout(nn.Module):
         return (self.fc2(torch.relu(h)) ** 2).mean() + unused
 
 
+class OneBlock(nn.Module):
+    """The case module as the one block of a block container.
+
+    The owner carries ``gradient_checkpointing`` (the Hugging Face marker the
+    exporter discovers), so activation checkpointing has a scope, as on a real
+    transformer; without blocks the pass rejects the graph by design.
+    """
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.gradient_checkpointing = False
+        self.layers = nn.ModuleList([inner])
+
+    def forward(self, *args: torch.Tensor) -> torch.Tensor:
+        return self.layers[0](*args)
+
+
+def _blocked(factory: Any) -> Any:
+    return lambda: OneBlock(factory())
+
+
 CASES: dict[str, tuple[Any, Any, dict[str, Any], dict[str, Any]]] = {
     # name: (model factory, train_fn, inputs, expected targets)
-    "C1-hidden-write": (HiddenWrite, _loss,
+    "C1-hidden-write": (_blocked(HiddenWrite), _loss,
                         {"x": torch.randn(4, 8)}, {"jmtest::bump_.default"}),
-    "C2-inplace-elu": (InplaceElu, _loss, {"x": torch.randn(4, 8)},
+    "C2-inplace-elu": (_blocked(InplaceElu), _loss, {"x": torch.randn(4, 8)},
                        {"aten::elu_.default"}),
-    "C3-buffer-update": (CountingRouter, _router_loss,
+    "C3-buffer-update": (_blocked(CountingRouter), _router_loss,
                          {"x": torch.randn(6, 8),
                           "idx": torch.zeros(6, dtype=torch.long)},
                          # one_hot is traced as eq(unsqueeze(idx), arange)
                          {"aten::add_.Tensor", "aten::eq.Tensor"}),
-    "C4-native-dropout": (lambda: Dropout("native_dropout"), _loss,
+    "C4-native-dropout": (_blocked(lambda: Dropout("native_dropout")), _loss,
                           {"x": torch.randn(4, 8)},
                           {"aten::native_dropout.default",
                            "aten::native_dropout_backward.default"}),
-    "C4-rand-like": (lambda: Dropout("rand_like"), _loss,
+    "C4-rand-like": (_blocked(lambda: Dropout("rand_like")), _loss,
                      {"x": torch.randn(4, 8)},
                      {"aten::rand_like.default", "aten::gt.Scalar"}),
 }
@@ -175,13 +196,14 @@ def test_c3_buffer_updated_exactly_once(traced: Any) -> None:
     got = run(doc, seed=0)
     # idx ~ U[0, 4) (the bound comes from one_hot's num_classes); the buffer
     # starts at zero, so after one step it holds each expert's count once.
-    assert int(got.buffers["counts"].sum()) == 6
+    assert int(got.buffers["layers.0.counts"].sum()) == 6
 
 
 def test_c4_seed_drives_the_mask(traced: Any) -> None:
     _, _, doc = traced["C4-native-dropout"]
     a, b = run(doc, seed=0), run(doc, seed=1)
-    assert not torch.equal(a.grads["fc1.weight"], b.grads["fc1.weight"])
+    assert not torch.equal(a.grads["layers.0.fc1.weight"],
+                           b.grads["layers.0.fc1.weight"])
 
 
 @pytest.mark.parametrize("pipeline", PIPELINES, ids=[p.id for p in PIPELINES])

@@ -164,13 +164,7 @@ def test_offload_roundtrips_through_translate(
     moved = insert_offload(doc, largest_offload_candidate(doc))
     src = tmp_path / "offload.json"
     src.write_text(json.dumps(moved))
-    try:
-        out = run_pipeline(src, (), tmp_path)
-    except ToolError as e:
-        if "unknown operator 'ao::" in str(e):
-            pytest.xfail("joint-translate --import-joint-json does not read "
-                         "the ao:: nodes its exporter writes yet: " + str(e))
-        raise
+    out = run_pipeline(src, (), tmp_path)
     back = _doc(out)
     assert [n["target"] for n in back["nodes"] if n["target"]
             and n["target"].startswith("ao::")] == [
