@@ -97,6 +97,7 @@ def build_figure(reports: Sequence[tuple[Path, dict[str, Any]]],
     ax.set_ylabel(f"device memory ({unit})")
     graphs = sorted({str(d.get("graph", "")) for _, d in reports})
     ax.set_title(title or f"joint-memory-report: {', '.join(graphs)}")
+    ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
