@@ -1,4 +1,5 @@
-//===- CostModel.cpp - FLOPs, op time and transfer overlap -------*- C++ -*-===//
+//===- CostModel.cpp - FLOPs, op time and transfer overlap -------*- C++
+//-*-===//
 //
 // FLOP formulas follow torch.utils.flop_counter (mm_flop, addmm_flop,
 // bmm_flop, baddbmm_flop, conv_flop_count, conv_backward_flop,
@@ -136,13 +137,18 @@ std::optional<uint64_t> attentionFlops(Value q, Value k, Value v, bool bshd) {
 /// is the bytes they move).
 const llvm::StringSet<> &dataMovementOps() {
   static const llvm::StringSet<> set = {
-      "clone", "_to_copy", "copy", "copy_", "contiguous", "cat", "stack",
-      "index", "index_select", "gather", "embedding", "slice_backward",
-      "select_backward", "constant_pad_nd", "new_ones", "new_zeros",
-      "new_empty", "new_empty_strided", "ones_like", "zeros_like",
-      "empty_like", "full_like", "zeros", "ones", "empty", "empty_strided",
-      "full", "arange", "scalar_tensor", "fill", "fill_", "zero_",
-      "lift_fresh_copy", "repeat", "_unsafe_index", "masked_fill"};
+      "clone",           "_to_copy",        "copy",
+      "copy_",           "contiguous",      "cat",
+      "stack",           "index",           "index_select",
+      "gather",          "embedding",       "slice_backward",
+      "select_backward", "constant_pad_nd", "new_ones",
+      "new_zeros",       "new_empty",       "new_empty_strided",
+      "ones_like",       "zeros_like",      "empty_like",
+      "full_like",       "zeros",           "ones",
+      "empty",           "empty_strided",   "full",
+      "arange",          "scalar_tensor",   "fill",
+      "fill_",           "zero_",           "lift_fresh_copy",
+      "repeat",          "_unsafe_index",   "masked_fill"};
   return set;
 }
 
@@ -207,11 +213,12 @@ std::optional<uint64_t> elementFlops(AtenOp op) {
   return most;
 }
 
-std::optional<uint64_t> computeFlops(AtenOp op, const StorageAliasAnalysis &aliases,
-                                const llvm::DenseSet<Operation *> &writers) {
-  bool anyTensor = llvm::any_of(
-      llvm::concat<Value>(op->getOperands(), op->getResults()),
-      [](Value v) { return isa<RankedTensorType>(v.getType()); });
+std::optional<uint64_t>
+computeFlops(AtenOp op, const StorageAliasAnalysis &aliases,
+             const llvm::DenseSet<Operation *> &writers) {
+  bool anyTensor =
+      llvm::any_of(llvm::concat<Value>(op->getOperands(), op->getResults()),
+                   [](Value v) { return isa<RankedTensorType>(v.getType()); });
   if (!anyTensor || isView(op, aliases, writers))
     return 0;
   StringRef name = atenName(op);
@@ -228,9 +235,8 @@ std::optional<uint64_t> computeFlops(AtenOp op, const StorageAliasAnalysis &alia
   if (llvm::is_contained({"conv1d", "conv2d", "conv3d"}, name))
     return convFlops(tensorArg(op, 0), tensorArg(op, 1), op->getResult(0),
                      false);
-  if (llvm::is_contained({"conv_transpose1d", "conv_transpose2d",
-                          "conv_transpose3d"},
-                         name))
+  if (llvm::is_contained(
+          {"conv_transpose1d", "conv_transpose2d", "conv_transpose3d"}, name))
     return convFlops(tensorArg(op, 0), tensorArg(op, 1), op->getResult(0),
                      true);
   if (name == "convolution_backward") {
@@ -261,11 +267,11 @@ std::optional<uint64_t> computeFlops(AtenOp op, const StorageAliasAnalysis &alia
     // Arguments are (grad_out, query, key, value, ...).
     std::optional<uint64_t> fwd;
     if (bhsdAttention().contains(name))
-      fwd = attentionFlops(tensorArg(op, 1), tensorArg(op, 2),
-                           tensorArg(op, 3), false);
+      fwd = attentionFlops(tensorArg(op, 1), tensorArg(op, 2), tensorArg(op, 3),
+                           false);
     else if (name == "_flash_attention" || name == "_efficient_attention")
-      fwd = attentionFlops(tensorArg(op, 1), tensorArg(op, 2),
-                           tensorArg(op, 3), true);
+      fwd = attentionFlops(tensorArg(op, 1), tensorArg(op, 2), tensorArg(op, 3),
+                           true);
     else
       return elementFlops(op);
     return fwd ? std::optional<uint64_t>(mul(2, *fwd)) : std::nullopt;
@@ -317,9 +323,9 @@ CostModel::CostModel(const StorageAliasAnalysis &aliases,
         unknownFlops.push_back(op);
       uint64_t f = flops.value_or(0);
       bool view = f == 0 && isView(op, aliases, writers);
-      double seconds = std::max(double(f) / hw.flopsPerSecond,
-                                double(bytesMoved(op, view)) /
-                                    hw.hbmBytesPerSecond);
+      double seconds =
+          std::max(double(f) / hw.flopsPerSecond,
+                   double(bytesMoved(op, view)) / hw.hbmBytesPerSecond);
       flopsOf[op] = f;
       secondsOf[op] = seconds;
       totalFlops = add(totalFlops, f);

@@ -1,4 +1,5 @@
-//===- MemoryModel.cpp - Storage-level liveness of a joint graph -*- C++ -*-===//
+//===- MemoryModel.cpp - Storage-level liveness of a joint graph -*- C++
+//-*-===//
 //
 // Builds per-storage lifetimes in one pass over the storages and their uses,
 // then sweeps allocation/free deltas into per-op device and host timelines.
@@ -268,7 +269,8 @@ void MemoryModel::build(const StorageAliasAnalysis &aliases) {
   }
 
   for (const StorageLifetime &life : lifetimes) {
-    std::optional<unsigned> block = getBlockOf(life.storage->owner.getDefiningOp());
+    std::optional<unsigned> block =
+        getBlockOf(life.storage->owner.getDefiningOp());
     if (life.onHost) {
       if (block)
         blocks[*block].offloadedBytes += life.bytes;

@@ -62,8 +62,8 @@ std::string formatBytes(int64_t bytes) {
 
 /// 2.5e9 -> "2.50 GFLOP".
 std::string formatFlops(uint64_t flops) {
-  const char *units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP",
-                         "EFLOP"};
+  const char *units[] = {"FLOP",  "kFLOP", "MFLOP", "GFLOP",
+                         "TFLOP", "PFLOP", "EFLOP"};
   double v = double(flops);
   unsigned u = 0;
   while (v >= 1000 && u + 1 < std::size(units)) {
