@@ -1,0 +1,367 @@
+//===- CostModel.cpp - FLOPs, op time and transfer overlap -------*- C++
+//-*-===//
+//
+// FLOP formulas follow torch.utils.flop_counter (mm_flop, addmm_flop,
+// bmm_flop, baddbmm_flop, conv_flop_count, conv_backward_flop,
+// sdpa_flop_count, sdpa_backward_flop_count, the flash/efficient attention
+// variants with their (batch, seq, heads, dim) layout); ops torch does not
+// count get one FLOP per element of their largest tensor, views and pure
+// data movement get none. Then one walk simulates the compute stream and the
+// two host-link copy streams. docs/cost-model.md has the table.
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Analysis/CostModel.h"
+#include "joint/Dialect/AO/IR/AOOps.h"
+#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::joint;
+
+namespace {
+
+using Shape = SmallVector<uint64_t, 4>;
+
+/// Sizes of a tensor value by trace-time hints (static type as fallback).
+std::optional<Shape> shapeOf(Value v) {
+  if (!v)
+    return std::nullopt;
+  Shape shape;
+  if (TensorMetaAttr meta = getTensorMeta(v)) {
+    for (const SymInt &s : meta.getSizes()) {
+      if (!s.hasHint() || s.hint < 0)
+        return std::nullopt;
+      shape.push_back(s.hint);
+    }
+    return shape;
+  }
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  for (int64_t d : type.getShape())
+    shape.push_back(d);
+  return shape;
+}
+
+uint64_t mul(uint64_t a, uint64_t b) { return llvm::SaturatingMultiply(a, b); }
+uint64_t add(uint64_t a, uint64_t b) { return llvm::SaturatingAdd(a, b); }
+uint64_t product(ArrayRef<uint64_t> dims) {
+  uint64_t p = 1;
+  for (uint64_t d : dims)
+    p = mul(p, d);
+  return p;
+}
+
+std::optional<uint64_t> numelOf(Value v) {
+  std::optional<Shape> s = shapeOf(v);
+  return s ? std::optional<uint64_t>(product(*s)) : std::nullopt;
+}
+
+/// The attribute of positional argument `i` (schema order).
+Attribute argAttr(AtenOp op, unsigned i) {
+  ArrayAttr args = op.getArgsAttr();
+  return args && i < args.size() ? args[i] : Attribute();
+}
+
+/// The tensor passed as positional argument `i`: through `#joint.operand`
+/// refs, or operand `i` when the op records no args (hand-written IR).
+Value tensorArg(AtenOp op, unsigned i) {
+  if (!op.getArgsAttr() && !op.getKwargsAttr())
+    return i < op->getNumOperands() ? op->getOperand(i) : Value();
+  if (auto ref = dyn_cast_or_null<OperandRefAttr>(argAttr(op, i)))
+    if (ref.getIndex() < op->getNumOperands())
+      return op->getOperand(ref.getIndex());
+  return {};
+}
+
+/// A bool argument; `dflt` when absent or not a literal.
+bool boolArg(AtenOp op, unsigned i, bool dflt) {
+  Attribute a = argAttr(op, i);
+  if (auto b = dyn_cast_or_null<BoolAttr>(a))
+    return b.getValue();
+  if (auto n = dyn_cast_or_null<IntegerAttr>(a))
+    return n.getValue().getBoolValue();
+  return dflt;
+}
+
+/// Matmul family: 2 * numel(out) * K, K = the contracted (last) dim of the
+/// left operand at argument `lhs` (mm_flop, bmm_flop, addmm_flop,
+/// baddbmm_flop; matmul/linear by their decomposition).
+std::optional<uint64_t> matmulFlops(AtenOp op, unsigned lhs) {
+  std::optional<Shape> a = shapeOf(tensorArg(op, lhs));
+  std::optional<uint64_t> out =
+      op->getNumResults() ? numelOf(op->getResult(0)) : std::nullopt;
+  if (!a || a->empty() || !out)
+    return std::nullopt;
+  return mul(2, mul(*out, a->back()));
+}
+
+/// conv_flop_count: 2 * batch * prod(spatial of (transposed ? x : out)) *
+/// prod(weight shape) (= c_out * c_in/groups * kernel).
+std::optional<uint64_t> convFlops(Value x, Value w, Value out,
+                                  bool transposed) {
+  std::optional<Shape> xs = shapeOf(x), ws = shapeOf(w), os = shapeOf(out);
+  if (!xs || !ws || !os || xs->size() < 2 || os->size() < 2)
+    return std::nullopt;
+  ArrayRef<uint64_t> spatial =
+      ArrayRef<uint64_t>(transposed ? *xs : *os).drop_front(2);
+  return mul(2, mul((*xs)[0], mul(product(spatial), product(*ws))));
+}
+
+/// sdpa_flop_count: QK^T plus PV, 2*B*H*Sq*Sk*(Dq + Dv). `bshd` marks the
+/// flash/efficient kernels' (batch, seq, heads, dim) layout; otherwise
+/// (..., seq, dim) with every leading dim a batch/head dim.
+std::optional<uint64_t> attentionFlops(Value q, Value k, Value v, bool bshd) {
+  std::optional<Shape> qs = shapeOf(q), ks = shapeOf(k), vs = shapeOf(v);
+  if (!qs || !ks || !vs || qs->size() < 2 || ks->size() < 2 || vs->empty())
+    return std::nullopt;
+  uint64_t batchHeads, sq, sk, dq = qs->back(), dv = vs->back();
+  if (bshd) {
+    if (qs->size() != 4 || ks->size() != 4)
+      return std::nullopt;
+    batchHeads = mul((*qs)[0], (*qs)[2]);
+    sq = (*qs)[1];
+    sk = (*ks)[1];
+  } else {
+    batchHeads = product(ArrayRef<uint64_t>(*qs).drop_back(2));
+    sq = (*qs)[qs->size() - 2];
+    sk = (*ks)[ks->size() - 2];
+  }
+  return mul(2, mul(mul(batchHeads, mul(sq, sk)), add(dq, dv)));
+}
+
+/// Targets that move or create data without arithmetic (0 FLOPs; their time
+/// is the bytes they move).
+const llvm::StringSet<> &dataMovementOps() {
+  static const llvm::StringSet<> set = {
+      "clone",           "_to_copy",        "copy",
+      "copy_",           "contiguous",      "cat",
+      "stack",           "index",           "index_select",
+      "gather",          "embedding",       "slice_backward",
+      "select_backward", "constant_pad_nd", "new_ones",
+      "new_zeros",       "new_empty",       "new_empty_strided",
+      "ones_like",       "zeros_like",      "empty_like",
+      "full_like",       "zeros",           "ones",
+      "empty",           "empty_strided",   "full",
+      "arange",          "scalar_tensor",   "fill",
+      "fill_",           "zero_",           "lift_fresh_copy",
+      "repeat",          "_unsafe_index",   "masked_fill"};
+  return set;
+}
+
+/// Attention kernels whose q, k, v are (batch, heads, seq, dim).
+const llvm::StringSet<> &bhsdAttention() {
+  static const llvm::StringSet<> set = {
+      "scaled_dot_product_attention",
+      "_scaled_dot_product_flash_attention",
+      "_scaled_dot_product_flash_attention_for_cpu",
+      "_scaled_dot_product_efficient_attention",
+      "_scaled_dot_product_cudnn_attention",
+      "_scaled_dot_product_fused_attention_overrideable"};
+  return set;
+}
+
+/// Attention kernels whose q, k, v are (batch, seq, heads, dim).
+const llvm::StringSet<> &bshdAttention() {
+  static const llvm::StringSet<> set = {"_flash_attention_forward",
+                                        "_efficient_attention_forward"};
+  return set;
+}
+
+/// "aten::mm.default" -> "mm"; empty for other namespaces.
+StringRef atenName(AtenOp op) {
+  auto [ns, rest] = op.getTarget().split("::");
+  if (ns != "aten")
+    return {};
+  return rest.split('.').first;
+}
+
+/// True when every tensor result lives in an operand's storage and the op
+/// writes nothing: a view (t, view, expand, alias, split, ...).
+bool isView(AtenOp op, const StorageAliasAnalysis &aliases,
+            const llvm::DenseSet<Operation *> &writers) {
+  if (writers.contains(op))
+    return false;
+  bool anyTensor = false;
+  for (Value r : op->getResults()) {
+    const Storage *s = aliases.lookup(r);
+    if (!s)
+      continue;
+    anyTensor = true;
+    if (!llvm::any_of(op->getOperands(),
+                      [&](Value v) { return aliases.lookup(v) == s; }))
+      return false;
+  }
+  return anyTensor;
+}
+
+/// One FLOP per element of the op's largest tensor operand or result
+/// (elementwise ops: output elements; reductions: input elements).
+std::optional<uint64_t> elementFlops(AtenOp op) {
+  uint64_t most = 0;
+  for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults())) {
+    if (!isa<RankedTensorType>(v.getType()))
+      continue;
+    std::optional<uint64_t> n = numelOf(v);
+    if (!n)
+      return std::nullopt;
+    most = std::max(most, *n);
+  }
+  return most;
+}
+
+std::optional<uint64_t>
+computeFlops(AtenOp op, const StorageAliasAnalysis &aliases,
+             const llvm::DenseSet<Operation *> &writers) {
+  bool anyTensor =
+      llvm::any_of(llvm::concat<Value>(op->getOperands(), op->getResults()),
+                   [](Value v) { return isa<RankedTensorType>(v.getType()); });
+  if (!anyTensor || isView(op, aliases, writers))
+    return 0;
+  StringRef name = atenName(op);
+  if (name.empty())
+    return elementFlops(op);
+  if (llvm::is_contained({"mm", "bmm", "matmul", "linear", "mv", "dot"}, name))
+    return matmulFlops(op, 0);
+  if (llvm::is_contained({"addmm", "baddbmm", "_addmm_activation", "addmv"},
+                         name))
+    return matmulFlops(op, 1);
+  if (llvm::is_contained({"convolution", "_convolution"}, name))
+    return convFlops(tensorArg(op, 0), tensorArg(op, 1), op->getResult(0),
+                     boolArg(op, 6, false));
+  if (llvm::is_contained({"conv1d", "conv2d", "conv3d"}, name))
+    return convFlops(tensorArg(op, 0), tensorArg(op, 1), op->getResult(0),
+                     false);
+  if (llvm::is_contained(
+          {"conv_transpose1d", "conv_transpose2d", "conv_transpose3d"}, name))
+    return convFlops(tensorArg(op, 0), tensorArg(op, 1), op->getResult(0),
+                     true);
+  if (name == "convolution_backward") {
+    // conv_backward_flop: grad_input and grad_weight each cost the forward.
+    std::optional<uint64_t> fwd =
+        convFlops(tensorArg(op, 1), tensorArg(op, 2), tensorArg(op, 0),
+                  boolArg(op, 7, false));
+    if (!fwd)
+      return std::nullopt;
+    uint64_t parts = 2;
+    if (auto mask = dyn_cast_or_null<ArrayAttr>(argAttr(op, 10)))
+      if (mask.size() >= 2) {
+        parts = 0;
+        for (Attribute m : mask.getValue().take_front(2))
+          if (auto b = dyn_cast<BoolAttr>(m); b && b.getValue())
+            ++parts;
+      }
+    return mul(*fwd, parts);
+  }
+  if (bhsdAttention().contains(name))
+    return attentionFlops(tensorArg(op, 0), tensorArg(op, 1), tensorArg(op, 2),
+                          false);
+  if (bshdAttention().contains(name))
+    return attentionFlops(tensorArg(op, 0), tensorArg(op, 1), tensorArg(op, 2),
+                          true);
+  if (name.consume_back("_backward")) {
+    // sdpa_backward_flop_count: dQ, dK, dV and dP, twice the forward.
+    // Arguments are (grad_out, query, key, value, ...).
+    std::optional<uint64_t> fwd;
+    if (bhsdAttention().contains(name))
+      fwd = attentionFlops(tensorArg(op, 1), tensorArg(op, 2), tensorArg(op, 3),
+                           false);
+    else if (name == "_flash_attention" || name == "_efficient_attention")
+      fwd = attentionFlops(tensorArg(op, 1), tensorArg(op, 2), tensorArg(op, 3),
+                           true);
+    else
+      return elementFlops(op);
+    return fwd ? std::optional<uint64_t>(mul(2, *fwd)) : std::nullopt;
+  }
+  if (dataMovementOps().contains(name))
+    return 0;
+  return elementFlops(op);
+}
+
+llvm::DenseSet<Operation *> allWriters(const StorageAliasAnalysis &aliases) {
+  llvm::DenseSet<Operation *> writers;
+  for (const Storage *s : aliases.getStorages())
+    writers.insert(s->writers.begin(), s->writers.end());
+  return writers;
+}
+
+/// Bytes an op reads and writes in HBM: its distinct tensor operands and its
+/// results (logical elements); 0 for views.
+uint64_t bytesMoved(AtenOp op, bool view) {
+  if (view)
+    return 0;
+  uint64_t bytes = 0;
+  llvm::SmallDenseSet<Value, 8> seen;
+  for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults()))
+    if (seen.insert(v).second)
+      bytes = add(bytes, getNumBytesHint(v).value_or(0));
+  return bytes;
+}
+
+} // namespace
+
+std::optional<uint64_t>
+mlir::joint::estimateFlops(AtenOp op, const StorageAliasAnalysis &aliases) {
+  return computeFlops(op, aliases, allWriters(aliases));
+}
+
+CostModel::CostModel(const StorageAliasAnalysis &aliases,
+                     const HardwareModel &hw) {
+  GraphOp graph = aliases.getGraph();
+  if (!graph)
+    return;
+  llvm::DenseSet<Operation *> writers = allWriters(aliases);
+  llvm::DenseMap<Operation *, unsigned> transferOf;
+  double now = 0, toHostFree = 0, toDeviceFree = 0;
+  for (Operation &o : graph.getBody().front()) {
+    if (auto op = dyn_cast<AtenOp>(o)) {
+      std::optional<uint64_t> flops = computeFlops(op, aliases, writers);
+      if (!flops)
+        unknownFlops.push_back(op);
+      uint64_t f = flops.value_or(0);
+      bool view = f == 0 && isView(op, aliases, writers);
+      double seconds =
+          std::max(double(f) / hw.flopsPerSecond,
+                   double(bytesMoved(op, view)) / hw.hbmBytesPerSecond);
+      flopsOf[op] = f;
+      secondsOf[op] = seconds;
+      totalFlops = add(totalFlops, f);
+      computeSeconds += seconds;
+      if (op.getRecomputedFrom()) {
+        recomputeFlops = add(recomputeFlops, f);
+        recomputeSeconds += seconds;
+      }
+      now += seconds;
+      continue;
+    }
+    if (isa<ao::OffloadOp, ao::ReloadOp>(o)) {
+      Transfer t;
+      t.copy = &o;
+      t.toHost = isa<ao::OffloadOp>(o);
+      t.bytes = getNumBytesHint(o.getResult(0)).value_or(0);
+      t.seconds = double(t.bytes) / hw.linkBytesPerSecond;
+      double &linkFree = t.toHost ? toHostFree : toDeviceFree;
+      linkFree = std::max(now, linkFree) + t.seconds;
+      t.doneAt = linkFree;
+      (t.toHost ? offloadBytes : reloadBytes) += t.bytes;
+      transferSeconds += t.seconds;
+      transferOf[&o] = transfers.size();
+      transfers.push_back(t);
+      continue;
+    }
+    if (auto wait = dyn_cast<ao::WaitTensorOp>(o)) {
+      Operation *copy = wait.getInput().getDefiningOp();
+      auto it = copy ? transferOf.find(copy) : transferOf.end();
+      if (it == transferOf.end())
+        continue;
+      Transfer &t = transfers[it->second];
+      t.wait = wait;
+      t.exposedSeconds = std::max(0.0, t.doneAt - now);
+      now += t.exposedSeconds;
+      exposedSeconds += t.exposedSeconds;
+    }
+  }
+}

@@ -1,0 +1,379 @@
+//===- MemoryReport.cpp - Memory and cost report of a joint graph -*- C++ -*-//
+//
+// joint-memory-report: queries the MemoryModel and CostModel analyses and
+// writes one table (text) or one JSON document (same numbers plus the per-op
+// timeline) for the module's joint.graph. It changes nothing; warnings name
+// the nodes whose facts make a number unreliable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Analysis/CostModel.h"
+#include "joint/Analysis/MemoryModel.h"
+#include "joint/Dialect/Joint/Transforms/Passes.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include <cmath>
+
+namespace mlir {
+namespace joint {
+#define GEN_PASS_DEF_JOINTMEMORYREPORT
+#include "joint/Dialect/Joint/Transforms/Passes.h.inc"
+} // namespace joint
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::joint;
+
+namespace {
+
+/// The FX node name of an op; ao ops as `ao.offload(<source node>)`.
+std::string nodeName(Operation *op) {
+  if (auto aten = dyn_cast<AtenOp>(op))
+    return aten.getName().str();
+  std::string name = op->getName().getStringRef().str();
+  if (op->getNumOperands())
+    if (auto src = op->getOperand(0).getDefiningOp()) {
+      // Walk back through the ao chain to the aten node that made the value.
+      while (src && !isa<AtenOp>(src) && src->getNumOperands())
+        src = src->getOperand(0).getDefiningOp();
+      if (auto aten = dyn_cast_or_null<AtenOp>(src))
+        name += "(" + aten.getName().str() + ")";
+    }
+  return name;
+}
+
+/// 1536 -> "1.50 KiB"; below 1 KiB, "N B".
+std::string formatBytes(int64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = double(bytes);
+  unsigned u = 0;
+  while (std::fabs(v) >= 1024 && u + 1 < std::size(units)) {
+    v /= 1024;
+    ++u;
+  }
+  if (u == 0)
+    return std::to_string(bytes) + " B";
+  std::string s;
+  llvm::raw_string_ostream(s) << llvm::format("%.2f %s", v, units[u]);
+  return s;
+}
+
+/// 2.5e9 -> "2.50 GFLOP".
+std::string formatFlops(uint64_t flops) {
+  const char *units[] = {"FLOP",  "kFLOP", "MFLOP", "GFLOP",
+                         "TFLOP", "PFLOP", "EFLOP"};
+  double v = double(flops);
+  unsigned u = 0;
+  while (v >= 1000 && u + 1 < std::size(units)) {
+    v /= 1000;
+    ++u;
+  }
+  if (u == 0)
+    return std::to_string(flops) + " FLOP";
+  std::string s;
+  llvm::raw_string_ostream(s) << llvm::format("%.2f %s", v, units[u]);
+  return s;
+}
+
+/// Seconds as "12.3 us" / "4.56 ms" / "1.23 s".
+std::string formatSeconds(double s) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (s == 0)
+    os << "0 s";
+  else if (s < 1e-3)
+    os << llvm::format("%.1f us", s * 1e6);
+  else if (s < 1)
+    os << llvm::format("%.2f ms", s * 1e3);
+  else
+    os << llvm::format("%.2f s", s);
+  return out;
+}
+
+struct MemoryReport : joint::impl::JointMemoryReportBase<MemoryReport> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  /// Validates the options; emits an error at `loc` and fails on bad ones.
+  LogicalResult checkOptions(Location loc);
+  void warnAboutFacts(GraphOp graph, const MemoryModel &mem,
+                      const CostModel &cost);
+  void writeText(raw_ostream &os, GraphOp graph, const MemoryModel &mem,
+                 const CostModel &cost, const HardwareModel &hw);
+  void writeJSON(raw_ostream &os, GraphOp graph, const MemoryModel &mem,
+                 const CostModel &cost, const HardwareModel &hw);
+  /// Recompute FLOPs per block (index into MemoryModel::getBlocks()).
+  SmallVector<uint64_t> blockRecompute(const MemoryModel &mem,
+                                       const CostModel &cost);
+};
+
+LogicalResult MemoryReport::checkOptions(Location loc) {
+  if (format != "text" && format != "json")
+    return emitError(loc) << "joint-memory-report: format must be 'text' or "
+                             "'json', got '"
+                          << format << "'";
+  for (auto [name, value] :
+       {std::pair<StringRef, double>{"peak-tflops", peakTflops},
+        {"hbm-gbps", hbmGbps},
+        {"link-gbps", linkGbps}})
+    if (!(value > 0) || !std::isfinite(value))
+      return emitError(loc) << "joint-memory-report: " << name
+                            << " must be a positive number, got " << value;
+  return success();
+}
+
+void MemoryReport::warnAboutFacts(GraphOp graph, const MemoryModel &mem,
+                                  const CostModel &cost) {
+  if (!mem.getModelProblem().empty())
+    emitWarning(graph.getLoc())
+        << "joint-memory-report: " << mem.getModelProblem()
+        << "; blocks are taken from module stacks instead";
+  if (ArrayRef<const Storage *> unknown = mem.getUnknownSizeStorages();
+      !unknown.empty()) {
+    Value owner = unknown.front()->owner;
+    InFlightDiagnostic d = emitWarning(owner.getLoc());
+    d << "joint-memory-report: " << unknown.size()
+      << " storage(s) have a size without trace-time hint and count as 0 "
+         "bytes";
+    if (Operation *def = owner.getDefiningOp())
+      d << " (first: '" << nodeName(def) << "')";
+  }
+  if (ArrayRef<Operation *> unknown = cost.getUnknownFlopOps();
+      !unknown.empty())
+    emitWarning(unknown.front()->getLoc())
+        << "joint-memory-report: FLOPs of " << unknown.size()
+        << " op(s) count as 0: a shape has no trace-time hint (first: '"
+        << nodeName(unknown.front()) << "')";
+  for (auto [offload, reader] : mem.getIneffectiveOffloads())
+    emitWarning(offload->getLoc())
+        << "joint-memory-report: " << nodeName(offload)
+        << " frees no device memory: '" << nodeName(reader)
+        << "' reads the offloaded storage after its forward ao.wait_tensor";
+}
+
+SmallVector<uint64_t> MemoryReport::blockRecompute(const MemoryModel &mem,
+                                                   const CostModel &cost) {
+  SmallVector<uint64_t> perBlock(mem.getBlocks().size(), 0);
+  for (Operation *op : mem.getOps()) {
+    auto aten = dyn_cast<AtenOp>(op);
+    if (!aten || !aten.getRecomputedFrom())
+      continue;
+    if (std::optional<unsigned> b = mem.getBlockOf(op))
+      perBlock[*b] += cost.getFlops(op);
+  }
+  return perBlock;
+}
+
+/// "forward" / "backward" for op index `i`.
+StringRef phaseAt(const MemoryModel &mem, unsigned i) {
+  std::optional<unsigned> b = mem.getBoundaryIndex();
+  return b && i >= *b ? "backward" : "forward";
+}
+
+double percent(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * double(part) / double(whole) : 0.0;
+}
+
+void MemoryReport::writeText(raw_ostream &os, GraphOp graph,
+                             const MemoryModel &mem, const CostModel &cost,
+                             const HardwareModel &hw) {
+  auto exact = [](int64_t bytes) {
+    return formatBytes(bytes) + " (" + std::to_string(bytes) + " B)";
+  };
+  os << "== joint-memory-report @" << graph.getSymName();
+  if (!label.empty())
+    os << " [" << label << "]";
+  os << "\n";
+  unsigned n = mem.getOps().size();
+  std::optional<unsigned> boundary = mem.getBoundaryIndex();
+  os << llvm::format("%-14s", "ops") << n;
+  if (boundary)
+    os << " (" << *boundary << " forward, " << n - *boundary
+       << " backward); backward starts at op " << *boundary << " '"
+       << nodeName(mem.getOps()[*boundary]) << "'";
+  os << "\n";
+  os << llvm::format("%-14s", "peak device") << exact(mem.getPeakBytes());
+  if (Operation *peak = mem.getPeakOp())
+    os << " at op " << mem.getPeakIndex() << " '" << nodeName(peak) << "' ("
+       << phaseAt(mem, mem.getPeakIndex()) << ")";
+  os << "\n";
+  os << llvm::format("%-14s", "  resident") << exact(mem.getResidentBytes())
+     << ": params " << formatBytes(mem.getParamBytes()) << ", buffers "
+     << formatBytes(mem.getBufferBytes()) << ", inputs "
+     << formatBytes(mem.getInputBytes()) << "\n";
+  os << llvm::format("%-14s", "  transient")
+     << exact(mem.getPeakTransientBytes()) << "\n";
+  os << llvm::format("%-14s", "activations") << exact(mem.getActivationBytes())
+     << " live across forward/backward\n";
+  os << llvm::format("%-14s", "host (ao)") << "peak "
+     << exact(mem.getPeakHostBytes()) << ", offloaded "
+     << formatBytes(mem.getOffloadedBytes()) << "\n";
+  os << llvm::format("%-14s", "compute") << formatFlops(cost.getTotalFlops())
+     << ", " << formatSeconds(cost.getComputeSeconds()) << " (roofline "
+     << llvm::format("%g", hw.flopsPerSecond / 1e12) << " TFLOP/s, "
+     << llvm::format("%g", hw.hbmBytesPerSecond / 1e9) << " GB/s)\n";
+  os << llvm::format("%-14s", "recompute")
+     << formatFlops(cost.getRecomputeFlops())
+     << llvm::format(" (%.2f%% of step FLOPs), ",
+                     percent(cost.getRecomputeFlops(), cost.getTotalFlops()))
+     << formatSeconds(cost.getRecomputeSeconds()) << "\n";
+  os << llvm::format("%-14s", "transfers") << "offload "
+     << formatBytes(cost.getOffloadBytes()) << ", reload "
+     << formatBytes(cost.getReloadBytes()) << ": "
+     << formatSeconds(cost.getTransferSeconds()) << " at "
+     << llvm::format("%g", hw.linkBytesPerSecond / 1e9) << " GB/s, "
+     << formatSeconds(cost.getExposedSeconds()) << " exposed\n";
+  os << llvm::format("%-14s", "step estimate")
+     << formatSeconds(cost.getStepSeconds()) << "\n";
+  ArrayRef<BlockMemory> blocks = mem.getBlocks();
+  if (blocks.empty())
+    return;
+  SmallVector<uint64_t> recompute = blockRecompute(mem, cost);
+  size_t width = 5;
+  for (const BlockMemory &b : blocks)
+    width = std::max(width, b.fqn.size());
+  os << llvm::format("%-*s  %-22s  %-12s  %s\n", int(width), "block",
+                     "activations", "offloaded", "recompute");
+  for (auto [b, flops] : llvm::zip_equal(blocks, recompute))
+    os << llvm::format("%-*s  %-22s  %-12s  %s\n", int(width), b.fqn.c_str(),
+                       exact(b.activationBytes).c_str(),
+                       formatBytes(b.offloadedBytes).c_str(),
+                       formatFlops(flops).c_str());
+}
+
+void MemoryReport::writeJSON(raw_ostream &os, GraphOp graph,
+                             const MemoryModel &mem, const CostModel &cost,
+                             const HardwareModel &hw) {
+  llvm::json::OStream j(os, /*IndentSize=*/1);
+  ArrayRef<Operation *> ops = mem.getOps();
+  std::optional<unsigned> boundary = mem.getBoundaryIndex();
+  j.object([&] {
+    j.attribute("format", "joint-memory-report");
+    j.attribute("version", 1);
+    j.attribute("graph", graph.getSymName());
+    j.attribute("label", label);
+    j.attribute("ops", int64_t(ops.size()));
+    j.attribute("boundary_index",
+                boundary ? llvm::json::Value(int64_t(*boundary)) : nullptr);
+    j.attribute("peak_bytes", mem.getPeakBytes());
+    j.attribute("peak_index", int64_t(mem.getPeakIndex()));
+    j.attribute("peak_op", ops.empty() ? "" : nodeName(mem.getPeakOp()));
+    j.attribute("peak_phase", phaseAt(mem, mem.getPeakIndex()));
+    j.attribute("peak_transient_bytes", mem.getPeakTransientBytes());
+    j.attributeObject("resident_bytes", [&] {
+      j.attribute("total", mem.getResidentBytes());
+      j.attribute("param", mem.getParamBytes());
+      j.attribute("buffer", mem.getBufferBytes());
+      j.attribute("input", mem.getInputBytes());
+    });
+    j.attribute("activation_bytes", mem.getActivationBytes());
+    j.attribute("peak_host_bytes", mem.getPeakHostBytes());
+    j.attribute("offloaded_bytes", mem.getOffloadedBytes());
+    j.attributeObject("cost", [&] {
+      j.attribute("flops", cost.getTotalFlops());
+      j.attribute("recompute_flops", cost.getRecomputeFlops());
+      j.attribute("recompute_percent",
+                  percent(cost.getRecomputeFlops(), cost.getTotalFlops()));
+      j.attribute("compute_seconds", cost.getComputeSeconds());
+      j.attribute("recompute_seconds", cost.getRecomputeSeconds());
+      j.attribute("offload_bytes", cost.getOffloadBytes());
+      j.attribute("reload_bytes", cost.getReloadBytes());
+      j.attribute("transfer_seconds", cost.getTransferSeconds());
+      j.attribute("exposed_transfer_seconds", cost.getExposedSeconds());
+      j.attribute("step_seconds", cost.getStepSeconds());
+      j.attributeObject("hardware", [&] {
+        j.attribute("flops_per_second", hw.flopsPerSecond);
+        j.attribute("hbm_bytes_per_second", hw.hbmBytesPerSecond);
+        j.attribute("link_bytes_per_second", hw.linkBytesPerSecond);
+      });
+    });
+    j.attributeArray("transfers", [&] {
+      for (const Transfer &t : cost.getTransfers())
+        j.object([&] {
+          j.attribute("op", nodeName(t.copy));
+          j.attribute("direction", t.toHost ? "to_host" : "to_device");
+          j.attribute("bytes", t.bytes);
+          j.attribute("seconds", t.seconds);
+          j.attribute("exposed_seconds", t.exposedSeconds);
+        });
+    });
+    j.attribute("block_source", mem.getBlockSource());
+    SmallVector<uint64_t> recompute = blockRecompute(mem, cost);
+    j.attributeArray("blocks", [&] {
+      for (auto [b, flops] : llvm::zip_equal(mem.getBlocks(), recompute))
+        j.object([&] {
+          j.attribute("fqn", b.fqn);
+          j.attribute("activation_bytes", b.activationBytes);
+          j.attribute("offloaded_bytes", b.offloadedBytes);
+          j.attribute("recompute_flops", flops);
+        });
+    });
+    // Columns, one entry per op, so 200k-op graphs stay compact.
+    j.attributeObject("timeline", [&] {
+      j.attributeArray("op", [&] {
+        for (Operation *op : ops)
+          j.value(nodeName(op));
+      });
+      j.attributeArray("device_bytes", [&] {
+        for (int64_t live : mem.getTransientTimeline())
+          j.value(mem.getResidentBytes() + live);
+      });
+      j.attributeArray("host_bytes", [&] {
+        for (int64_t live : mem.getHostTimeline())
+          j.value(live);
+      });
+    });
+  });
+  os << "\n";
+}
+
+void MemoryReport::runOnOperation() {
+  ModuleOp module = getOperation();
+  auto graphs = llvm::to_vector(module.getOps<GraphOp>());
+  Location loc = graphs.empty() ? module.getLoc() : graphs.front().getLoc();
+  if (failed(checkOptions(loc)))
+    return signalPassFailure();
+  if (graphs.size() != 1) {
+    emitError(loc) << "joint-memory-report: expects a module with exactly one "
+                      "joint.graph, found "
+                   << graphs.size();
+    return signalPassFailure();
+  }
+  GraphOp graph = graphs.front();
+
+  HardwareModel hw;
+  hw.flopsPerSecond = peakTflops * 1e12;
+  hw.hbmBytesPerSecond = hbmGbps * 1e9;
+  hw.linkBytesPerSecond = linkGbps * 1e9;
+  const MemoryModel &mem = getAnalysis<MemoryModel>();
+  CostModel cost(getAnalysis<StorageAliasAnalysis>(), hw);
+
+  numOps = mem.getOps().size();
+  numStorages = mem.getLifetimes().size();
+  numUnknownSize = mem.getUnknownSizeStorages().size();
+  numUnknownFlops = cost.getUnknownFlopOps().size();
+  numIneffectiveOffloads = mem.getIneffectiveOffloads().size();
+  warnAboutFacts(graph, mem, cost);
+
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> file =
+      openOutputFile(output.getValue(), &error);
+  if (!file) {
+    emitError(loc) << "joint-memory-report: cannot write '" << output
+                   << "': " << error;
+    return signalPassFailure();
+  }
+  if (format == "json")
+    writeJSON(file->os(), graph, mem, cost, hw);
+  else
+    writeText(file->os(), graph, mem, cost, hw);
+  file->os().flush();
+  file->keep();
+  markAllAnalysesPreserved();
+}
+
+} // namespace
