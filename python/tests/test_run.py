@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import torch
 
-from graph_tools import (EXAMPLES, PIPELINES, ToolError, insert_offload,
+from graph_tools import (EXAMPLES, PIPELINES, insert_offload,
                          largest_offload_candidate, run_pipeline,
                          assert_close_to_eager, eager_step,
                          skip_unless_available, tool)
