@@ -544,11 +544,18 @@ def graph_stats(doc: dict[str, Any]) -> dict[str, int]:
     """Node counts and bytes of a format-v1 document.
 
     ``activation_bytes``: bytes of the distinct storages produced by forward
-    nodes and read by backward nodes (what a plain trainer saves).
+    nodes and read by backward nodes (what a plain trainer saves); storages
+    of parameters, buffers and inputs (and their views) are state, not
+    activations, matching joint-memory-report's activation bytes.
     """
     by_name = {n["name"]: n for n in doc["nodes"]}
     fwd = bwd = 0
     saved: dict[int, int] = {}
+    # Views of parameters, buffers and inputs (t(weight), ...) share their
+    # storage: that memory is state, not a saved activation.
+    state_storages = {f["storage"] for n in doc["nodes"]
+                      if n["kind"] == "placeholder" for f in n["outputs"]
+                      if f.get("t") == "tensor"}
     for n in doc["nodes"]:
         if n["kind"] != "call_function":
             continue
@@ -570,7 +577,7 @@ def graph_stats(doc: dict[str, Any]) -> dict[str, int]:
                 continue
             facts = src["outputs"][:1]
             for f in facts:
-                if f.get("t") == "tensor":
+                if f.get("t") == "tensor" and f["storage"] not in state_storages:
                     saved[f["storage"]] = max(saved.get(f["storage"], 0),
                                               _tensor_bytes(f))
     param_bytes = sum(
