@@ -11,7 +11,6 @@ storage counted once).
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
