@@ -45,7 +45,7 @@ struct Storage {
   /// ops that return nothing and ops whose written argument could not be
   /// resolved (then every tensor operand counts as written).
   SmallVector<Operation *, 1> writers;
-  bool isGraphInput = false;  // owner is a graph argument (param, buffer, input)
+  bool isGraphInput = false; // owner is a graph argument (param, buffer, input)
   bool isGraphOutput = false; // some member is returned by joint.output
   bool isWritten() const { return !writers.empty(); }
 };

@@ -51,14 +51,19 @@ private:
   json ref(Value v) {
     return {{"t", "node"}, {"v", valueNames.lookup(v)}, {"i", 0}};
   }
-  json node(StringRef name, StringRef kind, json target, json args,
-            json kwargs, json outputs) {
-    return {{"name", name.str()},  {"kind", kind.str()},
-            {"target", target},    {"args", std::move(args)},
-            {"kwargs", kwargs},    {"outputs", std::move(outputs)},
-            {"backward", false},   {"seq_nr", nullptr},
+  json node(StringRef name, StringRef kind, json target, json args, json kwargs,
+            json outputs) {
+    return {{"name", name.str()},
+            {"kind", kind.str()},
+            {"target", target},
+            {"args", std::move(args)},
+            {"kwargs", kwargs},
+            {"outputs", std::move(outputs)},
+            {"backward", false},
+            {"seq_nr", nullptr},
             {"module_stack", json::array()},
-            {"recompute", nullptr}, {"stack_trace", nullptr}};
+            {"recompute", nullptr},
+            {"stack_trace", nullptr}};
   }
   LogicalResult exportAtenOp(AtenOp op, json &nodes);
   LogicalResult exportAOOp(Operation *op, json &nodes);
@@ -96,8 +101,8 @@ json Exporter::factsToJson(Value v, TensorMetaAttr meta, StringRef device,
     SmallVector<int64_t> st(type.getRank());
     for (int64_t i = type.getRank() - 1; i >= 0; --i) {
       st[i] = stride;
-      stride *= ShapedType::isDynamic(type.getDimSize(i)) ? 1
-                                                          : type.getDimSize(i);
+      stride *=
+          ShapedType::isDynamic(type.getDimSize(i)) ? 1 : type.getDimSize(i);
     }
     for (int64_t i = 0; i < type.getRank(); ++i) {
       sizes.push_back(type.getDimSize(i));
@@ -201,8 +206,7 @@ FailureOr<json> Exporter::valueToJson(Attribute value, Operation *op) {
     }
     return json{{"t", "list"}, {"v", std::move(items)}};
   }
-  op->emitError() << "cannot write argument value " << value
-                  << " in format v1";
+  op->emitError() << "cannot write argument value " << value << " in format v1";
   return failure();
 }
 
@@ -271,9 +275,9 @@ LogicalResult Exporter::exportAtenOp(AtenOp op, json &nodes) {
     json g = n;
     g["name"] = name;
     g["target"] = "getitem";
-    g["args"] = json::array({json{{"t", "node"}, {"v", op.getName().str()},
-                                  {"i", i}},
-                             json{{"t", "int"}, {"v", i}}});
+    g["args"] =
+        json::array({json{{"t", "node"}, {"v", op.getName().str()}, {"i", i}},
+                     json{{"t", "int"}, {"v", i}}});
     g["kwargs"] = json::object();
     g["outputs"] = json::array({outputs[i]});
     g.erase("recomputed_from");
@@ -299,22 +303,23 @@ LogicalResult Exporter::exportAOOp(Operation *op, json &nodes) {
              json::array({factsToJson(result, meta, "cpu", nextStorage++)}));
   } else if (auto reload = dyn_cast<ao::ReloadOp>(op)) {
     json size = nullptr, stride = nullptr;
-    for (auto [attr, out] : {std::pair<ArrayAttr, json *>{reload.getSizeAttr(),
-                                                          &size},
-                             {reload.getStrideAttr(), &stride}})
+    for (auto [attr, out] :
+         {std::pair<ArrayAttr, json *>{reload.getSizeAttr(), &size},
+          {reload.getStrideAttr(), &stride}})
       if (attr) {
         FailureOr<json> j = valueToJson(attr, op);
         if (failed(j))
           return failure();
         *out = std::move(*j);
       }
-    n = node(name, "call_function", "ao::reload.default",
-             json::array({ref(reload.getInput()),
-                          json{{"t", "device"}, {"v", reload.getDevice().str()}},
-                          size, stride}),
-             json::object(),
-             json::array({factsToJson(result, meta, reload.getDevice(),
-                                      nextStorage++)}));
+    n = node(
+        name, "call_function", "ao::reload.default",
+        json::array({ref(reload.getInput()),
+                     json{{"t", "device"}, {"v", reload.getDevice().str()}},
+                     size, stride}),
+        json::object(),
+        json::array(
+            {factsToJson(result, meta, reload.getDevice(), nextStorage++)}));
     for (json *v : {&n["args"][2], &n["args"][3]})
       if (v->is_null())
         *v = json{{"t", "none"}};
@@ -344,9 +349,9 @@ LogicalResult Exporter::exportAOOp(Operation *op, json &nodes) {
 static json aoOperatorEntry(StringRef target) {
   auto arg = [](const char *name, const char *type, json def = nullptr,
                 json alias = json::array()) {
-    return json{{"name", name},       {"type", type},
+    return json{{"name", name},        {"type", type},
                 {"kwarg_only", false}, {"default", def},
-                {"alias", alias},     {"alias_after", json::array()},
+                {"alias", alias},      {"alias_after", json::array()},
                 {"is_write", false}};
   };
   auto ret = [](json alias = json::array()) {
@@ -363,22 +368,23 @@ static json aoOperatorEntry(StringRef target) {
             {"is_mutable", false},
             {"tags", json::array({"pt2_compliant_tag"})}};
   if (target == "ao::reload.default")
-    return {{"schema", "ao::reload(Tensor tensor, Device device, SymInt[]? "
-                       "original_size=None, SymInt[]? original_stride=None) "
-                       "-> Tensor"},
-            {"args", json::array({arg("tensor", "Tensor"),
-                                  arg("device", "Device"),
-                                  arg("original_size", "SymInt[]?", "None"),
-                                  arg("original_stride", "SymInt[]?", "None")})},
-            {"returns", json::array({ret()})},
-            {"is_mutable", false},
-            {"tags", json::array({"pt2_compliant_tag"})}};
-  return {{"schema", "ao::wait_tensor(Tensor(a) tensor, Tensor? keepalive=None, "
-                     "Tensor? last_use_of_storage=None) -> Tensor(a)"},
-          {"args", json::array({arg("tensor", "Tensor", nullptr,
-                                    json::array({"a"})),
-                                arg("keepalive", "Tensor?", "None"),
-                                arg("last_use_of_storage", "Tensor?", "None")})},
+    return {
+        {"schema", "ao::reload(Tensor tensor, Device device, SymInt[]? "
+                   "original_size=None, SymInt[]? original_stride=None) "
+                   "-> Tensor"},
+        {"args", json::array({arg("tensor", "Tensor"), arg("device", "Device"),
+                              arg("original_size", "SymInt[]?", "None"),
+                              arg("original_stride", "SymInt[]?", "None")})},
+        {"returns", json::array({ret()})},
+        {"is_mutable", false},
+        {"tags", json::array({"pt2_compliant_tag"})}};
+  return {{"schema",
+           "ao::wait_tensor(Tensor(a) tensor, Tensor? keepalive=None, "
+           "Tensor? last_use_of_storage=None) -> Tensor(a)"},
+          {"args",
+           json::array({arg("tensor", "Tensor", nullptr, json::array({"a"})),
+                        arg("keepalive", "Tensor?", "None"),
+                        arg("last_use_of_storage", "Tensor?", "None")})},
           {"returns", json::array({ret(json::array({"a"}))})},
           {"is_mutable", false},
           {"tags", json::array()}};
@@ -425,11 +431,11 @@ LogicalResult Exporter::run(ModuleOp module, json &doc) {
                         {"path", attrs.getAs<StringAttr>(kPathAttr).str()}});
     } else {
       auto rg = attrs.getAs<BoolAttr>(kRequiresGradAttr);
-      state.push_back({{"input", name},
-                       {"fqn", graph.getArgFQN(i).str()},
-                       {"is_param", role == Role::param},
-                       {"requires_grad", rg ? rg.getValue()
-                                            : role == Role::param}});
+      state.push_back(
+          {{"input", name},
+           {"fqn", graph.getArgFQN(i).str()},
+           {"is_param", role == Role::param},
+           {"requires_grad", rg ? rg.getValue() : role == Role::param}});
     }
     json facts = isa<RankedTensorType>(arg.getType())
                      ? factsToJson(arg, getTensorMeta(arg), "", std::nullopt)
@@ -457,11 +463,10 @@ LogicalResult Exporter::run(ModuleOp module, json &doc) {
     DictionaryAttr attrs = graph.getResultAttrDict(i);
     auto key = attrs.getAs<StringAttr>(kKeyAttr);
     auto fqn = attrs.getAs<StringAttr>(kFQNAttr);
-    roles.push_back(
-        {{"role", stringifyRole(graph.getResultRole(i)).str()},
-         {"fqn", fqn ? json(fqn.str()) : json(nullptr)},
-         {"key", key ? json(key.str()) : json(nullptr)},
-         {"node", valueNames.lookup(v)}});
+    roles.push_back({{"role", stringifyRole(graph.getResultRole(i)).str()},
+                     {"fqn", fqn ? json(fqn.str()) : json(nullptr)},
+                     {"key", key ? json(key.str()) : json(nullptr)},
+                     {"node", valueNames.lookup(v)}});
   }
   std::string outputName = "output";
   if (auto n = graph->getAttrOfType<StringAttr>(kOutputNameAttr))
@@ -548,7 +553,8 @@ LogicalResult Exporter::run(ModuleOp module, json &doc) {
 /// Compact JSON; invalid UTF-8 is replaced rather than aborting (nlohmann
 /// would throw, and exceptions are off).
 static std::string dump(const json &v) {
-  return v.dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
+  return v.dump(-1, ' ', /*ensure_ascii=*/false,
+                json::error_handler_t::replace);
 }
 
 LogicalResult mlir::joint::exportJointGraph(ModuleOp module,

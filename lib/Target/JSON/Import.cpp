@@ -98,9 +98,9 @@ public:
 /// What a node name stands for while importing.
 struct NodeEntry {
   SmallVector<Value, 1> results;
-  AtenOp op;               // null for placeholders
+  AtenOp op; // null for placeholders
   const json *node = nullptr;
-  unsigned index = 0;      // position in "nodes"
+  unsigned index = 0; // position in "nodes"
 };
 
 class Importer {
@@ -119,7 +119,9 @@ private:
     StringRef p(pointer);
     if (p.consume_front("/nodes/")) {
       unsigned index;
-      if (!p.take_until([](char c) { return c == '/'; }).getAsInteger(10, index) &&
+      if (!p.take_until([](char c) {
+              return c == '/';
+            }).getAsInteger(10, index) &&
           index < nodeOffsets.size())
         offset = nodeOffsets[index];
     } else if (p.consume_front("/")) {
@@ -188,9 +190,8 @@ private:
   }
   /// Field `key` of object `obj` (at `pointer`) of `kind`; null and an error
   /// when missing or mistyped. `nullable` accepts JSON null (returns it).
-  const json *field(const json &obj, const std::string &pointer,
-                    StringRef key, Kind kind, StringRef node = {},
-                    bool nullable = false) {
+  const json *field(const json &obj, const std::string &pointer, StringRef key,
+                    Kind kind, StringRef node = {}, bool nullable = false) {
     auto it = obj.find(key.str());
     if (it == obj.end()) {
       (void)fail(pointer, "missing field '" + key + "'", node);
@@ -219,7 +220,8 @@ private:
     return true;
   }
 
-  // Pieces ---------------------------------------------------------------------
+  // Pieces
+  // ---------------------------------------------------------------------
   LogicalResult importOperators(const json &doc);
   LogicalResult importSchemaArgs(const json &list, const std::string &pointer,
                                  StringRef target, bool returns,
@@ -230,16 +232,14 @@ private:
                              StringRef node, Type &type, Attribute &meta);
   FailureOr<Attribute> importValue(const json &v, const std::string &pointer,
                                    StringRef node,
-                                   SmallVectorImpl<Value> &operands,
-                                   int depth);
+                                   SmallVectorImpl<Value> &operands, int depth);
   LogicalResult checkAgainstSchema(OperatorOp entry, ArrayAttr args,
                                    DictionaryAttr kwargs,
                                    ArrayRef<Value> operands,
                                    const std::string &pointer, StringRef node);
   LogicalResult importCallFunction(const json &node, unsigned index,
                                    StringRef name);
-  LogicalResult importGetItem(const json &node, unsigned index,
-                              StringRef name);
+  LogicalResult importGetItem(const json &node, unsigned index, StringRef name);
   LogicalResult importAONode(const json &node, unsigned index, StringRef name,
                              StringRef target);
   void reconstructBackwardTags(GraphOp graph);
@@ -422,7 +422,8 @@ LogicalResult Importer::importOperators(const json &doc) {
     if (mutableFlag->get<bool>())
       attrs.push_back(b.getNamedAttr("is_mutable", b.getUnitAttr()));
     attrs.push_back(b.getNamedAttr("tags", b.getArrayAttr(tagAttrs)));
-    auto op = OperatorOp::create(b, locFor(p), TypeRange(), ValueRange(), attrs);
+    auto op =
+        OperatorOp::create(b, locFor(p), TypeRange(), ValueRange(), attrs);
     if (failed(op.verify()))
       return failure();
     operators[target] = op;
@@ -444,8 +445,7 @@ FailureOr<SymInt> Importer::importSymInt(const json &v,
     if (!allowNegative && value < 0)
       return fail(pointer, "negative size/stride " + Twine(value), node);
     if (value >= kMax || value <= -kMax)
-      return fail(pointer, "size/stride " + Twine(value) + " overflows",
-                   node);
+      return fail(pointer, "size/stride " + Twine(value) + " overflows", node);
     return SymInt::getStatic(value);
   }
   if (v.is_object()) {
@@ -470,9 +470,8 @@ FailureOr<SymInt> Importer::importSymInt(const json &v,
 }
 
 LogicalResult Importer::importResult(const json &fact,
-                                     const std::string &pointer,
-                                     StringRef node, Type &type,
-                                     Attribute &meta) {
+                                     const std::string &pointer, StringRef node,
+                                     Type &type, Attribute &meta) {
   if (!fact.is_object())
     return fail(pointer, "output facts must be an object", node);
   const json *t = field(fact, pointer, "t", Kind::String, node);
@@ -491,8 +490,9 @@ LogicalResult Importer::importResult(const json &fact,
     if (offsetIt == fact.end())
       return fail(pointer, "missing field 'offset'", node);
     if (sizes->size() != strides->size())
-      return fail(pointer, "has " + Twine(sizes->size()) + " sizes but " +
-                               Twine(strides->size()) + " strides",
+      return fail(pointer,
+                  "has " + Twine(sizes->size()) + " sizes but " +
+                      Twine(strides->size()) + " strides",
                   node);
     std::optional<ScalarType> st =
         symbolizeScalarType(dtype->get_ref<const std::string &>());
@@ -517,8 +517,8 @@ LogicalResult Importer::importResult(const json &fact,
       sizeVals.push_back(*s);
       shape.push_back(s->isStatic() ? s->hint : ShapedType::kDynamic);
       if (s->hasHint() && llvm::MulOverflow(numel, s->hint, numel))
-        return fail(pointer + "/sizes",
-                    "number of elements overflows int64", node);
+        return fail(pointer + "/sizes", "number of elements overflows int64",
+                    node);
     }
     for (size_t i = 0; i < strides->size(); ++i) {
       FailureOr<SymInt> s =
@@ -533,9 +533,9 @@ LogicalResult Importer::importResult(const json &fact,
     if (failed(offset))
       return failure();
     type = RankedTensorType::get(shape, getElementType(ctx, *st));
-    meta = TensorMetaAttr::get(ctx, sizeVals, strideVals, *offset,
-                               device->get_ref<const std::string &>(),
-                               storageId);
+    meta =
+        TensorMetaAttr::get(ctx, sizeVals, strideVals, *offset,
+                            device->get_ref<const std::string &>(), storageId);
     return success();
   }
   if (kind == "none") {
@@ -544,9 +544,8 @@ LogicalResult Importer::importResult(const json &fact,
     return success();
   }
   if (kind == "int" || kind == "bool") {
-    const json *v = field(fact, pointer, "v", kind == "int" ? Kind::Int
-                                                           : Kind::Bool,
-                          node);
+    const json *v =
+        field(fact, pointer, "v", kind == "int" ? Kind::Int : Kind::Bool, node);
     if (!v)
       return failure();
     int64_t value = 0;
@@ -592,11 +591,9 @@ LogicalResult Importer::importResult(const json &fact,
   return fail(pointer + "/t", "unsupported output kind '" + kind + "'", node);
 }
 
-FailureOr<Attribute> Importer::importValue(const json &v,
-                                           const std::string &pointer,
-                                           StringRef node,
-                                           SmallVectorImpl<Value> &operands,
-                                           int depth) {
+FailureOr<Attribute>
+Importer::importValue(const json &v, const std::string &pointer, StringRef node,
+                      SmallVectorImpl<Value> &operands, int depth) {
   if (depth > kMaxValueDepth)
     return fail(pointer, "argument lists nest too deeply", node);
   if (!v.is_object())
@@ -631,23 +628,24 @@ FailureOr<Attribute> Importer::importValue(const json &v,
     auto it = values.find(target);
     if (it == values.end()) {
       if (nodeIndex.count(target))
-        return fail(pointer, "refers to node '" + target +
-                                  "', which is defined later (a cycle or a "
-                                  "forward reference)",
-                     node);
+        return fail(pointer,
+                    "refers to node '" + target +
+                        "', which is defined later (a cycle or a "
+                        "forward reference)",
+                    node);
       return fail(pointer, "refers to undefined node '" + target + "'", node);
     }
     int64_t i;
     if (!getInt(*idx, i) || i != 0)
       return fail(pointer + "/i",
-                   "only getitem may select an output of '" + target + "'",
-                   node);
+                  "only getitem may select an output of '" + target + "'",
+                  node);
     if (it->second.results.size() != 1 ||
         (it->second.op && it->second.op.getResultNames()))
       return fail(pointer,
-                   "uses multi-output node '" + target +
-                       "' directly; its outputs are read through getitem",
-                   node);
+                  "uses multi-output node '" + target +
+                      "' directly; its outputs are read through getitem",
+                  node);
     operands.push_back(it->second.results[0]);
     return Attribute(OperandRefAttr::get(ctx, operands.size() - 1));
   }
@@ -675,14 +673,16 @@ FailureOr<Attribute> Importer::importValue(const json &v,
     if (x->is_string()) {
       const std::string &s = x->get_ref<const std::string &>();
       if (s == "nan")
-        return Attribute(b.getF64FloatAttr(std::numeric_limits<double>::quiet_NaN()));
+        return Attribute(
+            b.getF64FloatAttr(std::numeric_limits<double>::quiet_NaN()));
       if (s == "inf" || s == "-inf")
         return Attribute(b.getF64FloatAttr(
             (s == "inf" ? 1 : -1) * std::numeric_limits<double>::infinity()));
     }
-    return fail(pointer + "/v", "float must be a number, \"nan\", \"inf\" or "
-                                 "\"-inf\"",
-                 node);
+    return fail(pointer + "/v",
+                "float must be a number, \"nan\", \"inf\" or "
+                "\"-inf\"",
+                node);
   }
   if (kind == "str" || kind == "dtype" || kind == "device" ||
       kind == "layout" || kind == "memory_format") {
@@ -718,8 +718,7 @@ FailureOr<Attribute> Importer::importValue(const json &v,
       return failure();
     return Attribute(SymExprAttr::get(ctx, *s));
   }
-  return fail(pointer + "/t", "unsupported argument kind '" + kind + "'",
-               node);
+  return fail(pointer + "/t", "unsupported argument kind '" + kind + "'", node);
 }
 
 //===----------------------------------------------------------------------===//
@@ -810,10 +809,9 @@ LogicalResult Importer::checkAgainstSchema(OperatorOp entry, ArrayAttr args,
     given.set(i);
     if (!matchesSchemaType(arg.getType(), value, operands))
       return fail(pointer + "/args/" + std::to_string(i),
-                  "argument '" + arg.getName() + "' of '" +
-                      entry.getSymName() + "' expects " + arg.getType() +
-                      " but got " + (isa<OperandRefAttr>(value) ? "a node"
-                                                                : "a literal"),
+                  "argument '" + arg.getName() + "' of '" + entry.getSymName() +
+                      "' expects " + arg.getType() + " but got " +
+                      (isa<OperandRefAttr>(value) ? "a node" : "a literal"),
                   node);
   }
   for (NamedAttribute kw : kwargs) {
@@ -832,8 +830,8 @@ LogicalResult Importer::checkAgainstSchema(OperatorOp entry, ArrayAttr args,
     auto arg = cast<SchemaArgAttr>(schema[*index]);
     if (!matchesSchemaType(arg.getType(), kw.getValue(), operands))
       return fail(pointer + "/kwargs/" + kw.getName().getValue().str(),
-                  "argument '" + arg.getName() + "' of '" +
-                      entry.getSymName() + "' expects " + arg.getType(),
+                  "argument '" + arg.getName() + "' of '" + entry.getSymName() +
+                      "' expects " + arg.getType(),
                   node);
   }
   for (auto [i, attr] : llvm::enumerate(schema)) {
@@ -909,9 +907,10 @@ LogicalResult Importer::importGetItem(const json &node, unsigned index,
   else
     names.assign(op.getNumResults(), b.getStringAttr(""));
   if (!cast<StringAttr>(names[i]).getValue().empty())
-    return fail(p, "output " + Twine(i) + " of '" + srcName +
-                       "' is already read by getitem '" +
-                       cast<StringAttr>(names[i]).getValue() + "'",
+    return fail(p,
+                "output " + Twine(i) + " of '" + srcName +
+                    "' is already read by getitem '" +
+                    cast<StringAttr>(names[i]).getValue() + "'",
                 name);
   names[i] = b.getStringAttr(name);
   op.setResultNamesAttr(b.getArrayAttr(names));
@@ -971,7 +970,7 @@ LogicalResult Importer::importAONode(const json &node, unsigned index,
                                   operandAt(2), nameAttr);
   } else if (target == "ao::reload.default") {
     auto device = argValues.size() == 4 ? dyn_cast<DeviceAttr>(argValues[1])
-                                     : DeviceAttr();
+                                        : DeviceAttr();
     auto listOrNone = [&](Attribute a) {
       return isa<UnitAttr>(a) ||
              (isa<ArrayAttr>(a) &&
@@ -979,11 +978,11 @@ LogicalResult Importer::importAONode(const json &node, unsigned index,
                 return isa<IntegerAttr, SymExprAttr>(e);
               }));
     };
-    if (failed(expect(device && listOrNone(argValues[2]) && listOrNone(argValues[3]),
+    if (failed(expect(device && listOrNone(argValues[2]) &&
+                          listOrNone(argValues[3]),
                       "(Tensor, Device, int[]? size, int[]? stride)")))
       return failure();
-    op = ao::ReloadOp::create(b, loc, input.getType(), input,
-                              device.getName(),
+    op = ao::ReloadOp::create(b, loc, input.getType(), input, device.getName(),
                               dyn_cast<ArrayAttr>(argValues[2]),
                               dyn_cast<ArrayAttr>(argValues[3]), nameAttr);
   } else {
@@ -1034,8 +1033,8 @@ LogicalResult Importer::importCallFunction(const json &node, unsigned index,
   }
   SmallVector<NamedAttribute> kwAttrs;
   for (auto it = kwargs->begin(); it != kwargs->end(); ++it) {
-    FailureOr<Attribute> a = importValue(it.value(), p + "/kwargs/" + it.key(),
-                                         name, operands, 0);
+    FailureOr<Attribute> a =
+        importValue(it.value(), p + "/kwargs/" + it.key(), name, operands, 0);
     if (failed(a))
       return failure();
     kwAttrs.push_back(b.getNamedAttr(it.key(), *a));
@@ -1108,9 +1107,9 @@ LogicalResult Importer::importCallFunction(const json &node, unsigned index,
       const json *cls = field(f, fp, "class", Kind::String, name);
       if (!fqn || !cls)
         return failure();
-      frames.push_back(ModuleFrameAttr::get(
-          ctx, fqn->get_ref<const std::string &>(),
-          cls->get_ref<const std::string &>()));
+      frames.push_back(
+          ModuleFrameAttr::get(ctx, fqn->get_ref<const std::string &>(),
+                               cls->get_ref<const std::string &>()));
     }
     if (!frames.empty())
       op.setModuleStackAttr(b.getArrayAttr(frames));
@@ -1119,8 +1118,8 @@ LogicalResult Importer::importCallFunction(const json &node, unsigned index,
   if (recompute != node.end() && !recompute->is_null()) {
     std::optional<CheckpointPolicy> policy;
     if (recompute->is_string())
-      policy = symbolizeCheckpointPolicy(
-          recompute->get_ref<const std::string &>());
+      policy =
+          symbolizeCheckpointPolicy(recompute->get_ref<const std::string &>());
     if (!policy)
       return fail(p + "/recompute",
                   "field 'recompute' must be a CheckpointPolicy name "
@@ -1134,7 +1133,8 @@ LogicalResult Importer::importCallFunction(const json &node, unsigned index,
     if (!trace->is_string())
       return fail(p + "/stack_trace", "field 'stack_trace' must be a string",
                   name);
-    op.setStackTraceAttr(b.getStringAttr(trace->get_ref<const std::string &>()));
+    op.setStackTraceAttr(
+        b.getStringAttr(trace->get_ref<const std::string &>()));
   }
   auto from = node.find("recomputed_from");
   if (from != node.end() && !from->is_null()) {
@@ -1231,8 +1231,8 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
     json::sax_parse(buffer.begin(), buffer.end(), &sax);
     if (sax.failed) {
       // Line and column of the byte where parsing stopped.
-      StringRef before = buffer.take_front(
-          std::min<size_t>(sax.errorPosition, buffer.size()));
+      StringRef before =
+          buffer.take_front(std::min<size_t>(sax.errorPosition, buffer.size()));
       unsigned line = 1 + before.count('\n');
       size_t lastNewline = before.rfind('\n');
       unsigned col = lastNewline == StringRef::npos
@@ -1373,8 +1373,7 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
       break;
     auto info = placeholderInfo.find(nodeName);
     if (info == placeholderInfo.end()) {
-      (void)fail(p, "placeholder is in neither 'state' nor 'inputs'",
-                 nodeName);
+      (void)fail(p, "placeholder is in neither 'state' nor 'inputs'", nodeName);
       return {};
     }
     const json *outs = field(n, p, "outputs", Kind::Array, nodeName);
@@ -1387,8 +1386,8 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
     }
     Type type;
     Attribute meta;
-    if (failed(importResult((*outs)[0], p + "/outputs/0", nodeName, type,
-                            meta)))
+    if (failed(
+            importResult((*outs)[0], p + "/outputs/0", nodeName, type, meta)))
       return {};
     const json &e = *info->second.first;
     SmallVector<NamedAttribute> attrs;
@@ -1396,14 +1395,13 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
     if (auto fqn = e.find("fqn"); fqn != e.end()) {
       bool isParam = e["is_param"].get<bool>();
       attrs.push_back(b.getNamedAttr(
-          kRoleAttr,
-          RoleAttr::get(ctx, isParam ? Role::param : Role::buffer)));
+          kRoleAttr, RoleAttr::get(ctx, isParam ? Role::param : Role::buffer)));
       attrs.push_back(b.getNamedAttr(
           kFQNAttr, b.getStringAttr(fqn->get_ref<const std::string &>())));
       attrs.push_back(b.getNamedAttr(
           kRequiresGradAttr, b.getBoolAttr(e["requires_grad"].get<bool>())));
-      if (isParam && !paramFQNs.insert(fqn->get_ref<const std::string &>())
-                          .second) {
+      if (isParam &&
+          !paramFQNs.insert(fqn->get_ref<const std::string &>()).second) {
         (void)fail(info->second.second + "/fqn",
                    "parameter '" + fqn->get_ref<const std::string &>() +
                        "' appears twice (tied tensors are one input)",
@@ -1427,10 +1425,9 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
     values[nodeName] = entry;
   }
   if (argAttrs.size() != placeholderInfo.size()) {
-    (void)fail("/nodes", "'state' and 'inputs' name " +
-                             Twine(placeholderInfo.size()) +
-                             " placeholders but the graph has " +
-                             Twine(argAttrs.size()));
+    (void)fail("/nodes",
+               "'state' and 'inputs' name " + Twine(placeholderInfo.size()) +
+                   " placeholders but the graph has " + Twine(argAttrs.size()));
     return {};
   }
 
@@ -1508,10 +1505,10 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
     if (!roleName || !fqn || !key || !node)
       return {};
     if (node->is_string() && *node != (*outArgs)[r]["v"]) {
-      (void)fail(rp + "/node", "names '" + node->get_ref<const std::string &>() +
-                                   "' but the output node returns '" +
-                                   (*outArgs)[r]["v"].get_ref<const std::string &>() +
-                                   "'");
+      (void)fail(rp + "/node",
+                 "names '" + node->get_ref<const std::string &>() +
+                     "' but the output node returns '" +
+                     (*outArgs)[r]["v"].get_ref<const std::string &>() + "'");
       return {};
     }
     std::optional<Role> parsed =
@@ -1541,13 +1538,11 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
   SmallVector<Type> resultTypes;
   for (Value v : results)
     resultTypes.push_back(v.getType());
-  auto graph = GraphOp::create(b, locFor(""),
-                               name->get_ref<const std::string &>(),
-                               b.getFunctionType(argTypes, resultTypes),
-                               b.getArrayAttr(SmallVector<Attribute>(
-                                   argAttrs.begin(), argAttrs.end())),
-                               b.getArrayAttr(SmallVector<Attribute>(
-                                   resAttrs.begin(), resAttrs.end())));
+  auto graph = GraphOp::create(
+      b, locFor(""), name->get_ref<const std::string &>(),
+      b.getFunctionType(argTypes, resultTypes),
+      b.getArrayAttr(SmallVector<Attribute>(argAttrs.begin(), argAttrs.end())),
+      b.getArrayAttr(SmallVector<Attribute>(resAttrs.begin(), resAttrs.end())));
   graph.getBody().push_back(blockOwner.release());
 
   // Graph-level metadata, kept for the exporter and the passes.
@@ -1590,7 +1585,8 @@ OwningOpRef<ModuleOp> mlir::joint::importJointGraph(StringRef buffer,
 void mlir::joint::registerImportJointJSONTranslation() {
   TranslateToMLIRRegistration reg(
       "import-joint-json", "joint-graph JSON (format v1) to the joint dialect",
-      [](llvm::SourceMgr &sourceMgr, MLIRContext *context) -> OwningOpRef<Operation *> {
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *context) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buf =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         OwningOpRef<ModuleOp> module = importJointGraph(

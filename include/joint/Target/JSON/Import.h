@@ -1,4 +1,5 @@
-//===- Import.h - joint-graph JSON (format v1) to the joint dialect -*- C++ -*-//
+//===- Import.h - joint-graph JSON (format v1) to the joint dialect -*- C++
+//-*-//
 //
 // Reads a joint-graph file written by the exporter (docs/format.md) into a
 // module holding one joint.graph and the joint.operator table.

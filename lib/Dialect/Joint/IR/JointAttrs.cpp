@@ -100,11 +100,11 @@ Attribute TensorMetaAttr::parse(AsmParser &parser, Type) {
       parser.parseEqual())
     return {};
   FailureOr<SymInt> offset = FieldParser<SymInt>::parse(parser);
-  if (failed(offset) || parser.parseComma() ||
-      parser.parseKeyword("device") || parser.parseEqual() ||
-      parser.parseString(&device) || parser.parseComma() ||
-      parser.parseKeyword("storage") || parser.parseEqual() ||
-      parser.parseInteger(storage) || parser.parseGreater())
+  if (failed(offset) || parser.parseComma() || parser.parseKeyword("device") ||
+      parser.parseEqual() || parser.parseString(&device) ||
+      parser.parseComma() || parser.parseKeyword("storage") ||
+      parser.parseEqual() || parser.parseInteger(storage) ||
+      parser.parseGreater())
     return {};
   return TensorMetaAttr::getChecked(
       [&] { return parser.emitError(parser.getNameLoc()); },
@@ -126,8 +126,8 @@ TensorMetaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        ArrayRef<SymInt> sizes, ArrayRef<SymInt> strides,
                        SymInt offset, StringRef device, int64_t storage) {
   if (sizes.size() != strides.size())
-    return emitError() << "tensor facts have " << sizes.size()
-                       << " sizes but " << strides.size() << " strides";
+    return emitError() << "tensor facts have " << sizes.size() << " sizes but "
+                       << strides.size() << " strides";
   for (auto [i, s] : llvm::enumerate(sizes))
     if (s.hasHint() && s.hint < 0)
       return emitError() << "tensor facts: size " << i << " is negative ("

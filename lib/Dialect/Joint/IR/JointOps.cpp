@@ -113,8 +113,8 @@ verifyMetaAgainstType(function_ref<InFlightDiagnostic()> emitError,
                                                         : std::to_string(dim))
                          << " in the type";
     if (!size.isStatic() && !ShapedType::isDynamic(dim))
-      return emitError() << "dimension " << i << " is symbolic ("
-                         << size.expr << ") but static in the type";
+      return emitError() << "dimension " << i << " is symbolic (" << size.expr
+                         << ") but static in the type";
   }
   return success();
 }
@@ -144,8 +144,8 @@ LogicalResult GraphOp::verify() {
                            << "'; arguments are param, buffer or input";
     if (r == Role::input) {
       if (getStringEntry(attrs, kPathAttr).empty())
-        return emitOpError() << "input argument " << i << " has no '"
-                             << kPathAttr << "'";
+        return emitOpError()
+               << "input argument " << i << " has no '" << kPathAttr << "'";
     } else if (getStringEntry(attrs, kFQNAttr).empty()) {
       return emitOpError() << stringifyRole(r) << " argument " << i
                            << " has no '" << kFQNAttr << "'";
@@ -164,9 +164,7 @@ LogicalResult GraphOp::verify() {
           return emitOpError() << "argument " << i << " '" << kMetaAttr
                                << "' must be a #joint.tensor";
         if (failed(verifyMetaAgainstType(
-                [&]() {
-                  return emitOpError() << "argument " << i << " ";
-                },
+                [&]() { return emitOpError() << "argument " << i << " "; },
                 tensorMeta, type.getInput(i))))
           return failure();
       }
@@ -187,8 +185,8 @@ LogicalResult GraphOp::verify() {
     case Role::grad: {
       StringRef fqn = getStringEntry(attrs, kFQNAttr);
       if (fqn.empty())
-        return emitOpError() << "grad result " << i << " has no '" << kFQNAttr
-                             << "'";
+        return emitOpError()
+               << "grad result " << i << " has no '" << kFQNAttr << "'";
       if (!paramFQNs.contains(fqn))
         return emitOpError() << "grad result " << i << " is for '" << fqn
                              << "', which is not a parameter argument";
@@ -196,8 +194,8 @@ LogicalResult GraphOp::verify() {
     }
     case Role::loss_dict:
       if (getStringEntry(attrs, kKeyAttr).empty())
-        return emitOpError() << "loss_dict result " << i << " has no '"
-                             << kKeyAttr << "'";
+        return emitOpError()
+               << "loss_dict result " << i << " has no '" << kKeyAttr << "'";
       break;
     case Role::output:
       break;
@@ -233,9 +231,8 @@ LogicalResult OutputOp::verify() {
                          << " results";
   for (auto [i, value, expected] : llvm::enumerate(getOperands(), results))
     if (value.getType() != expected)
-      return emitOpError() << "operand " << i << " has type "
-                           << value.getType() << " but graph result " << i
-                           << " is " << expected;
+      return emitOpError() << "operand " << i << " has type " << value.getType()
+                           << " but graph result " << i << " is " << expected;
   return success();
 }
 
@@ -253,8 +250,9 @@ InFlightDiagnostic emitNodeError(AtenOp op) {
 
 /// Allowed non-operand argument values: the torch argument kinds.
 static bool isArgumentValue(Attribute attr) {
-  if (isa<IntegerAttr, FloatAttr, StringAttr, UnitAttr, ScalarTypeAttr, DeviceAttr,
-          LayoutAttr, MemoryFormatAttr, OperandRefAttr, SymExprAttr>(attr))
+  if (isa<IntegerAttr, FloatAttr, StringAttr, UnitAttr, ScalarTypeAttr,
+          DeviceAttr, LayoutAttr, MemoryFormatAttr, OperandRefAttr,
+          SymExprAttr>(attr))
     return true;
   if (auto array = dyn_cast<ArrayAttr>(attr))
     return llvm::all_of(array, isArgumentValue);
@@ -286,8 +284,8 @@ LogicalResult AtenOp::verify() {
     bool outOfRange = false;
     auto visit = [&](Attribute value, StringRef where) -> LogicalResult {
       if (!isArgumentValue(value))
-        return emitNodeError(*this) << where << " has unsupported value "
-                                    << value;
+        return emitNodeError(*this)
+               << where << " has unsupported value " << value;
       forEachOperandRef(value, [&](OperandRefAttr ref) {
         if (ref.getIndex() >= numOperands)
           outOfRange = true;
@@ -439,8 +437,8 @@ LogicalResult AtenOp::getOperandsOfSchemaArg(OperatorOp entry,
     value = kwargs.get(
         cast<SchemaArgAttr>(entry.getArguments()[argIndex]).getName());
   if (value)
-    forEachOperandRef(value,
-                      [&](OperandRefAttr ref) { out.push_back(ref.getIndex()); });
+    forEachOperandRef(
+        value, [&](OperandRefAttr ref) { out.push_back(ref.getIndex()); });
   return success();
 }
 

@@ -161,8 +161,8 @@ TensorMetaAttr mlir::joint::getTensorMeta(Value value) {
     return dyn_cast_or_null<TensorMetaAttr>(
         op.getResultMetaAt(cast<OpResult>(value).getResultNumber()));
   // ao ops keep their source's layout; the first operand is the source.
-  if (def && def->getDialect() &&
-      def->getDialect()->getNamespace() == "ao" && def->getNumOperands() > 0)
+  if (def && def->getDialect() && def->getDialect()->getNamespace() == "ao" &&
+      def->getNumOperands() > 0)
     return getTensorMeta(def->getOperand(0));
   return {};
 }

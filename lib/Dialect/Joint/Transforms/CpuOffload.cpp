@@ -585,9 +585,8 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
       b.setInsertionPointAfter(offload);
     else
       b.setInsertionPointAfter(c->lastForwardUse);
-    auto forwardWait =
-        ao::WaitTensorOp::create(b, loc, type, offload, value, c->lastUseValue,
-                                 StringAttr());
+    auto forwardWait = ao::WaitTensorOp::create(b, loc, type, offload, value,
+                                                c->lastUseValue, StringAttr());
 
     b.setInsertionPoint(c->firstBackwardUse);
     auto reload = ao::ReloadOp::create(b, loc, type, forwardWait, c->device,

@@ -57,10 +57,8 @@ struct PrintStorageGroups
       if (s->members.size() < 2 && !s->isWritten())
         continue;
       InFlightDiagnostic d = emitRemark(s->owner.getLoc());
-      d << "storage " << s->id << " owner " << nameOf(s->owner)
-        << " members [";
-      llvm::interleaveComma(s->members, d,
-                            [&](Value v) { d << nameOf(v); });
+      d << "storage " << s->id << " owner " << nameOf(s->owner) << " members [";
+      llvm::interleaveComma(s->members, d, [&](Value v) { d << nameOf(v); });
       d << "]";
       if (s->isWritten()) {
         d << " writers [";
