@@ -1224,6 +1224,9 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
       return {};
     }
     buffer = inflated;
+    // Line:column refer to the inflated text; a name that is not the file on
+    // disk keeps diagnostic printers from quoting gzip bytes as source.
+    filename += "[inflated]";
   }
   json doc;
   {
