@@ -70,13 +70,23 @@ def test_cli_exports_mlp_like_the_committed_example(tmp_path: Path) -> None:
     (["--model", "python:cli_factories:object_leaf"], "unsupported leaf"),
     (["--model", "python:cli_factories:missing"], "missing"),
 ])
-def test_cli_bad_inputs_give_one_line_errors(tmp_path: Path, args: list[str],
-                                             needle: str) -> None:
+def test_cli_bad_inputs_give_one_line_errors(
+        tmp_path: Path, args: list[str], needle: str,
+        capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # In process (a subprocess per case spends ~3.5 s importing torch); the
+    # real command line is checked once below.
+    from joint_mlir import export
     (tmp_path / "cli_factories.py").write_text(FACTORIES)
-    p = _run([*args, "--no-progress", "-o", str(tmp_path / "g.json")],
-             tmp_path, extra_path=tmp_path)
-    assert p.returncode == 2, p.stderr
-    err = p.stderr.strip()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "cli_factories", raising=False)
+    try:
+        code = export.main([*args, "--no-progress", "-o",
+                            str(tmp_path / "g.json")])
+    except SystemExit as e:  # argparse rejects bad option values itself
+        code = e.code
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
     assert len(err.splitlines()) == 1, err
     assert err.startswith("python -m joint_mlir.export: error:")
     assert "Traceback" not in err
@@ -84,8 +94,21 @@ def test_cli_bad_inputs_give_one_line_errors(tmp_path: Path, args: list[str],
     assert not (tmp_path / "g.json").exists()
 
 
-def test_cli_help_mentions_units() -> None:
-    p = _run(["--help"], REPO_ROOT)
-    assert p.returncode == 0
-    assert "sequence length (tokens)" in p.stdout
-    assert "llama3-8b" in p.stdout
+def test_cli_process_error_is_one_line_without_traceback(tmp_path: Path) -> None:
+    p = _run(["--preset", "llama9-1t", "--no-progress", "-o",
+              str(tmp_path / "g.json")], tmp_path)
+    assert p.returncode == 2, p.stderr
+    err = p.stderr.strip()
+    assert err == ("python -m joint_mlir.export: error: unknown preset "
+                   "'llama9-1t'" + err.split("'llama9-1t'", 1)[1])
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_cli_help_mentions_units(capsys: pytest.CaptureFixture[str]) -> None:
+    from joint_mlir import export
+    with pytest.raises(SystemExit) as exit_info:
+        export.main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "sequence length (tokens)" in out
+    assert "llama3-8b" in out
