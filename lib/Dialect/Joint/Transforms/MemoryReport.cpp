@@ -304,13 +304,16 @@ void MemoryReport::writeJSON(raw_ostream &os, GraphOp graph,
     j.attribute("block_source", mem.getBlockSource());
     SmallVector<uint64_t> recompute = blockRecompute(mem, cost);
     j.attributeArray("blocks", [&] {
-      for (auto [b, flops] : llvm::zip_equal(mem.getBlocks(), recompute))
+      // Plain loop: lambdas capturing structured bindings need C++20.
+      for (size_t i = 0, e = recompute.size(); i < e; ++i) {
+        const auto &b = mem.getBlocks()[i];
         j.object([&] {
           j.attribute("fqn", b.fqn);
           j.attribute("activation_bytes", b.activationBytes);
           j.attribute("offloaded_bytes", b.offloadedBytes);
-          j.attribute("recompute_flops", flops);
+          j.attribute("recompute_flops", recompute[i]);
         });
+      }
     });
     // Columns, one entry per op, so 200k-op graphs stay compact.
     j.attributeObject("timeline", [&] {
