@@ -242,6 +242,9 @@ private:
   LogicalResult importGetItem(const json &node, unsigned index, StringRef name);
   LogicalResult importAONode(const json &node, unsigned index, StringRef name,
                              StringRef target);
+  LogicalResult importArgs(const json &args, const std::string &pointer,
+                           StringRef name, SmallVectorImpl<Value> &operands,
+                           SmallVectorImpl<Attribute> &values);
   void reconstructBackwardTags(GraphOp graph);
 
   MLIRContext *ctx;
@@ -922,6 +925,22 @@ LogicalResult Importer::importGetItem(const json &node, unsigned index,
   return success();
 }
 
+/// The positional arguments of the node at `pointer`, in order; node
+/// references become operands.
+LogicalResult Importer::importArgs(const json &args, const std::string &pointer,
+                                   StringRef name,
+                                   SmallVectorImpl<Value> &operands,
+                                   SmallVectorImpl<Attribute> &values) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    FailureOr<Attribute> a = importValue(
+        args[i], pointer + "/args/" + std::to_string(i), name, operands, 0);
+    if (failed(a))
+      return failure();
+    values.push_back(*a);
+  }
+  return success();
+}
+
 /// `ao::offload.default(t)`, `ao::reload.default(t, device, size?, stride?)`
 /// and `ao::wait_tensor.default(t, keepalive?, last_use?)` (the nodes the
 /// exporter writes for the ao dialect, mirroring torch.ops.ao). The protocol
@@ -934,13 +953,8 @@ LogicalResult Importer::importAONode(const json &node, unsigned index,
     return failure();
   SmallVector<Value> operands;
   SmallVector<Attribute> argValues;
-  for (size_t i = 0; i < args->size(); ++i) {
-    FailureOr<Attribute> a = importValue(
-        (*args)[i], p + "/args/" + std::to_string(i), name, operands, 0);
-    if (failed(a))
-      return failure();
-    argValues.push_back(*a);
-  }
+  if (failed(importArgs(*args, p, name, operands, argValues)))
+    return failure();
   auto operandAt = [&](size_t i) -> Value {
     if (i >= argValues.size())
       return {};
@@ -1024,13 +1038,8 @@ LogicalResult Importer::importCallFunction(const json &node, unsigned index,
 
   SmallVector<Value> operands;
   SmallVector<Attribute> argAttrs;
-  for (size_t i = 0; i < args->size(); ++i) {
-    FailureOr<Attribute> a = importValue(
-        (*args)[i], p + "/args/" + std::to_string(i), name, operands, 0);
-    if (failed(a))
-      return failure();
-    argAttrs.push_back(*a);
-  }
+  if (failed(importArgs(*args, p, name, operands, argAttrs)))
+    return failure();
   SmallVector<NamedAttribute> kwAttrs;
   for (auto it = kwargs->begin(); it != kwargs->end(); ++it) {
     FailureOr<Attribute> a =
