@@ -39,7 +39,7 @@ static LogicalResult blocksFromModel(GraphOp graph,
     return success();
   auto model = dyn_cast<DictionaryAttr>(attr);
   if (!model)
-    return graph.emitError()
+    return emitError(graph.getLoc())
            << "attribute 'joint.model' must be a dictionary (docs/format.md, "
               "\"model\")";
   Attribute containersAttr = model.get("block_containers");
@@ -47,19 +47,19 @@ static LogicalResult blocksFromModel(GraphOp graph,
     return success();
   auto containers = dyn_cast<ArrayAttr>(containersAttr);
   if (!containers)
-    return graph.emitError()
+    return emitError(graph.getLoc())
            << "joint.model.block_containers must be a list of dictionaries";
   for (auto [i, c] : llvm::enumerate(containers)) {
     auto container = dyn_cast<DictionaryAttr>(c);
     auto list = container ? container.getAs<ArrayAttr>("blocks") : ArrayAttr();
     if (!list)
-      return graph.emitError() << "joint.model.block_containers[" << i
+      return emitError(graph.getLoc()) << "joint.model.block_containers[" << i
                                << "] must be a dictionary with a 'blocks' "
                                   "list of module FQNs";
     for (Attribute b : list) {
       auto fqn = dyn_cast<StringAttr>(b);
       if (!fqn || fqn.getValue().empty())
-        return graph.emitError() << "joint.model.block_containers[" << i
+        return emitError(graph.getLoc()) << "joint.model.block_containers[" << i
                                  << "].blocks must hold non-empty strings";
       blocks.push_back(fqn.str());
     }
@@ -123,10 +123,10 @@ FailureOr<CheckpointScope>
 CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
   CheckpointScope scope;
   if (options.layerCount && *options.layerCount < 0)
-    return graph.emitError()
+    return emitError(graph.getLoc())
            << "layer-count must be >= 0, got " << *options.layerCount;
   if (options.layerCount && !options.layerIndices.empty())
-    return graph.emitError() << "layer-count and layer-indices are mutually "
+    return emitError(graph.getLoc()) << "layer-count and layer-indices are mutually "
                                 "exclusive; give one of them";
 
   if (failed(blocksFromModel(graph, scope.blocks)))
@@ -136,7 +136,7 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
     scope.fallback = true;
   }
   if (scope.blocks.empty())
-    return graph.emitError()
+    return emitError(graph.getLoc())
            << "activation checkpointing found no transformer blocks: the "
               "graph has no 'joint.model' block_containers and no module "
               "stack path of the form '<container>.<int>'; export the model "
@@ -157,7 +157,7 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
     llvm::SmallDenseSet<int64_t> seen;
     for (int64_t i : options.layerIndices) {
       if (i < 0 || static_cast<size_t>(i) >= numBlocks)
-        return graph.emitError()
+        return emitError(graph.getLoc())
                << "layer-indices: index " << i
                << " is out of range; the largest valid index is "
                << numBlocks - 1 << " (" << numBlocks << " blocks)";
@@ -200,7 +200,7 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
     llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
     if (!glob) {
       std::string msg = llvm::toString(glob.takeError());
-      return graph.emitError()
+      return emitError(graph.getLoc())
              << option << ": invalid glob pattern '" << pattern << "': " << msg;
     }
     return std::move(*glob);
@@ -222,7 +222,7 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
           any = true;
         }
       if (!any)
-        return graph.emitError()
+        return emitError(graph.getLoc())
                << "region-patterns: '" << p << "' matches no module inside the "
                << selected.size() << " selected blocks (first: '"
                << selected.front() << "')";
@@ -246,14 +246,14 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
       if (!glob->match(m) || findContaining(m, scope.regions).empty())
         continue;
       if (scope.regions.contains(m))
-        return graph.emitError()
+        return emitError(graph.getLoc())
                << "exclude-patterns: '" << p << "' matches the region root '"
                << m << "'; a region cannot exclude itself";
       scope.excludes.insert(m);
       any = true;
     }
     if (!any)
-      return graph.emitError()
+      return emitError(graph.getLoc())
              << "exclude-patterns: '" << p
              << "' matches no module inside the selected regions";
   }
