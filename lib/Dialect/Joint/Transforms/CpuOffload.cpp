@@ -277,7 +277,7 @@ public:
     // Size from trace-time hints; unbacked sizes have none (seed:
     // `_hint_to_int`).
     std::optional<int64_t> bytes = getNumBytesHint(result);
-    if (!bytes || *bytes < minBytes)
+    if (!bytes)
       return false;
     // Policy conflict (C11) and an existing offload: look at every alias.
     for (Value m : s->members) {
@@ -294,8 +294,19 @@ public:
     c.storage = s;
     c.bytes = *bytes;
     c.device = meta.getDevice();
-    return resolveUses(c);
+    if (!resolveUses(c))
+      return false;
+    // Size last, so the remark can say how many values only min-bytes kept
+    // on the device.
+    if (*bytes < minBytes) {
+      ++numBelowMinBytes;
+      return false;
+    }
+    return true;
   }
+
+  /// Values that passed every rule but min-bytes.
+  unsigned numBelowMinBytes = 0;
 
 private:
   unsigned pos(Operation *op) const { return position.lookup(op); }
@@ -637,10 +648,13 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
   numOffloaded += selected.size();
   numOffloadedBytes += totalBytes;
   numPrefetched += moved;
-  emitRemark(graph.getLoc())
-      << "joint-cpu-offload: offloaded " << selected.size() << " of "
+  InFlightDiagnostic remark = emitRemark(graph.getLoc());
+  remark << "joint-cpu-offload: offloaded " << selected.size() << " of "
       << candidates.size() << " attention activation(s), " << totalBytes
       << " bytes, prefetched " << moved << " reload(s)";
+  if (finder.numBelowMinBytes)
+    remark << "; " << finder.numBelowMinBytes
+           << " more below min-bytes=" << static_cast<int64_t>(minBytes);
   return success();
 }
 
