@@ -12,6 +12,7 @@ an unsupported input leaf, ...) print one ``error:`` line and exit with 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -195,6 +196,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except OSError as e:
         sys.stderr.write(f"{PROG}: error: {e}\n")
+        return 1
+    except Exception as e:  # noqa: BLE001 - a model library rejected the config
+        if os.environ.get("JOINT_MLIR_DEBUG"):
+            raise
+        msg = " ".join(str(e).split())[:500] or type(e).__name__
+        sys.stderr.write(f"{PROG}: error: {type(e).__name__}: {msg} "
+                         "(set JOINT_MLIR_DEBUG=1 for the traceback)\n")
         return 1
     return 0
 

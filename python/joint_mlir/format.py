@@ -508,14 +508,28 @@ def write_document(doc: dict[str, Any], path: str) -> None:
 
 
 def read_document(path: str) -> dict[str, Any]:
-    """Load a document and reject an unknown major version."""
-    if str(path).endswith(".gz"):
-        with gzip.open(path, "rt", encoding="ascii") as f:
-            doc = json.load(f)
-    else:
-        with open(path, encoding="ascii") as f:
-            doc = json.load(f)
-    if doc.get("format") != FORMAT_NAME:
+    """Load a document and reject an unknown major version.
+
+    gzip is recognised by its magic bytes, not the file name (joint-translate
+    writes plain JSON whatever the name). A file that is not readable JSON
+    raises ValueError naming the path.
+    """
+    with open(path, "rb") as f:
+        gzipped = f.read(2) == b"\x1f\x8b"
+    try:
+        if gzipped:
+            with gzip.open(path, "rt", encoding="ascii") as f:
+                doc = json.load(f)
+        else:
+            with open(path, encoding="ascii") as f:
+                doc = json.load(f)
+    except (EOFError, gzip.BadGzipFile, UnicodeDecodeError,
+            json.JSONDecodeError) as e:
+        hint = ("; .mlir files are converted with joint-translate "
+                "--export-joint-json" if str(path).endswith(".mlir") else "")
+        raise ValueError(f"{path}: not a readable joint-graph JSON file "
+                         f"({e}){hint}") from e
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT_NAME:
         raise ValueError(f"{path}: not a {FORMAT_NAME} document")
     major = doc.get("version", {}).get("major")
     if major != FORMAT_VERSION["major"]:
