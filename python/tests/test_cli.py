@@ -112,3 +112,20 @@ def test_cli_help_mentions_units(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "sequence length (tokens)" in out
     assert "llama3-8b" in out
+
+
+def test_cli_unexpected_library_error_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from joint_mlir import export
+    (tmp_path / "cli_boom.py").write_text(
+        "def boom():\n    raise KeyError('config rejected')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("JOINT_MLIR_DEBUG", raising=False)
+    code = export.main(["--model", "python:cli_boom:boom", "--no-progress",
+                        "-o", str(tmp_path / "g.json")])
+    err = capsys.readouterr().err.strip()
+    assert code == 1
+    assert len(err.splitlines()) == 1, err
+    assert "KeyError" in err and "config rejected" in err
+    assert "JOINT_MLIR_DEBUG=1" in err

@@ -205,3 +205,21 @@ def test_validator_catches_broken_documents(mutate, msg: str) -> None:
     mutate(doc)
     with pytest.raises(FormatViolation, match=msg):
         validate_document(doc)
+
+
+def test_read_document_errors_name_the_file(tmp_path: Path) -> None:
+    from joint_mlir.format import read_document
+    src = REPO_ROOT / "examples" / "mlp.json"
+    truncated = tmp_path / "t.json.gz"
+    truncated.write_bytes(gzip.compress(src.read_bytes())[:300])
+    with pytest.raises(ValueError, match=r"t\.json\.gz: not a readable "
+                       r"joint-graph JSON file"):
+        read_document(str(truncated))
+    mlir = tmp_path / "g.mlir"
+    mlir.write_text("module {}\n")
+    with pytest.raises(ValueError, match="joint-translate --export-joint-json"):
+        read_document(str(mlir))
+    # joint-translate writes plain JSON whatever the name: sniff, don't trust.
+    plain = tmp_path / "p.json.gz"
+    plain.write_bytes(src.read_bytes())
+    assert read_document(str(plain))["name"] == read_document(str(src))["name"]
