@@ -240,12 +240,20 @@ def build_recipe(model: str, *, preset: str | None = None,
         raise RecipeError("--batch and --seq must be positive")
     if dynamic_seq and seq < 2:
         raise RecipeError("--dynamic-seq needs --seq >= 2 (0/1 specialize)")
-    if shape.heads % shape.kv_heads:
-        raise RecipeError(f"--heads {shape.heads} is not a multiple of "
-                          f"--kv-heads {shape.kv_heads}")
-    if shape.head_dim is None and shape.hidden % shape.heads:
+    # Options a model family has no use for are errors, not silently ignored.
+    if model == "mlp" and (heads is not None or kv_heads is not None):
+        raise RecipeError("--model mlp has no attention: drop --heads/--kv-heads")
+    if model == "gpt2" and kv_heads is not None:
+        raise RecipeError("--model gpt2 has no grouped-query attention: drop "
+                          "--kv-heads")
+    # hidden/heads first: it is the constraint a user most often breaks.
+    if model != "mlp" and shape.head_dim is None and shape.hidden % shape.heads:
         raise RecipeError(f"--hidden {shape.hidden} is not a multiple of "
                           f"--heads {shape.heads}")
+    if shape.heads % shape.kv_heads:
+        src = "--kv-heads" if kv_heads is not None else "the default --kv-heads"
+        raise RecipeError(f"--heads {shape.heads} is not a multiple of "
+                          f"{src} {shape.kv_heads}")
     dt = _DTYPES[dtype]
     name = preset or model
 
