@@ -78,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="make the sequence length a symbol (hint = --seq)")
     p.add_argument("--device", default="cpu",
                    help="device recorded for the (fake) tensors")
-    p.add_argument("--name", default=None, help="graph name (default: "
-                   "preset or model)")
+    p.add_argument("--name", default=None, help="graph name; when unset, the "
+                   "preset or model name")
     p.add_argument("--stack-traces", action="store_true",
                    help="record Python stack traces per node (large)")
     p.add_argument("--no-progress", action="store_true",

@@ -43,7 +43,8 @@ def load_report(path: Path) -> dict[str, Any]:
     except OSError as e:
         raise ReportError(f"{path}: {e.strerror}") from e
     except json.JSONDecodeError as e:
-        raise ReportError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from e
+        raise ReportError(f"{path}: not JSON ({e.msg}; line {e.lineno} "
+                          f"column {e.colno})") from e
     if not isinstance(doc, dict) or doc.get("format") != REPORT_FORMAT:
         raise ReportError(f"{path}: not a {REPORT_FORMAT} document "
                           "(run joint-opt --joint-memory-report=format=json)")
