@@ -318,7 +318,7 @@ joint.graph @graph_output_storage_stays_on_device(%x: tensor<4x4xf32> {joint.rol
 // views included (nothing is both duplicated into backward and offloaded).
 // CHECK-LABEL: joint.graph @recompute_tagged_value_is_never_offloaded
 // CHECK-NOT: ao.offload
-// expected-remark @+1 {{offloaded 0 of 0 attention activation(s)}}
+// expected-remark @+1 {{offloaded 0 of 0 attention activation(s), 0 bytes, prefetched 0 reload(s); 1 tagged for recompute (never offloaded)}}
 joint.graph @recompute_tagged_value_is_never_offloaded(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %n = joint.op "aten::mul.Tensor"(%x, %x) {name = "n", module_stack = [#joint.module<"l0.self_attn", "Attention">], policy = #joint.policy<prefer_recompute>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %nv = joint.op "aten::view.default"(%n) {name = "nv", args = [#joint.operand<0>, [2, 8]], module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[2, 8], strides = [8, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<2x8xf32>

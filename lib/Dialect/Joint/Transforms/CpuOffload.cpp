@@ -281,8 +281,10 @@ public:
       return false;
     // Policy conflict (C11) and an existing offload: look at every alias.
     for (Value m : s->members) {
-      if (isRecomputeTagged(m.getDefiningOp()))
+      if (isRecomputeTagged(m.getDefiningOp())) {
+        ++numRecomputeTagged;
         return false;
+      }
       for (Operation *user : m.getUsers())
         if (isa<ao::OffloadOp>(user))
           return false;
@@ -307,6 +309,9 @@ public:
 
   /// Values that passed every rule but min-bytes.
   unsigned numBelowMinBytes = 0;
+  /// Owners kept on device because they or an alias are tagged for
+  /// recompute (C11).
+  unsigned numRecomputeTagged = 0;
 
 private:
   unsigned pos(Operation *op) const { return position.lookup(op); }
@@ -655,6 +660,9 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
   if (finder.numBelowMinBytes)
     remark << "; " << finder.numBelowMinBytes
            << " more below min-bytes=" << static_cast<int64_t>(minBytes);
+  if (finder.numRecomputeTagged)
+    remark << "; " << finder.numRecomputeTagged
+           << " tagged for recompute (never offloaded)";
   return success();
 }
 
