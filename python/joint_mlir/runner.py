@@ -359,6 +359,34 @@ def format_differences(diffs: list[Difference]) -> str:
     return "\n".join(lines)
 
 
+def _state_mismatch(first: str, second: str) -> str | None:
+    """Why two files cannot be compared output by output, or None.
+
+    Transformed graphs keep the model state (FQN, shape, dtype) and inputs
+    of the original; anything else is another model, and a per-output table
+    of infinities would only hide that.
+    """
+    from .format import read_document
+
+    def layout(path: str) -> list[tuple[str, Any, Any]]:
+        doc = read_document(path)
+        facts = {n["name"]: n["outputs"][0] for n in doc["nodes"]
+                 if n["kind"] == "placeholder" and n["outputs"]}
+        rows = [(s["fqn"], facts[s["input"]].get("sizes"),
+                 facts[s["input"]].get("dtype")) for s in doc["state"]]
+        rows += [(i["path"], facts[i["input"]].get("sizes"),
+                  facts[i["input"]].get("dtype")) for i in doc["inputs"]]
+        return rows
+
+    a, b = layout(first), layout(second)
+    for x, y in zip(a, b):
+        if x != y:
+            return f"{x[0]} {x[1]} {x[2]} vs {y[0]} {y[1]} {y[2]}"
+    if len(a) != len(b):
+        return f"{len(a)} vs {len(b)} state tensors and inputs"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m joint_mlir.run",
@@ -399,6 +427,11 @@ def main(argv: list[str] | None = None) -> int:
             for k, v in first.loss_dict.items():
                 print(f"loss_dict {k}: {v.double().sum().item():.9g}")
             return 0
+        mismatch = _state_mismatch(a.graph, a.compare)
+        if mismatch:
+            print(f"error: {a.graph} and {a.compare} are not the same model: "
+                  f"{mismatch}", file=sys.stderr)
+            return 1
         second = run(a.compare, seed=a.seed, device=a.device,
                      safetensors=a.safetensors, ao_impl=a.ao)
     except (OSError, ValueError, RuntimeError) as e:

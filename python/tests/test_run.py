@@ -249,3 +249,14 @@ def test_cli_compare_exit_codes(tmp_path: Path,
     assert "MISMATCH" in out and "grad head.weight" in out
     assert main([str(path), "--compare", str(other), "--atol", "1e9"]) == 0
     assert main([str(tmp_path / "missing.json")]) == 2
+
+
+def test_cli_compare_of_different_models_is_one_error(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from joint_mlir.runner import main
+    llama = next(p for p in EXAMPLES if p.stem == "llama-tiny-fp32")
+    mlp = next(p for p in EXAMPLES if p.stem == "mlp")
+    assert main([str(llama), "--compare", str(mlp)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "are not the same model: model.embed_tokens.weight" in err
