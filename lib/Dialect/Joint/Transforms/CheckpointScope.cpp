@@ -53,14 +53,16 @@ static LogicalResult blocksFromModel(GraphOp graph,
     auto container = dyn_cast<DictionaryAttr>(c);
     auto list = container ? container.getAs<ArrayAttr>("blocks") : ArrayAttr();
     if (!list)
-      return emitError(graph.getLoc()) << "joint.model.block_containers[" << i
-                               << "] must be a dictionary with a 'blocks' "
-                                  "list of module FQNs";
+      return emitError(graph.getLoc())
+             << "joint.model.block_containers[" << i
+             << "] must be a dictionary with a 'blocks' "
+                "list of module FQNs";
     for (Attribute b : list) {
       auto fqn = dyn_cast<StringAttr>(b);
       if (!fqn || fqn.getValue().empty())
-        return emitError(graph.getLoc()) << "joint.model.block_containers[" << i
-                                 << "].blocks must hold non-empty strings";
+        return emitError(graph.getLoc())
+               << "joint.model.block_containers[" << i
+               << "].blocks must hold non-empty strings";
       blocks.push_back(fqn.str());
     }
   }
@@ -126,8 +128,9 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
     return emitError(graph.getLoc())
            << "layer-count must be >= 0, got " << *options.layerCount;
   if (options.layerCount && !options.layerIndices.empty())
-    return emitError(graph.getLoc()) << "layer-count and layer-indices are mutually "
-                                "exclusive; give one of them";
+    return emitError(graph.getLoc())
+           << "layer-count and layer-indices are mutually "
+              "exclusive; give one of them";
 
   if (failed(blocksFromModel(graph, scope.blocks)))
     return failure();

@@ -655,8 +655,8 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
   numPrefetched += moved;
   InFlightDiagnostic remark = emitRemark(graph.getLoc());
   remark << "joint-cpu-offload: offloaded " << selected.size() << " of "
-      << candidates.size() << " attention activation(s), " << totalBytes
-      << " bytes, prefetched " << moved << " reload(s)";
+         << candidates.size() << " attention activation(s), " << totalBytes
+         << " bytes, prefetched " << moved << " reload(s)";
   if (finder.numBelowMinBytes)
     remark << "; " << finder.numBelowMinBytes
            << " more below min-bytes=" << static_cast<int64_t>(minBytes);
