@@ -1328,46 +1328,34 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
     }
   }
 
-  // Placeholders: state (params, buffers) then user inputs.
+  // Placeholders: state (params, buffers) then user inputs; each entry names
+  // its placeholder node once.
   llvm::StringMap<std::pair<const json *, std::string>> placeholderInfo;
-  for (size_t i = 0; i < state->size(); ++i) {
-    std::string p = "/state/" + std::to_string(i);
-    const json &s = (*state)[i];
-    if (!s.is_object()) {
-      (void)fail(p, "state entry must be an object");
-      return {};
+  auto collect = [&](const json &list, StringRef section, StringRef what,
+                     ArrayRef<std::pair<StringRef, Kind>> fields) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string p = ("/" + section + "/" + Twine(i)).str();
+      const json &e = list[i];
+      if (!e.is_object())
+        return fail(p, what + " entry must be an object");
+      const json *in = field(e, p, "input", Kind::String);
+      if (!in)
+        return failure();
+      for (auto [key, kind] : fields)
+        if (!field(e, p, key, kind))
+          return failure();
+      const std::string &name = in->get_ref<const std::string &>();
+      if (!placeholderInfo.try_emplace(name, &e, p).second)
+        return fail(p + "/input", "placeholder '" + name + "' is listed twice");
     }
-    const json *in = field(s, p, "input", Kind::String);
-    if (!in || !field(s, p, "fqn", Kind::String) ||
-        !field(s, p, "is_param", Kind::Bool) ||
-        !field(s, p, "requires_grad", Kind::Bool))
-      return {};
-    if (!placeholderInfo.try_emplace(in->get_ref<const std::string &>(), &s, p)
-             .second) {
-      (void)fail(p + "/input", "placeholder '" +
-                                   in->get_ref<const std::string &>() +
-                                   "' is listed twice");
-      return {};
-    }
-  }
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    std::string p = "/inputs/" + std::to_string(i);
-    const json &s = (*inputs)[i];
-    if (!s.is_object()) {
-      (void)fail(p, "input entry must be an object");
-      return {};
-    }
-    const json *in = field(s, p, "input", Kind::String);
-    if (!in || !field(s, p, "path", Kind::String))
-      return {};
-    if (!placeholderInfo.try_emplace(in->get_ref<const std::string &>(), &s, p)
-             .second) {
-      (void)fail(p + "/input", "placeholder '" +
-                                   in->get_ref<const std::string &>() +
-                                   "' is listed twice");
-      return {};
-    }
-  }
+    return success();
+  };
+  if (failed(collect(*state, "state", "state",
+                     {{"fqn", Kind::String},
+                      {"is_param", Kind::Bool},
+                      {"requires_grad", Kind::Bool}})) ||
+      failed(collect(*inputs, "inputs", "input", {{"path", Kind::String}})))
+    return {};
 
   auto *block = new Block();
   std::unique_ptr<Block> blockOwner(block);
