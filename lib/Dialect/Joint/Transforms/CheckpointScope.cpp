@@ -69,6 +69,21 @@ static LogicalResult blocksFromModel(GraphOp graph,
   return success();
 }
 
+/// Calls `fn` with every module FQN on the stacks of forward ops, each
+/// distinct stack visited once (stacks are uniqued attributes), outermost
+/// frame first, in op order: O(#ops + #distinct frames).
+static void forEachForwardModule(GraphOp graph,
+                                 function_ref<void(StringRef)> fn) {
+  llvm::DenseSet<Attribute> seenStacks;
+  for (AtenOp op : graph.getBody().front().getOps<AtenOp>()) {
+    ArrayAttr stack = op.getModuleStackAttr();
+    if (!op.isForward() || !stack || !seenStacks.insert(stack).second)
+      continue;
+    for (Attribute f : stack)
+      fn(cast<ModuleFrameAttr>(f).getFqn());
+  }
+}
+
 /// The fallback: module FQNs `<container>.<int>` on forward module stacks,
 /// outermost only (an expert `...mlp.experts.3` inside `layers.0` is not a
 /// block), ordered by container first appearance, then by index.
@@ -79,28 +94,21 @@ static void blocksFromModuleStacks(GraphOp graph,
     unsigned containerOrder;
     uint64_t index;
   };
-  llvm::DenseSet<Attribute> seenStacks;
   llvm::StringMap<unsigned> containerOrder;
   llvm::StringMap<unsigned> candidateIndex;
   std::vector<Candidate> candidates;
-  for (AtenOp op : graph.getBody().front().getOps<AtenOp>()) {
-    ArrayAttr stack = op.getModuleStackAttr();
-    if (!op.isForward() || !stack || !seenStacks.insert(stack).second)
-      continue;
-    for (Attribute f : stack) {
-      StringRef fqn = cast<ModuleFrameAttr>(f).getFqn();
-      auto [container, last] = fqn.rsplit('.');
-      uint64_t index;
-      if (last == fqn || container.empty() || last.getAsInteger(10, index) ||
-          candidateIndex.count(fqn))
-        continue;
-      unsigned order =
-          containerOrder.try_emplace(container, containerOrder.size())
-              .first->second;
-      candidateIndex[fqn] = candidates.size();
-      candidates.push_back({fqn.str(), order, index});
-    }
-  }
+  forEachForwardModule(graph, [&](StringRef fqn) {
+    auto [container, last] = fqn.rsplit('.');
+    uint64_t index;
+    if (last == fqn || container.empty() || last.getAsInteger(10, index) ||
+        candidateIndex.count(fqn))
+      return;
+    unsigned order =
+        containerOrder.try_emplace(container, containerOrder.size())
+            .first->second;
+    candidateIndex[fqn] = candidates.size();
+    candidates.push_back({fqn.str(), order, index});
+  });
   llvm::StringSet<> all;
   for (const Candidate &c : candidates)
     all.insert(c.fqn);
@@ -185,18 +193,11 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
   // Module FQNs inside the selected blocks, in first-appearance order.
   std::vector<std::string> modules(selected.begin(), selected.end());
   llvm::StringSet<> moduleSet(selectedSet);
-  llvm::DenseSet<Attribute> seenStacks;
-  for (AtenOp op : graph.getBody().front().getOps<AtenOp>()) {
-    ArrayAttr stack = op.getModuleStackAttr();
-    if (!op.isForward() || !stack || !seenStacks.insert(stack).second)
-      continue;
-    for (Attribute f : stack) {
-      StringRef fqn = cast<ModuleFrameAttr>(f).getFqn();
-      if (!findContaining(fqn, selectedSet).empty() &&
-          moduleSet.insert(fqn).second)
-        modules.push_back(fqn.str());
-    }
-  }
+  forEachForwardModule(graph, [&](StringRef fqn) {
+    if (!findContaining(fqn, selectedSet).empty() &&
+        moduleSet.insert(fqn).second)
+      modules.push_back(fqn.str());
+  });
 
   auto compile = [&](StringRef option,
                      StringRef pattern) -> FailureOr<llvm::GlobPattern> {
