@@ -31,6 +31,26 @@ private:
   llvm::StringMap<OperatorOp> entries;
 };
 
+/// An operator whose kernel writes arguments that its schema does not mark
+/// `Tensor(a!)` (batch norm's running statistics), optionally only when a
+/// bool argument is true. The table is data in StorageAliasAnalysis.cpp,
+/// listed in docs/passes.md with how it was found.
+struct HiddenWrite {
+  /// Operator packet (`aten::native_batch_norm`): matches every overload.
+  llvm::StringLiteral target;
+  /// Names of the schema arguments the kernel writes (in place, when given).
+  llvm::StringLiteral args[2];
+  /// Name of the bool argument that enables the write (`training`); empty
+  /// when the op always writes.
+  llvm::StringLiteral when;
+};
+
+/// Every entry of the hidden-write table.
+ArrayRef<HiddenWrite> getHiddenWrites();
+
+/// The hidden-write entry of `target` (`ns::op.overload`), or null.
+const HiddenWrite *lookupHiddenWrite(StringRef target);
+
 /// One allocation and every value that lives in it.
 struct Storage {
   /// The recorded storage id (#joint.tensor), or a negative id synthesized
@@ -41,9 +61,10 @@ struct Storage {
   Value owner;
   /// Every value in this storage, owner first, in program order.
   SmallVector<Value, 2> members;
-  /// Ops that write this storage in place (schema `Tensor(a!)`), including
-  /// ops that return nothing and ops whose written argument could not be
-  /// resolved (then every tensor operand counts as written).
+  /// Ops that write this storage in place (schema `Tensor(a!)`, or an
+  /// argument of the hidden-write table), including ops that return nothing
+  /// and ops whose written argument could not be resolved (then every
+  /// tensor operand counts as written).
   SmallVector<Operation *, 1> writers;
   bool isGraphInput = false; // owner is a graph argument (param, buffer, input)
   bool isGraphOutput = false; // some member is returned by joint.output
@@ -52,7 +73,9 @@ struct Storage {
 
 /// Storage groups of one joint.graph. Built in one walk over the ops
 /// (O(#ops + #operands)). Storage identity comes from the tracer's facts
-/// (so schema-less views such as `_unsafe_view` group correctly); values
+/// (so schema-less views such as `_unsafe_view` group correctly), derived
+/// structurally: a result recorded in the storage id of an operand joins
+/// that operand's storage, wherever a rewrite placed it; values
 /// without facts alias an operand when the schema says so (return alias set
 /// meets an argument's, `*`, or a written argument), else own new storage.
 /// ao.offload and ao.reload results are new storage; ao.wait_tensor results
@@ -85,6 +108,7 @@ private:
   Storage &storageFor(int64_t id, Value owner);
   void addMember(Storage &s, Value v);
   void noteWrites(AtenOp op);
+  void noteWrite(AtenOp op, Storage &s);
 
   GraphOp graph;
   OperatorTable table;

@@ -173,6 +173,35 @@ std::optional<int64_t> mlir::joint::getStorageId(Value value) {
   return std::nullopt;
 }
 
+void mlir::joint::followStorage(Value value, int64_t oldId) {
+  std::optional<int64_t> newId = getStorageId(value);
+  if (!newId || *newId == oldId)
+    return;
+  SmallVector<Value> worklist{value};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      auto op = dyn_cast<AtenOp>(user);
+      ArrayAttr metas = op ? op.getResultMetaAttr() : ArrayAttr();
+      if (!metas)
+        continue;
+      SmallVector<Attribute> updated(metas.begin(), metas.end());
+      bool changed = false;
+      for (auto [i, a] : llvm::enumerate(updated)) {
+        auto m = dyn_cast_or_null<TensorMetaAttr>(a);
+        if (!m || m.getStorage() != oldId || i >= op->getNumResults())
+          continue;
+        a = TensorMetaAttr::get(m.getContext(), m.getSizes(), m.getStrides(),
+                                m.getOffset(), m.getDevice(), *newId);
+        worklist.push_back(op->getResult(i));
+        changed = true;
+      }
+      if (changed)
+        op.setResultMetaAttr(ArrayAttr::get(op.getContext(), updated));
+    }
+  }
+}
+
 std::optional<int64_t> mlir::joint::getNumBytesHint(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type)

@@ -21,6 +21,7 @@
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mlir {
@@ -147,18 +148,21 @@ FailureOr<Value> Rematerializer::operandForClone(Value v, Operation *target) {
   if (it == reloads.end())
     return v;
   ReloadChain &chain = it->second;
-  if (pos[chain.wait] < pos[target])
+  if (chain.wait->isBeforeInBlock(target))
     return chain.wait.getResult();
-  Operation *forwardWait = chain.reload.getInput().getDefiningOp();
-  if (!forwardWait || pos[forwardWait] > pos[target])
-    return target->emitOpError()
-           << "needs the reload of an offloaded value before it, but the "
-              "offload's forward wait comes later";
-  chain.reload->moveBefore(target);
-  chain.wait->moveBefore(target);
-  pos[chain.reload] = pos[target] - 1;
-  pos[chain.wait] = pos[target] - 1;
-  ++summary.numReloadsMoved;
+  // Only what comes after the clone moves: a reload that offload already
+  // issued earlier (prefetch) keeps its place, and just its wait moves.
+  IRRewriter rewriter(target->getContext());
+  if (!chain.reload->isBeforeInBlock(target)) {
+    Operation *forwardWait = chain.reload.getInput().getDefiningOp();
+    if (!forwardWait || target->isBeforeInBlock(forwardWait))
+      return target->emitOpError()
+             << "needs the reload of an offloaded value before it, but the "
+                "offload's forward wait comes later";
+    rewriter.moveOpBefore(chain.reload, target);
+    ++summary.numReloadsMoved;
+  }
+  rewriter.moveOpBefore(chain.wait, target);
   return chain.wait.getResult();
 }
 
@@ -273,15 +277,20 @@ FailureOr<RematSummary> Rematerializer::run() {
   }
   summary.numClones = toClone.size();
 
-  // Backward consumers read the clones.
+  // Backward consumers read the clones; their views of a clone live in the
+  // clone's allocation, not in the forward one (C15).
+  IRRewriter rewriter(graph.getContext());
   for (AtenOp op : toClone) {
     AtenOp clone = cloneOf.lookup(op);
-    for (OpResult r : op->getResults())
-      for (OpOperand &use : llvm::make_early_inc_range(r.getUses())) {
+    for (OpResult r : op->getResults()) {
+      Value c = clone->getResult(r.getResultNumber());
+      rewriter.replaceUsesWithIf(r, c, [&](OpOperand &use) {
         auto user = dyn_cast<AtenOp>(use.getOwner());
-        if (user && user.isBackward() && !clones.contains(user))
-          use.set(clone->getResult(r.getResultNumber()));
-      }
+        return user && user.isBackward() && !clones.contains(user);
+      });
+      if (std::optional<int64_t> oldId = getStorageId(r))
+        followStorage(c, *oldId);
+    }
   }
   // Originals no forward code reads any more.
   for (AtenOp op : llvm::reverse(toClone))

@@ -33,6 +33,13 @@ TensorMetaAttr getTensorMeta(Value value);
 /// Storage id of `value`; std::nullopt when unknown.
 std::optional<int64_t> getStorageId(Value value);
 
+/// After a rewrite made ops read `value` instead of a value recorded in
+/// storage `oldId` (a recompute clone read instead of its original): every
+/// result of `value`'s users recorded in `oldId` (a view or in-place result
+/// of what they read) takes `value`'s storage id, and so on through their
+/// users, so views follow the allocation they view. O(#users reached).
+void followStorage(Value value, int64_t oldId);
+
 /// Bytes of `value`'s elements (numel * element size) from trace-time hints,
 /// falling back to the static type; std::nullopt when a size has no hint.
 std::optional<int64_t> getNumBytesHint(Value value);
