@@ -114,6 +114,21 @@ class Dropout(nn.Module):
         return (self.fc2(torch.relu(h)) ** 2).mean() + unused
 
 
+# --------------------------------------------------------------------------
+# C14: batch norm in training mode writes its running statistics through
+# arguments its schema does not mark as written
+# --------------------------------------------------------------------------
+
+class LinearBatchNorm(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(10, 10)
+        self.bn = nn.BatchNorm1d(10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.bn(self.fc(x))).sum()
+
+
 class OneBlock(nn.Module):
     """The case module as the one block of a block container.
 
@@ -153,6 +168,9 @@ CASES: dict[str, tuple[Any, Any, dict[str, Any], dict[str, Any]]] = {
     "C4-rand-like": (_blocked(lambda: Dropout("rand_like")), _loss,
                      {"x": torch.randn(4, 8)},
                      {"aten::rand_like.default", "aten::gt.Scalar"}),
+    "C14-batch-norm": (_blocked(LinearBatchNorm), _loss,
+                       {"x": torch.randn(4, 10)},
+                       {"aten::native_batch_norm.default"}),
 }
 
 
@@ -173,7 +191,7 @@ def test_case_graph_has_the_pattern(case: str, traced: Any) -> None:
     targets = {n["target"] for n in doc["nodes"] if n["kind"] == "call_function"}
     missing = CASES[case][3] - targets
     assert not missing, f"{case}: traced graph lacks {missing}"
-    if case.startswith("C1"):
+    if case.startswith("C1-"):
         entry = doc["operators"]["jmtest::bump_.default"]
         assert entry["args"][0]["is_write"] and entry["returns"] == []
 
@@ -219,3 +237,65 @@ def test_case_pipeline_is_bitwise_identical(case: str, pipeline: Any,
     diffs = compare(run(str(out), seed=0), run(doc, seed=0))
     bad = [d for d in diffs if not d.ok]
     assert not bad, f"{case} / {pipeline.id}: {bad}"
+
+
+@pytest.mark.parametrize("mode", ["full", "selective"])
+def test_c14_running_stats_updated_once(mode: str, traced: Any,
+                                        tmp_path: Path) -> None:
+    """The checkpointed step leaves the running statistics bitwise equal."""
+    _, _, doc = traced["C14-batch-norm"]
+    src = tmp_path / "c14.json"
+    src.write_text(json.dumps(doc))
+    out = run_pipeline(src, (f"--joint-activation-checkpoint=mode={mode}",),
+                       tmp_path)
+    got, want = run(str(out), seed=0), run(doc, seed=0)
+    assert set(want.buffers) == {"layers.0.bn.running_mean",
+                                 "layers.0.bn.running_var",
+                                 "layers.0.bn.num_batches_tracked"}
+    for name, value in want.buffers.items():
+        assert torch.equal(got.buffers[name], value), f"{mode}: buffer {name}"
+    bad = [d for d in compare(got, want) if not d.ok]
+    assert not bad, f"{mode}: {bad}"
+    # Batch norm ran once, in the forward: it was saved, not recomputed.
+    nodes = json.loads(out.read_text())["nodes"]
+    bn = [n for n in nodes if n["target"] == "aten::native_batch_norm.default"]
+    assert [n["backward"] for n in bn] == [False]
+
+
+# --------------------------------------------------------------------------
+# C16: a backward size query of a forward tensor (dynamic first dimension)
+# --------------------------------------------------------------------------
+
+class CatSum(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(16, 16))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.cat([x @ self.w, x @ self.w]).sum(0)
+
+
+def _sum_loss(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    return model(x).sum()
+
+
+@pytest.mark.parametrize("mode", ["full", "selective"])
+def test_c16_size_query_reads_forward_symint(mode: str,
+                                             tmp_path: Path) -> None:
+    """No tensor is saved or recomputed only to read its size."""
+    torch.manual_seed(0)
+    model = OneBlock(CatSum())
+    _, doc = trace_doc(model, _sum_loss, {"x": torch.randn(8, 16)},
+                       dynamic_dims={"x": 0}, name="C16-cat-size")
+    src = tmp_path / "c16.json"
+    src.write_text(json.dumps(doc))
+    out = run_pipeline(src, (f"--joint-activation-checkpoint=mode={mode}",),
+                       tmp_path)
+    nodes = json.loads(out.read_text())["nodes"]
+    assert not [n["name"] for n in nodes if n.get("recomputed_from")]
+    sizes = [n for n in nodes if n["target"] == "aten::sym_size.int"
+             and n["args"][0]["v"] == "cat"]
+    assert [n["backward"] for n in sizes] == [False]
+    bad = [d for d in compare(run(str(out), seed=0), run(doc, seed=0))
+           if not d.ok]
+    assert not bad, f"{mode}: {bad}"

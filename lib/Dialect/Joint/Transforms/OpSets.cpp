@@ -71,12 +71,19 @@ const OpSetEntry kTransparent[] = {
     {"_c10d_functional::wait_tensor", kSeed},
 };
 
+const OpSetEntry kSizeQuery[] = {
+    {"aten::sym_size", "torch SymInt size queries"},
+    {"aten::sym_stride", "torch SymInt size queries"},
+    {"aten::sym_numel", "torch SymInt size queries"},
+    {"aten::sym_storage_offset", "torch SymInt size queries"},
+};
+
 struct Sets {
-  llvm::StringSet<> names[5];
+  llvm::StringSet<> names[6];
   Sets() {
     for (OpSet s :
          {OpSet::ComputeIntensive, OpSet::ForceRecompute, OpSet::Communication,
-          OpSet::ForwardAllGather, OpSet::Transparent})
+          OpSet::ForwardAllGather, OpSet::Transparent, OpSet::SizeQuery})
       for (const OpSetEntry &e : getOpSetEntries(s))
         names[static_cast<unsigned>(s)].insert(e.name);
   }
@@ -96,6 +103,8 @@ llvm::ArrayRef<OpSetEntry> mlir::joint::getOpSetEntries(OpSet set) {
     return kForwardAllGather;
   case OpSet::Transparent:
     return kTransparent;
+  case OpSet::SizeQuery:
+    return kSizeQuery;
   }
   llvm_unreachable("unknown OpSet");
 }

@@ -19,6 +19,7 @@
 
 #include "CheckpointScope.h"
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/Transforms/OpSets.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -51,6 +52,7 @@ public:
   FailureOr<RematSummary> run();
 
 private:
+  void hoistSizeQueries();
   void collectNames();
   void collectReloadChains();
   int64_t maxStorageId();
@@ -82,6 +84,52 @@ static bool isRecompute(AtenOp op) {
   auto p = op.getPolicy();
   return p && (*p == CheckpointPolicy::must_recompute ||
                *p == CheckpointPolicy::prefer_recompute);
+}
+
+/// The one tensor a size query reads, or null when `op` is not a query of a
+/// single tensor returning only non-tensors.
+static Value queriedTensor(AtenOp op) {
+  if (!isInOpSet(OpSet::SizeQuery, op.getTarget()) || op->getNumOperands() == 0)
+    return Value();
+  Value t = op->getOperand(0);
+  if (!isa<RankedTensorType>(t.getType()) ||
+      llvm::any_of(op->getOperands(), [&](Value v) { return v != t; }) ||
+      llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>))
+    return Value();
+  return t;
+}
+
+/// A backward size query of a forward tensor reads the SymInt computed in
+/// the forward (C16): an equal forward query of the same tensor, else the
+/// query itself moved right after the tensor's producer. The tensor is then
+/// neither saved nor recomputed for its metadata. O(#ops).
+void Rematerializer::hoistSizeQueries() {
+  using Key = std::tuple<Value, Attribute, Attribute, Attribute>;
+  auto keyOf = [](AtenOp q, Value t) -> Key {
+    return {t, q.getTargetAttr(), q.getArgsAttr(), q.getKwargsAttr()};
+  };
+  llvm::DenseMap<Key, AtenOp> forwardQueries;
+  IRRewriter rewriter(graph.getContext());
+  for (AtenOp q : llvm::make_early_inc_range(body.getOps<AtenOp>())) {
+    Value t = queriedTensor(q);
+    if (!t)
+      continue;
+    if (q.isForward()) {
+      forwardQueries.try_emplace(keyOf(q, t), q);
+      continue;
+    }
+    auto producer = t.getDefiningOp<AtenOp>();
+    if (!producer || !producer.isForward())
+      continue;
+    if (AtenOp known = forwardQueries.lookup(keyOf(q, t))) {
+      rewriter.replaceOp(q, known->getResults());
+      continue;
+    }
+    rewriter.moveOpAfter(q, producer);
+    rewriter.modifyOpInPlace(q, [&] { q.setPhase(Phase::forward); });
+    forwardQueries.try_emplace(keyOf(q, t), q);
+    ++summary.numSizeQueriesHoisted;
+  }
 }
 
 void Rematerializer::collectNames() {
@@ -206,6 +254,7 @@ void Rematerializer::finishClone(AtenOp original, AtenOp clone) {
 }
 
 FailureOr<RematSummary> Rematerializer::run() {
+  hoistSizeQueries();
   SmallVector<AtenOp> forwardOps;
   int64_t index = 0;
   for (Operation &op : body) {

@@ -68,13 +68,17 @@ struct RematSummary {
   unsigned numClones = 0;
   unsigned numErased = 0;
   unsigned numReloadsMoved = 0;
+  /// Backward size queries of forward tensors moved into the forward.
+  unsigned numSizeQueriesHoisted = 0;
   /// Forward ops carrying a recompute policy (must/prefer_recompute).
   unsigned numTagged = 0;
   /// The graph already held clones (`recomputed_from`) before this run.
   bool alreadyRematerialized = false;
 };
 
-/// Clones every forward op tagged must/prefer_recompute that the backward
+/// Makes backward size queries (sym_size, ...) of forward tensors read the
+/// forward SymInt, then clones every forward op tagged
+/// must/prefer_recompute that the backward
 /// consumes (directly or through other tagged ops) right before its earliest
 /// backward consumer, redirects the backward consumers and erases originals
 /// left without users. Operands that were offloaded (ao.offload ... reload

@@ -4,8 +4,8 @@
 // place (OpSets.cpp) and listed with their sources in docs/passes.md:
 // compute-intensive ops saved under `selective`, ops forced to recompute,
 // communication ops saved in every mode, forward all-gathers (saved with
-// `save-forward-all-gather`) and transparent ops that inherit their
-// producer's policy.
+// `save-forward-all-gather`), transparent ops that inherit their
+// producer's policy, and size queries that read only metadata.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +31,9 @@ enum class OpSet {
   /// Await or extract their producer's value and inherit its policy
   /// (_c10d_functional::wait_tensor).
   Transparent,
+  /// Read only a tensor's metadata (sym_size, sym_stride, sym_numel): a
+  /// backward query of a forward tensor reads the forward SymInt instead.
+  SizeQuery,
 };
 
 /// One entry of a set: either an operator packet (`aten::mm`, matching every
