@@ -110,3 +110,30 @@ joint.graph @clone_reads_earlier_reload_in_place(%x: tensor<4xf32> {joint.role =
   %g3 = joint.op "aten::mul.Tensor"(%g2, %rw) {name = "g3", phase = #joint.phase<backward>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
+
+// -----
+
+// C17: a prefetched reload (already before the clone) whose wait comes
+// later: only the wait moves before the clone, so the prefetch distance set
+// by joint-cpu-offload is kept (the reload is not a moved chain).
+// CHECK-LABEL: joint.graph @prefetched_reload_keeps_its_place
+// CHECK: %[[R:.*]] = ao.reload %{{.*}} to "cuda:0"
+// CHECK-NEXT: %g1 = joint.op "aten::neg.default"(%s)
+// CHECK-NEXT: %[[RW:.*]] = ao.wait_tensor %[[R]] :
+// CHECK-NEXT: %b_recomputed = joint.op "aten::neg.default"(%[[RW]])
+// CHECK-NEXT: %g2 = joint.op "aten::mul.Tensor"(%g1, %b_recomputed)
+// CHECK-NEXT: %g3 = joint.op "aten::mul.Tensor"(%g2, %[[RW]])
+// DIAG: remark: joint-remat: 1 ops recomputed, 0 originals erased, 0 reload chains moved
+joint.graph @prefetched_reload_keeps_its_place(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
+  %a = joint.op "aten::exp.default"(%x) {name = "a", policy = #joint.policy<must_save>} : (tensor<4xf32>) -> tensor<4xf32>
+  %h = ao.offload %a : tensor<4xf32>
+  %b = joint.op "aten::neg.default"(%a) {name = "b", policy = #joint.policy<must_recompute>} : (tensor<4xf32>) -> tensor<4xf32>
+  %w = ao.wait_tensor %h keepalive %a : tensor<4xf32> last_use %b : tensor<4xf32> : tensor<4xf32>
+  %s = joint.op "aten::mul.Tensor"(%b, %b) {name = "s", policy = #joint.policy<must_save>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %r = ao.reload %w to "cuda:0" : tensor<4xf32>
+  %g1 = joint.op "aten::neg.default"(%s) {name = "g1", phase = #joint.phase<backward>} : (tensor<4xf32>) -> tensor<4xf32>
+  %g2 = joint.op "aten::mul.Tensor"(%g1, %b) {name = "g2", phase = #joint.phase<backward>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %rw = ao.wait_tensor %r : tensor<4xf32>
+  %g3 = joint.op "aten::mul.Tensor"(%g2, %rw) {name = "g3", phase = #joint.phase<backward>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  joint.output
+}

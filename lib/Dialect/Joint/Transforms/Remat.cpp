@@ -109,6 +109,7 @@ void Rematerializer::hoistSizeQueries() {
     return {t, q.getTargetAttr(), q.getArgsAttr(), q.getKwargsAttr()};
   };
   llvm::DenseMap<Key, AtenOp> forwardQueries;
+  llvm::DenseMap<Operation *, Operation *> lastHoisted;
   IRRewriter rewriter(graph.getContext());
   for (AtenOp q : llvm::make_early_inc_range(body.getOps<AtenOp>())) {
     Value t = queriedTensor(q);
@@ -125,7 +126,10 @@ void Rematerializer::hoistSizeQueries() {
       rewriter.replaceOp(q, known->getResults());
       continue;
     }
-    rewriter.moveOpAfter(q, producer);
+    // After the producer and the queries already moved there, in order.
+    Operation *&anchor = lastHoisted[producer];
+    rewriter.moveOpAfter(q, anchor ? anchor : producer.getOperation());
+    anchor = q;
     rewriter.modifyOpInPlace(q, [&] { q.setPhase(Phase::forward); });
     forwardQueries.try_emplace(keyOf(q, t), q);
     ++summary.numSizeQueriesHoisted;
