@@ -80,3 +80,21 @@ joint.graph @ao_results_and_outputs(%x: tensor<4xf32> {joint.role = #joint.role<
   %rw = ao.wait_tensor %r : tensor<4xf32>
   joint.output %rw : tensor<4xf32>
 }
+
+// -----
+
+// Storage identity is structural (C15): a result recorded in the storage id
+// of the value it reads joins that value's storage wherever a rewrite put
+// it. A backward view of a reloaded value (a recompute clone of a forward
+// view, say) lives in the reloaded allocation, not in the forward one.
+joint.graph @view_of_reload_lives_in_the_reload(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 0>}) -> () {
+  %a = joint.op "aten::exp.default"(%x) {name = "a", result_meta = [#joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-remark @+1 {{storage -1 owner ao.offload members [ao.offload, ao.wait_tensor]}}
+  %h = ao.offload %a : tensor<4xf32>
+  %w = ao.wait_tensor %h keepalive %a : tensor<4xf32> last_use %a : tensor<4xf32> : tensor<4xf32>
+  // expected-remark @+1 {{storage -2 owner ao.reload members [ao.reload, ao.wait_tensor, v]}}
+  %r = ao.reload %w to "cpu" : tensor<4xf32>
+  %rw = ao.wait_tensor %r : tensor<4xf32>
+  %v = joint.op "aten::view.default"(%rw) {name = "v", args = [#joint.operand<0>, [2, 2]], phase = #joint.phase<backward>, result_meta = [#joint.tensor<[2, 2], strides = [2, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4xf32>) -> tensor<2x2xf32>
+  joint.output
+}
