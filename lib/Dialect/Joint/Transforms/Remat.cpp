@@ -12,8 +12,11 @@
 //
 // Composition with joint-cpu-offload (tag -> offload -> remat, as in torch's
 // graph trainer): a clone reading an offloaded forward value reads the wait
-// of its reload instead, and that reload chain is moved before the clone
-// when it is not already earlier.
+// of its reload instead; the wait is moved before the clone when it comes
+// later, the reload only when it does too (a prefetched reload keeps its
+// place). Before cloning, backward size queries of forward tensors are made
+// to read the forward SymInt, and after it backward views of a clone follow
+// the clone's storage id.
 //
 //===----------------------------------------------------------------------===//
 
