@@ -397,3 +397,23 @@ joint.graph @last_reader_without_tensor_result_is_skipped(%x: tensor<4x4xf32> {j
   %g = joint.op "aten::mul.Tensor"(%a, %a) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output
 }
+
+// -----
+
+// C16: a backward size query reads the forward SymInt (the query moves right
+// after the producer), so an activation the backward reads only for its size
+// is no candidate: nothing is transferred for it.
+// CHECK-LABEL: joint.graph @size_query_is_no_backward_reader
+// CHECK-NEXT: %a = joint.op "aten::mm.default"(%x, %x)
+// CHECK-NEXT: %s = joint.op "aten::sym_size.int"(%a) {args = [#joint.operand<0>, 0], name = "s", result_meta = [#joint.sym<4>]}
+// CHECK-NEXT: %b = joint.op "aten::gelu.default"(%a)
+// CHECK-NEXT: %g = joint.op "aten::new_zeros.default"(%x, %s)
+// CHECK-NOT: ao.
+// expected-remark @+1 {{joint-cpu-offload: offloaded 0 of 0 attention activation(s), 0 bytes, prefetched 0 reload(s)}}
+joint.graph @size_query_is_no_backward_reader(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
+  %a = joint.op "aten::mm.default"(%x, %x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = joint.op "aten::gelu.default"(%a) {name = "b", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s = joint.op "aten::sym_size.int"(%a) {name = "s", args = [#joint.operand<0>, 0], phase = #joint.phase<backward>, result_meta = [#joint.sym<4>]} : (tensor<4x4xf32>) -> i64
+  %g = joint.op "aten::new_zeros.default"(%x, %s) {name = "g", args = [#joint.operand<0>, [#joint.operand<1>]], phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4], strides = [1], offset = 0, device = "cuda:0", storage = 3>]} : (tensor<4x4xf32>, i64) -> tensor<4xf32>
+  joint.output
+}

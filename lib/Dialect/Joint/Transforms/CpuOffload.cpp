@@ -17,6 +17,7 @@
 
 #include "joint/Analysis/StorageAliasAnalysis.h"
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/Transforms/ActivationCheckpoint.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -532,6 +533,9 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
     return failure();
   }
 
+  // A backward size query reads the forward SymInt, so no activation is
+  // offloaded and reloaded only for its size (C16).
+  readForwardSizes(graph);
   Block &body = graph.getBody().front();
   const StorageAliasAnalysis &aliases =
       getChildAnalysis<StorageAliasAnalysis>(graph);

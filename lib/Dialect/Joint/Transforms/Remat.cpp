@@ -55,7 +55,6 @@ public:
   FailureOr<RematSummary> run();
 
 private:
-  void hoistSizeQueries();
   void collectNames();
   void collectReloadChains();
   int64_t maxStorageId();
@@ -102,11 +101,8 @@ static Value queriedTensor(AtenOp op) {
   return t;
 }
 
-/// A backward size query of a forward tensor reads the SymInt computed in
-/// the forward (C16): an equal forward query of the same tensor, else the
-/// query itself moved right after the tensor's producer. The tensor is then
-/// neither saved nor recomputed for its metadata. O(#ops).
-void Rematerializer::hoistSizeQueries() {
+unsigned mlir::joint::readForwardSizes(GraphOp graph) {
+  Block &body = graph.getBody().front();
   using Key = std::tuple<Value, Attribute, Attribute, Attribute>;
   auto keyOf = [](AtenOp q, Value t) -> Key {
     return {t, q.getTargetAttr(), q.getArgsAttr(), q.getKwargsAttr()};
@@ -114,6 +110,7 @@ void Rematerializer::hoistSizeQueries() {
   llvm::DenseMap<Key, AtenOp> forwardQueries;
   llvm::DenseMap<Operation *, Operation *> lastHoisted;
   IRRewriter rewriter(graph.getContext());
+  unsigned moved = 0;
   for (AtenOp q : llvm::make_early_inc_range(body.getOps<AtenOp>())) {
     Value t = queriedTensor(q);
     if (!t)
@@ -135,8 +132,9 @@ void Rematerializer::hoistSizeQueries() {
     anchor = q;
     rewriter.modifyOpInPlace(q, [&] { q.setPhase(Phase::forward); });
     forwardQueries.try_emplace(keyOf(q, t), q);
-    ++summary.numSizeQueriesHoisted;
+    ++moved;
   }
+  return moved;
 }
 
 void Rematerializer::collectNames() {
@@ -261,7 +259,7 @@ void Rematerializer::finishClone(AtenOp original, AtenOp clone) {
 }
 
 FailureOr<RematSummary> Rematerializer::run() {
-  hoistSizeQueries();
+  summary.numSizeQueriesHoisted = readForwardSizes(graph);
   SmallVector<AtenOp> forwardOps;
   int64_t index = 0;
   for (Operation &op : body) {
@@ -393,7 +391,7 @@ struct RematPass : joint::impl::JointRematBase<RematPass> {
         << "joint-remat: " << summary->numClones << " ops recomputed, "
         << summary->numErased << " originals erased, "
         << summary->numReloadsMoved << " reload chains moved";
-    if (!summary->numClones)
+    if (!summary->numClones && !summary->numSizeQueriesHoisted)
       markAllAnalysesPreserved();
   }
 };

@@ -76,8 +76,15 @@ struct RematSummary {
   bool alreadyRematerialized = false;
 };
 
-/// Makes backward size queries (sym_size, ...) of forward tensors read the
-/// forward SymInt, then clones every forward op tagged
+/// Makes every backward size query (OpSet::SizeQuery: sym_size, sym_stride,
+/// sym_numel, sym_storage_offset) of a tensor produced by a forward op read
+/// the SymInt computed in the forward: an equal forward query of the same
+/// tensor, else the query itself moved right after the producer (C16). The
+/// tensor is then neither saved, offloaded nor recomputed for its size.
+/// Returns the number of backward queries replaced or moved. O(#ops).
+unsigned readForwardSizes(GraphOp graph);
+
+/// Runs readForwardSizes, then clones every forward op tagged
 /// must/prefer_recompute that the backward
 /// consumes (directly or through other tagged ops) right before its earliest
 /// backward consumer, redirects the backward consumers and erases originals
