@@ -207,10 +207,26 @@ def encode_result(v: Any, ctx: _SymContext, storages: _Storages,
                       f"{type(v).__name__} in format v1")
 
 
+def _getitem_results(node: torch.fx.Node, ctx: _SymContext,
+                     storages: _Storages) -> list[dict[str, Any]]:
+    src, idx = node.args[0], node.args[1]
+    val = src.meta.get("val") if isinstance(src, torch.fx.Node) else None
+    if not isinstance(val, (list, tuple)) or not isinstance(idx, int) \
+            or not -len(val) <= idx < len(val):
+        raise FormatError(f"node {node.name}: no 'val' metadata and no "
+                          "multi-result producer to take it from")
+    return [encode_result(val[idx], ctx, storages, f"node {node.name}")]
+
+
 def _node_results(node: torch.fx.Node, ctx: _SymContext,
                   storages: _Storages) -> list[dict[str, Any]]:
     if node.op == "output":
         return []
+    if "val" not in node.meta and node.target is operator.getitem:
+        # make_fx records no value for a getitem selecting a ``None`` result
+        # (convolution_backward's grad_input under output_mask [False, ...]);
+        # the getitem repeats the producer's result: ``{"t": "none"}``.
+        return _getitem_results(node, ctx, storages)
     if "val" not in node.meta:
         # make_fx records no value for an operator that returns ``()``
         # (e.g. a custom op that only writes an argument).
