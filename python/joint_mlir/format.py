@@ -222,7 +222,7 @@ def _node_results(node: torch.fx.Node, ctx: _SymContext,
                   storages: _Storages) -> list[dict[str, Any]]:
     if node.op == "output":
         return []
-    if "val" not in node.meta and node.target is operator.getitem:
+    if node.target is operator.getitem and node.meta.get("val") is None:
         # make_fx records no value for a getitem selecting a ``None`` result
         # (convolution_backward's grad_input under output_mask [False, ...]);
         # the getitem repeats the producer's result: ``{"t": "none"}``.
