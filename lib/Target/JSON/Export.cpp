@@ -12,6 +12,7 @@
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Target/JSON/Diagnostics.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringSet.h"
@@ -604,6 +605,11 @@ void mlir::joint::registerExportJointJSONTranslation() {
       "export-joint-json", "the joint dialect to joint-graph JSON (format v1)",
       [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
         auto module = dyn_cast<ModuleOp>(op);
+        // Ops imported from one-line JSON are located on that long line.
+        LongLineDiagnostics longLines;
+        ScopedDiagnosticHandler handler(op->getContext(), [&](Diagnostic &d) {
+          return longLines.handle(d);
+        });
         if (!module)
           return op->emitError() << "expected a builtin.module";
         return exportJointGraph(module, os);

@@ -12,6 +12,7 @@
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Target/JSON/Diagnostics.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -1579,6 +1580,13 @@ OwningOpRef<ModuleOp> mlir::joint::importJointGraph(StringRef buffer,
                                                     MLIRContext *context,
                                                     StringRef filename) {
   context->loadDialect<JointDialect, ao::AODialect>();
+  // A graph written without indentation is one line: quote a window of it.
+  // (A gzip input's locations name the inflated text, which is not quoted.)
+  LongLineDiagnostics longLines;
+  if (!buffer.starts_with("\x1f\x8b"))
+    longLines.addBuffer(filename, buffer);
+  ScopedDiagnosticHandler handler(
+      context, [&](Diagnostic &diag) { return longLines.handle(diag); });
   return Importer(context, filename).run(buffer);
 }
 
