@@ -38,8 +38,8 @@ _RECOMPUTE = ("must_save", "prefer_save", "must_recompute", "prefer_recompute")
 _TARGET_RE = re.compile(r"^[A-Za-z_][\w]*::[\w]+\.[\w]+$")
 _DEVICE_RE = re.compile(r"^[a-z_]+(:\d+)?$")
 # Symbols in a sympy expression: lower-case prefix and a number (s28, u0);
-# sympy functions (Max, FloorDiv, Eq, ...) are capitalised.
-_SYMBOL_RE = re.compile(r"\b[a-z]+\d+\b")
+# sympy functions (Max, FloorDiv, Eq, ...) are capitalised or called.
+_SYMBOL_RE = re.compile(r"\b[a-z]+\d+\b(?!\()")
 _SCALAR_KINDS = ("none", "int", "float", "bool", "str", "dtype", "device",
                  "layout", "memory_format", "complex", "list", "node",
                  "symint", "symfloat", "symbool")
