@@ -7,11 +7,15 @@ family is traced, exported with the slot as ``{"t": "none"}`` (on the op and
 on the getitem that selects it), round-trips through joint-translate, runs in
 torch close to eager, and stays bitwise identical through every pipeline.
 
-The families were found by listing every aten schema with an ``output_mask``
-argument or an optional (``Tensor?``) return; those with a CPU kernel that
-autograd emits are here (linear_backward, the cudnn/miopen/mps variants,
-_fused_rms_norm_backward and the efficient-attention backwards only occur on
-other devices).
+The families were found by listing every aten schema
+(``torch._C._jit_get_all_schemas()``) with an ``output_mask`` /
+``grad_input_mask`` argument or an optional (``Tensor?``) return; those that
+autograd emits on the CPU are here: convolution_backward,
+native_{batch,layer,group}_norm_backward, grid_sampler_{2,3}d_backward.
+linear_backward, mkldnn_linear_backward, the cudnn/miopen/mps variants,
+_fused_rms_norm_backward (RMSNorm decomposes on the CPU) and the
+efficient-attention backwards only occur on other devices; they export the
+same way (the writer takes any getitem's result from its producer).
 """
 
 from __future__ import annotations
@@ -48,9 +52,9 @@ class OneBlock(nn.Module):
 class GridSample(nn.Module):
     """A learned sampling grid over the data input: no grad for the input."""
 
-    def __init__(self) -> None:
+    def __init__(self, dims: int = 2) -> None:
         super().__init__()
-        self.grid = nn.Parameter(torch.rand(2, 3, 3, 2) * 2 - 1)
+        self.grid = nn.Parameter(torch.rand(2, *[3] * dims, dims) * 2 - 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return F.grid_sample(x, self.grid, align_corners=False)
@@ -94,6 +98,9 @@ FAMILIES: dict[str, tuple[Any, tuple[int, ...], str, tuple[int, ...]]] = {
         (4, 8, 3), "aten::native_group_norm_backward.default", (1, 2)),
     "grid-sample-on-input": (GridSample, (2, 3, 4, 4),
                              "aten::grid_sampler_2d_backward.default", (0,)),
+    "grid-sample-3d-on-input": (lambda: GridSample(3), (2, 3, 4, 4, 4),
+                                "aten::grid_sampler_3d_backward.default",
+                                (0,)),
 }
 
 
