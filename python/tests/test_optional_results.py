@@ -82,6 +82,10 @@ FAMILIES: dict[str, tuple[Any, tuple[int, ...], str, tuple[int, ...]]] = {
                               nn.BatchNorm1d(8, affine=False,
                                              track_running_stats=False)),
         (4, 8), "aten::native_batch_norm_backward.default", (1, 2)),
+    "batch-norm-no-affine-stats": (
+        lambda: nn.Sequential(nn.Linear(8, 8),
+                              nn.BatchNorm1d(8, affine=False)),
+        (4, 8), "aten::native_batch_norm_backward.default", (1, 2)),
     "layer-norm-on-input": (lambda: nn.Sequential(nn.LayerNorm(8),
                                                   nn.Linear(8, 8)),
                             (4, 8), "aten::native_layer_norm_backward.default",
