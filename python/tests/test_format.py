@@ -13,6 +13,7 @@ from torch import nn
 from torch.utils.checkpoint import CheckpointPolicy
 
 from conftest import REPO_ROOT
+from graph_tools import PIPELINES, run_pipeline, skip_unless_available
 from helpers import by_name, calls, trace_doc
 from joint_mlir import read_document, validate_document
 from joint_mlir.format import dumps_document, operator_entry, write_document
@@ -288,27 +289,39 @@ def test_validator_checks_recomputed_from() -> None:
         validate_document(doc)
 
 
-def _pipeline_sources(tmp: Path) -> list[Path]:
-    path = tmp / "data-dependent.json"
-    path.write_text(json.dumps(_unbacked_doc()))
-    return [*EXAMPLES, path]
+def _traced_sources() -> dict[str, Any]:
+    """Graphs traced here (not bundled): the nonzero graph and the numerics
+    cases C1-C4 (custom op, in-place op, buffer update, random ops)."""
+    from test_cases_numerics import CASES
+
+    out: dict[str, Any] = {"data-dependent": _unbacked_doc}
+    for name, (factory, fn, inputs, _) in CASES.items():
+        out[name] = (lambda f=factory, g=fn, i=inputs, n=name:
+                     trace_doc(f(), g, i, name=n)[1])
+    return out
+
+
+TRACED = _traced_sources()
+SOURCES = [p.stem for p in EXAMPLES] + list(TRACED)
 
 
 @pytest.fixture(scope="module")
-def pipeline_sources(tmp_path_factory: Any) -> list[Path]:
-    return _pipeline_sources(tmp_path_factory.mktemp("sources"))
-
-
-from graph_tools import PIPELINES, run_pipeline, skip_unless_available  # noqa: E402
+def pipeline_sources(tmp_path_factory: Any) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("sources")
+    out = {p.stem: p for p in EXAMPLES}
+    for name, build in TRACED.items():
+        torch.manual_seed(0)
+        out[name] = tmp / f"{name}.json"
+        out[name].write_text(json.dumps(build()))
+    return out
 
 
 @pytest.mark.parametrize("pipeline", PIPELINES, ids=[p.id for p in PIPELINES])
-@pytest.mark.parametrize("index", range(len(EXAMPLES) + 1),
-                         ids=[p.stem for p in EXAMPLES] + ["data-dependent"])
-def test_every_pipeline_output_validates(index: int, pipeline: Any,
-                                         pipeline_sources: list[Path],
+@pytest.mark.parametrize("source", SOURCES)
+def test_every_pipeline_output_validates(source: str, pipeline: Any,
+                                         pipeline_sources: dict[str, Path],
                                          tmp_path: Path) -> None:
-    src = pipeline_sources[index]
+    src = pipeline_sources[source]
     doc = read_document(str(src))
     skip_unless_available(pipeline, doc)
     out = run_pipeline(src, pipeline.flags, tmp_path)
