@@ -61,6 +61,11 @@ int main(int argc, char **argv) {
     MLIRContext context(registry);
     llvm::SourceMgr sourceMgr;
     SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    // A graph written without indentation is one line: quote a window.
+    joint::LongLineDiagnostics longLines;
+    longLines.addBuffer(inputFilename, input->getBuffer());
+    ScopedDiagnosticHandler windowed(
+        &context, [&](Diagnostic &diag) { return longLines.handle(diag); });
     OwningOpRef<ModuleOp> module =
         joint::importJointGraph(input->getBuffer(), &context, inputFilename);
     if (!module)

@@ -1609,13 +1609,6 @@ OwningOpRef<ModuleOp> mlir::joint::importJointGraph(StringRef buffer,
                                                     MLIRContext *context,
                                                     StringRef filename) {
   context->loadDialect<JointDialect, ao::AODialect>();
-  // A graph written without indentation is one line: quote a window of it.
-  // (A gzip input's locations name the inflated text, which is not quoted.)
-  LongLineDiagnostics longLines;
-  if (!buffer.starts_with("\x1f\x8b"))
-    longLines.addBuffer(filename, buffer);
-  ScopedDiagnosticHandler handler(
-      context, [&](Diagnostic &diag) { return longLines.handle(diag); });
   return Importer(context, filename).run(buffer);
 }
 
@@ -1626,6 +1619,11 @@ void mlir::joint::registerImportJointJSONTranslation() {
          MLIRContext *context) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buf =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        // A graph written without indentation is one line: quote a window.
+        LongLineDiagnostics longLines;
+        longLines.addBuffer(buf->getBufferIdentifier(), buf->getBuffer());
+        ScopedDiagnosticHandler handler(
+            context, [&](Diagnostic &diag) { return longLines.handle(diag); });
         OwningOpRef<ModuleOp> module = importJointGraph(
             buf->getBuffer(), context, buf->getBufferIdentifier());
         if (!module)
