@@ -37,6 +37,8 @@ tools = ["joint-opt", "joint-translate", "not"]
 if config.joint_enable_cuda in ("ON", "1", "TRUE", "YES", "On", "True"):
     config.available_features.add("cuda-runtime")
     tools += ["joint-cuda-runtime-test", "joint-cuda-stub-test"]
+    if config.joint_cudnn_frontend in ("ON", "1", "TRUE", "YES", "On", "True"):
+        config.available_features.add("cudnn-frontend")
     config.substitutions.append(
         ("%cuda_stub_env", "env LD_LIBRARY_PATH=" + config.joint_cuda_stub_dir))
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -3,8 +3,8 @@
 |* Functions the lowered host code (and the Python runner, through ctypes)    *|
 |* calls besides the mgpu* entry points of MLIR's gpu-to-llvm: error status,  *|
 |* streams, device-memory and pinned-pool counters, the `ao` offload protocol *|
-|* and the cuBLAS GEMM shim. All functions act on the current device (see     *|
-|* mgpuSetDefaultDevice) and are serialised by one lock. docs/lowering.md,    *|
+|* and the cuBLAS GEMM and cuDNN SDPA shims. All act on the current device    *|
+|* (mgpuSetDefaultDevice) and are serialised by one lock. docs/lowering.md,   *|
 |* section "CUDA runtime", documents the protocol.                            *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
@@ -98,6 +98,37 @@ int32_t joint_cublas_gemm_strided_batched(
     int64_t m, int64_t n, int64_t k, float alpha, const void *a, int64_t lda,
     int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b, float beta,
     void *c, int64_t ldc, int64_t stride_c, int64_t batch);
+
+/* 1 when the runtime was built with the cuDNN frontend (SDPA shims work),
+ * 0 when those shims only report that. */
+int32_t joint_cudnn_sdpa_available(void);
+
+/* Scaled dot-product attention through cuDNN's fused flash attention on the
+ * compute stream (torch's _scaled_dot_product_cudnn_attention). Operands are
+ * [batch, heads, seq, head_dim] with 4 element strides each; k and v have
+ * heads_kv heads (heads_q a multiple of it). `stats` is the f32 logsumexp,
+ * contiguous [batch, heads_q, seq_q]; NULL skips it (inference). `causal` is
+ * torch's is_causal (top-left aligned). Supported: bf16/f16, head_dim a
+ * multiple of 8 up to 256; anything else returns
+ * JOINT_STATUS_INVALID_ARGUMENT, so the lowering keeps its decomposition. */
+int32_t joint_cudnn_sdpa_forward(
+    const char *node, int32_t dtype, int64_t batch, int64_t heads_q,
+    int64_t heads_kv, int64_t seq_q, int64_t seq_kv, int64_t head_dim,
+    float scale, int32_t causal, const void *q, const int64_t *q_strides,
+    const void *k, const int64_t *k_strides, const void *v,
+    const int64_t *v_strides, void *o, const int64_t *o_strides,
+    float *stats);
+/* Backward of the above from the saved o and stats: dq, dk, dv (dk, dv with
+ * heads_kv heads). */
+int32_t joint_cudnn_sdpa_backward(
+    const char *node, int32_t dtype, int64_t batch, int64_t heads_q,
+    int64_t heads_kv, int64_t seq_q, int64_t seq_kv, int64_t head_dim,
+    float scale, int32_t causal, const void *q, const int64_t *q_strides,
+    const void *k, const int64_t *k_strides, const void *v,
+    const int64_t *v_strides, const void *o, const int64_t *o_strides,
+    const void *d_o, const int64_t *d_o_strides, const float *stats,
+    void *d_q, const int64_t *d_q_strides, void *d_k,
+    const int64_t *d_k_strides, void *d_v, const int64_t *d_v_strides);
 
 #ifdef __cplusplus
 }

@@ -145,6 +145,31 @@ int main() {
                                     1.0f, h, 2, 8, h, 3, 12, 0.0f, h, 3, 6, 5);
   report("joint_cublas_gemm_strided_batched");
 
+  // Attention: argument checks first, then the driver (stub) fails.
+  int64_t s[4] = {4 * 16 * 64, 16 * 64, 64, 1};
+  float lse[4 * 16];
+  std::printf("sdpa available %d\n", joint_cudnn_sdpa_available());
+  joint_cudnn_sdpa_forward("sdpa_1", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16, 64,
+                           0.125f, 1, h, s, h, s, h, s, h, s, lse);
+  report("joint_cudnn_sdpa_forward");
+  joint_cudnn_sdpa_forward("sdpa_1", JOINT_DTYPE_F32, 1, 4, 2, 16, 16, 64,
+                           0.125f, 1, h, s, h, s, h, s, h, s, lse);
+  report("joint_cudnn_sdpa_forward in f32");
+  joint_cudnn_sdpa_forward("sdpa_1", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16, 72 + 1,
+                           0.125f, 1, h, s, h, s, h, s, h, s, lse);
+  report("joint_cudnn_sdpa_forward with head_dim 73");
+  joint_cudnn_sdpa_forward("sdpa_1", JOINT_DTYPE_BF16, 1, 4, 3, 16, 16, 64,
+                           0.125f, 1, h, s, h, s, h, s, h, s, lse);
+  report("joint_cudnn_sdpa_forward with 4 over 3 heads");
+  joint_cudnn_sdpa_backward("sdpa_1_bwd", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16,
+                            64, 0.125f, 1, h, s, h, s, h, s, h, s, h, s, lse,
+                            h, s, h, s, h, s);
+  report("joint_cudnn_sdpa_backward");
+  joint_cudnn_sdpa_backward("sdpa_1_bwd", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16,
+                            64, 0.125f, 1, h, s, h, s, h, s, h, s, h, s,
+                            nullptr, h, s, h, s, h, s);
+  report("joint_cudnn_sdpa_backward without stats");
+
   JointRuntimeStats stats;
   joint_runtime_get_stats(&stats);
   std::printf("live %llu peak %llu pinned %llu transfers %llu\n",
