@@ -57,7 +57,7 @@ private:
             {"kind", kind.str()},
             {"target", target},
             {"args", std::move(args)},
-            {"kwargs", kwargs},
+            {"kwargs", std::move(kwargs)},
             {"outputs", std::move(outputs)},
             {"backward", false},
             {"seq_nr", nullptr},
@@ -235,8 +235,13 @@ LogicalResult Exporter::exportAtenOp(AtenOp op, json &nodes) {
   for (OpResult r : op->getResults())
     outputs.push_back(resultToJson(r, op.getResultMetaAt(r.getResultNumber())));
 
+  // Results: a single-output op is referenced by its name; outputs of
+  // multi-output ops through getitem nodes, re-created below.
+  ArrayAttr names = op.getResultNamesAttr();
+  bool tuple = names || op.getNumResults() != 1;
   json n = node(op.getName(), "call_function", op.getTarget().str(),
-                std::move(args), kwargs, outputs);
+                std::move(args), std::move(kwargs),
+                tuple ? outputs : std::move(outputs));
   n["backward"] = op.isBackward();
   if (auto s = op.getSeqNrAttr())
     n["seq_nr"] = s.getInt();
@@ -252,16 +257,12 @@ LogicalResult Exporter::exportAtenOp(AtenOp op, json &nodes) {
     n["stack_trace"] = t.str();
   if (auto from = op.getRecomputedFromAttr())
     n["recomputed_from"] = from.str();
-  nodes.push_back(n);
-
-  // Results: a single-output op is referenced by its name; outputs of
-  // multi-output ops through getitem nodes, re-created here.
-  ArrayAttr names = op.getResultNamesAttr();
-  bool tuple = names || op.getNumResults() != 1;
   if (!tuple) {
+    nodes.push_back(std::move(n));
     valueNames[op.getResult(0)] = op.getName().str();
     return success();
   }
+  nodes.push_back(n);
   for (OpResult r : op->getResults()) {
     unsigned i = r.getResultNumber();
     StringRef given = names ? cast<StringAttr>(names[i]).getValue() : "";
