@@ -183,10 +183,10 @@ class OptimizedStep:
 
     ``step(**inputs)`` returns the loss, or ``(loss, loss_dict)`` when
     ``train_fn`` returns a loss_dict; sets or accumulates ``.grad``; updates
-    buffers in place. Attributes of the latest trace: ``graph`` (the
-    transformed format v1 document), ``report`` (the joint-memory-report as a
-    dict), ``remarks`` (the passes' remarks), ``pipeline`` (the textual
-    pipeline), ``traces`` (how many traces were made).
+    buffers in place. Attributes of the trace in use (the last call's):
+    ``graph`` (the transformed format v1 document), ``report`` (the
+    joint-memory-report as a dict), ``remarks`` (the passes' remarks);
+    ``pipeline`` (the textual pipeline), ``traces`` (traces made so far).
     """
 
     def __init__(self, model: nn.Module, train_fn: Callable[..., Any],
