@@ -1,5 +1,7 @@
-"""joint_mlir: export PyTorch joint forward+backward graphs (format v1) and
-run them back in torch (``joint_mlir.fx.load``, ``joint_mlir.run``)."""
+"""joint_mlir: export PyTorch joint forward+backward graphs (format v1), run
+them back in torch (``joint_mlir.fx.load``, ``joint_mlir.run``), run pass
+pipelines in process (``joint_mlir.run_pipeline``) and optimize a training
+step in one call (``joint_mlir.optimize``)."""
 
 from .format import FORMAT_VERSION, graph_stats, read_document
 from . import fx
@@ -7,13 +9,20 @@ from .model_structure import ModelStructure, discover_structure
 from .tracer import JointGraph, TraceError, extract_module_state, trace_joint_graph
 from .runner import StepResult, compare, materialize, run
 from .validate import validate_document
+from .pipeline import PipelineError, PipelineResult, run_pipeline
+from .api import OptimizedStep, RetraceError, build_pipeline, optimize
 
 __version__ = "0.1.0"
 
 __all__ = [
     "FORMAT_VERSION",
     "JointGraph",
+    "OptimizedStep",
+    "PipelineError",
+    "PipelineResult",
+    "RetraceError",
     "StepResult",
+    "build_pipeline",
     "ModelStructure",
     "TraceError",
     "compare",
@@ -22,8 +31,10 @@ __all__ = [
     "fx",
     "graph_stats",
     "materialize",
+    "optimize",
     "read_document",
     "run",
+    "run_pipeline",
     "trace_joint_graph",
     "validate_document",
 ]

@@ -260,12 +260,19 @@ def materialize(doc: dict[str, Any], *, seed: int = 0,
 
 
 def run_graph(gm: torch.fx.GraphModule, state: dict[str, torch.Tensor],
-              inputs: dict[str, torch.Tensor], *, seed: int = 0) -> StepResult:
-    """Run a graph from :func:`joint_mlir.fx.load` on given tensors."""
+              inputs: dict[str, torch.Tensor], *,
+              seed: int | None = 0) -> StepResult:
+    """Run a graph from :func:`joint_mlir.fx.load` on given tensors.
+
+    ``seed`` seeds torch's global RNG first; ``None`` leaves the RNG as it is
+    (a training loop, where random ops continue the user's stream). Buffers
+    the graph updates in place are updated in ``state``'s tensors.
+    """
     doc = gm.joint_doc
     flat = [state[f] for f in gm.state_fqns] + [inputs[p]
                                                  for p in gm.input_paths]
-    torch.manual_seed(seed)
+    if seed is not None:
+        torch.manual_seed(seed)
     with torch.no_grad(), _ao.protect_storages(flat):
         outs = gm(*flat)
     loss, grads, loss_dict = None, {}, {}

@@ -23,12 +23,28 @@ using namespace mlir;
 using namespace mlir::joint;
 using namespace mlir::joint::json_detail;
 
+/// Compact JSON; invalid UTF-8 is replaced rather than aborting (nlohmann
+/// would throw, and exceptions are off).
+static std::string dump(const json &v) {
+  return v.dump(-1, ' ', /*ensure_ascii=*/false,
+                json::error_handler_t::replace);
+}
+
 namespace {
+
+/// The `nodes` array, each node serialized as soon as it is complete: a
+/// 200k-node graph never exists as one JSON tree (its allocations and
+/// teardown cost more than writing the text).
+struct NodeLines {
+  std::vector<std::string> lines;
+  void push_back(const json &node) { lines.push_back(dump(node)); }
+};
 
 class Exporter {
 public:
   explicit Exporter(GraphOp graph) : graph(graph) {}
-  LogicalResult run(ModuleOp module, json &doc);
+  /// Fills `doc` (with a null `nodes` entry) and the serialized `nodes`.
+  LogicalResult run(ModuleOp module, json &doc, NodeLines &nodes);
 
 private:
   /// A fresh node name derived from `base`.
@@ -60,7 +76,7 @@ private:
             {"kind", kind.str()},
             {"target", target},
             {"args", std::move(args)},
-            {"kwargs", kwargs},
+            {"kwargs", std::move(kwargs)},
             {"outputs", std::move(outputs)},
             {"backward", false},
             {"seq_nr", nullptr},
@@ -68,8 +84,8 @@ private:
             {"recompute", nullptr},
             {"stack_trace", nullptr}};
   }
-  LogicalResult exportAtenOp(AtenOp op, json &nodes);
-  LogicalResult exportAOOp(Operation *op, json &nodes);
+  LogicalResult exportAtenOp(AtenOp op, NodeLines &nodes);
+  LogicalResult exportAOOp(Operation *op, NodeLines &nodes);
 
   GraphOp graph;
   llvm::StringSet<> usedNames;
@@ -213,7 +229,7 @@ FailureOr<json> Exporter::valueToJson(Attribute value, Operation *op) {
   return failure();
 }
 
-LogicalResult Exporter::exportAtenOp(AtenOp op, json &nodes) {
+LogicalResult Exporter::exportAtenOp(AtenOp op, NodeLines &nodes) {
   json args = json::array();
   json kwargs = json::object();
   if (ArrayAttr a = op.getArgsAttr()) {
@@ -238,8 +254,13 @@ LogicalResult Exporter::exportAtenOp(AtenOp op, json &nodes) {
   for (OpResult r : op->getResults())
     outputs.push_back(resultToJson(r, op.getResultMetaAt(r.getResultNumber())));
 
-  json n = node(op.getName(), "call_function", op.getTarget().str(),
-                std::move(args), kwargs, outputs);
+  // Results: a single-output op is referenced by its name; outputs of
+  // multi-output ops through getitem nodes, re-created below.
+  ArrayAttr names = op.getResultNamesAttr();
+  bool tuple = names || op.getNumResults() != 1;
+  json n =
+      node(op.getName(), "call_function", op.getTarget().str(), std::move(args),
+           std::move(kwargs), tuple ? outputs : std::move(outputs));
   n["backward"] = op.isBackward();
   if (auto s = op.getSeqNrAttr())
     n["seq_nr"] = s.getInt();
@@ -255,16 +276,12 @@ LogicalResult Exporter::exportAtenOp(AtenOp op, json &nodes) {
     n["stack_trace"] = t.str();
   if (auto from = op.getRecomputedFromAttr())
     n["recomputed_from"] = from.str();
-  nodes.push_back(n);
-
-  // Results: a single-output op is referenced by its name; outputs of
-  // multi-output ops through getitem nodes, re-created here.
-  ArrayAttr names = op.getResultNamesAttr();
-  bool tuple = names || op.getNumResults() != 1;
   if (!tuple) {
+    nodes.push_back(std::move(n));
     valueNames[op.getResult(0)] = op.getName().str();
     return success();
   }
+  nodes.push_back(n);
   for (OpResult r : op->getResults()) {
     unsigned i = r.getResultNumber();
     StringRef given = names ? cast<StringAttr>(names[i]).getValue() : "";
@@ -289,7 +306,7 @@ LogicalResult Exporter::exportAtenOp(AtenOp op, json &nodes) {
   return success();
 }
 
-LogicalResult Exporter::exportAOOp(Operation *op, json &nodes) {
+LogicalResult Exporter::exportAOOp(Operation *op, NodeLines &nodes) {
   std::string name;
   if (auto given = op->getAttrOfType<StringAttr>("name"))
     name = given.str();
@@ -393,7 +410,7 @@ static json aoOperatorEntry(StringRef target) {
           {"tags", json::array()}};
 }
 
-LogicalResult Exporter::run(ModuleOp module, json &doc) {
+LogicalResult Exporter::run(ModuleOp module, json &doc, NodeLines &nodes) {
   Block &body = graph.getBody().front();
   // Storage ids for new host/device copies start past every recorded one.
   auto noteStorage = [&](TensorMetaAttr m) {
@@ -417,7 +434,7 @@ LogicalResult Exporter::run(ModuleOp module, json &doc) {
   }
 
   assignMissingStorage(body);
-  json nodes = json::array(), state = json::array(), inputs = json::array();
+  json state = json::array(), inputs = json::array();
   for (BlockArgument arg : body.getArguments()) {
     unsigned i = arg.getArgNumber();
     DictionaryAttr attrs = graph.getArgAttrDict(i);
@@ -548,16 +565,9 @@ LogicalResult Exporter::run(ModuleOp module, json &doc) {
   doc["state"] = std::move(state);
   doc["inputs"] = std::move(inputs);
   doc["outputs"] = std::move(roles);
-  doc["nodes"] = std::move(nodes);
+  doc["nodes"] = nullptr; // written from `nodes` by exportJointGraph
   doc["operators"] = std::move(operators);
   return success();
-}
-
-/// Compact JSON; invalid UTF-8 is replaced rather than aborting (nlohmann
-/// would throw, and exceptions are off).
-static std::string dump(const json &v) {
-  return v.dump(-1, ' ', /*ensure_ascii=*/false,
-                json::error_handler_t::replace);
 }
 
 LogicalResult mlir::joint::exportJointGraph(ModuleOp module,
@@ -568,7 +578,8 @@ LogicalResult mlir::joint::exportJointGraph(ModuleOp module,
                                  "but the module has "
                               << graphs.size();
   json doc;
-  if (failed(Exporter(graphs.front()).run(module, doc)))
+  NodeLines nodes;
+  if (failed(Exporter(graphs.front()).run(module, doc, nodes)))
     return failure();
   // One node / table entry per line keeps diffs readable; the layout is not
   // part of the format.
@@ -580,7 +591,16 @@ LogicalResult mlir::joint::exportJointGraph(ModuleOp module,
     first = false;
     os << dump(json(it.key())) << ":";
     const json &v = it.value();
-    if (v.is_array() && !v.empty()) {
+    if (it.key() == "nodes") {
+      if (nodes.lines.empty()) {
+        os << "[]";
+        continue;
+      }
+      os << "[\n";
+      for (size_t i = 0; i < nodes.lines.size(); ++i)
+        os << (i ? ",\n" : "") << nodes.lines[i];
+      os << "\n]";
+    } else if (v.is_array() && !v.empty()) {
       os << "[\n";
       for (size_t i = 0; i < v.size(); ++i)
         os << (i ? ",\n" : "") << dump(v[i]);

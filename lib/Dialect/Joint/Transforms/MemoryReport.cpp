@@ -92,10 +92,19 @@ std::string formatSeconds(double s) {
   return out;
 }
 
-struct MemoryReport : joint::impl::JointMemoryReportBase<MemoryReport> {
-  using Base::Base;
+/// The report's options and writers, shared by the pass and
+/// writeMemoryReport (the in-process entry point of the Python bindings).
+struct ReportWriter {
+  std::string format, label;
+  double peakTflops, hbmGbps, linkGbps;
 
-  void runOnOperation() override;
+  /// Validates the options and the module (exactly one joint.graph); emits
+  /// an error and returns null on bad ones.
+  GraphOp checkModule(ModuleOp module);
+  /// Warns about unreliable facts, then writes the report in `format`.
+  /// Returns the number of ops whose FLOPs are unknown (a pass statistic).
+  size_t write(raw_ostream &os, GraphOp graph, const MemoryModel &mem,
+               const StorageAliasAnalysis &aliases);
 
 private:
   /// Validates the options; emits an error at `loc` and fails on bad ones.
@@ -111,7 +120,13 @@ private:
                                        const CostModel &cost);
 };
 
-LogicalResult MemoryReport::checkOptions(Location loc) {
+struct MemoryReport : joint::impl::JointMemoryReportBase<MemoryReport> {
+  using Base::Base;
+
+  void runOnOperation() override;
+};
+
+LogicalResult ReportWriter::checkOptions(Location loc) {
   if (format != "text" && format != "json")
     return emitError(loc) << "joint-memory-report: format must be 'text' or "
                              "'json', got '"
@@ -126,7 +141,7 @@ LogicalResult MemoryReport::checkOptions(Location loc) {
   return success();
 }
 
-void MemoryReport::warnAboutFacts(GraphOp graph, const MemoryModel &mem,
+void ReportWriter::warnAboutFacts(GraphOp graph, const MemoryModel &mem,
                                   const CostModel &cost) {
   if (!mem.getModelProblem().empty())
     emitWarning(graph.getLoc())
@@ -155,7 +170,7 @@ void MemoryReport::warnAboutFacts(GraphOp graph, const MemoryModel &mem,
         << "' reads the offloaded storage after its forward ao.wait_tensor";
 }
 
-SmallVector<uint64_t> MemoryReport::blockRecompute(const MemoryModel &mem,
+SmallVector<uint64_t> ReportWriter::blockRecompute(const MemoryModel &mem,
                                                    const CostModel &cost) {
   SmallVector<uint64_t> perBlock(mem.getBlocks().size(), 0);
   for (Operation *op : mem.getOps()) {
@@ -178,7 +193,7 @@ double percent(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * double(part) / double(whole) : 0.0;
 }
 
-void MemoryReport::writeText(raw_ostream &os, GraphOp graph,
+void ReportWriter::writeText(raw_ostream &os, GraphOp graph,
                              const MemoryModel &mem, const CostModel &cost,
                              const HardwareModel &hw) {
   auto exact = [](int64_t bytes) {
@@ -245,7 +260,7 @@ void MemoryReport::writeText(raw_ostream &os, GraphOp graph,
                        formatFlops(flops).c_str());
 }
 
-void MemoryReport::writeJSON(raw_ostream &os, GraphOp graph,
+void ReportWriter::writeJSON(raw_ostream &os, GraphOp graph,
                              const MemoryModel &mem, const CostModel &cost,
                              const HardwareModel &hw) {
   llvm::json::OStream j(os, /*IndentSize=*/1);
@@ -334,49 +349,74 @@ void MemoryReport::writeJSON(raw_ostream &os, GraphOp graph,
   os << "\n";
 }
 
-void MemoryReport::runOnOperation() {
-  ModuleOp module = getOperation();
+GraphOp ReportWriter::checkModule(ModuleOp module) {
   auto graphs = llvm::to_vector(module.getOps<GraphOp>());
   Location loc = graphs.empty() ? module.getLoc() : graphs.front().getLoc();
   if (failed(checkOptions(loc)))
-    return signalPassFailure();
+    return nullptr;
   if (graphs.size() != 1) {
     emitError(loc) << "joint-memory-report: expects a module with exactly one "
                       "joint.graph, found "
                    << graphs.size();
-    return signalPassFailure();
+    return nullptr;
   }
-  GraphOp graph = graphs.front();
+  return graphs.front();
+}
 
+size_t ReportWriter::write(raw_ostream &os, GraphOp graph,
+                           const MemoryModel &mem,
+                           const StorageAliasAnalysis &aliases) {
   HardwareModel hw;
   hw.flopsPerSecond = peakTflops * 1e12;
   hw.hbmBytesPerSecond = hbmGbps * 1e9;
   hw.linkBytesPerSecond = linkGbps * 1e9;
-  const MemoryModel &mem = getAnalysis<MemoryModel>();
-  CostModel cost(getAnalysis<StorageAliasAnalysis>(), hw);
+  CostModel cost(aliases, hw);
+  warnAboutFacts(graph, mem, cost);
+  if (format == "json")
+    writeJSON(os, graph, mem, cost, hw);
+  else
+    writeText(os, graph, mem, cost, hw);
+  return cost.getUnknownFlopOps().size();
+}
 
+void MemoryReport::runOnOperation() {
+  ModuleOp module = getOperation();
+  ReportWriter writer{format, label, peakTflops, hbmGbps, linkGbps};
+  GraphOp graph = writer.checkModule(module);
+  if (!graph)
+    return signalPassFailure();
+  const MemoryModel &mem = getAnalysis<MemoryModel>();
+  const StorageAliasAnalysis &aliases = getAnalysis<StorageAliasAnalysis>();
   numOps = mem.getOps().size();
   numStorages = mem.getLifetimes().size();
   numUnknownSize = mem.getUnknownSizeStorages().size();
-  numUnknownFlops = cost.getUnknownFlopOps().size();
   numIneffectiveOffloads = mem.getIneffectiveOffloads().size();
-  warnAboutFacts(graph, mem, cost);
 
   std::string error;
   std::unique_ptr<llvm::ToolOutputFile> file =
       openOutputFile(output.getValue(), &error);
   if (!file) {
-    emitError(loc) << "joint-memory-report: cannot write '" << output
-                   << "': " << error;
+    emitError(graph.getLoc())
+        << "joint-memory-report: cannot write '" << output << "': " << error;
     return signalPassFailure();
   }
-  if (format == "json")
-    writeJSON(file->os(), graph, mem, cost, hw);
-  else
-    writeText(file->os(), graph, mem, cost, hw);
+  numUnknownFlops = writer.write(file->os(), graph, mem, aliases);
   file->os().flush();
   file->keep();
   markAllAnalysesPreserved();
 }
 
 } // namespace
+
+LogicalResult mlir::joint::writeMemoryReport(
+    ModuleOp module, const JointMemoryReportOptions &options, raw_ostream &os) {
+  ReportWriter writer{options.format, options.label, options.peakTflops,
+                      options.hbmGbps, options.linkGbps};
+  GraphOp graph = writer.checkModule(module);
+  if (!graph)
+    return failure();
+  StorageAliasAnalysis aliases(module);
+  MemoryModel mem(aliases);
+  writer.write(os, graph, mem, aliases);
+  return success();
+}

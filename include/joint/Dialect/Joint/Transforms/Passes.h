@@ -18,6 +18,14 @@ namespace joint {
 #define GEN_PASS_DECL
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
 
+/// Writes the joint-memory-report of `module` (one joint.graph) to `os`, in
+/// process: the pass's numbers and warnings, with `options.output` ignored.
+/// Emits an error and fails on bad options or a module without exactly one
+/// graph. Used by the Python bindings (joint_mlir._core).
+LogicalResult writeMemoryReport(ModuleOp module,
+                                const JointMemoryReportOptions &options,
+                                llvm::raw_ostream &os);
+
 #define GEN_PASS_REGISTRATION
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
 

@@ -1,0 +1,239 @@
+//===- Core.cpp - joint_mlir._core: pass pipelines in process ---*- C++ -*-===//
+//
+// The nanobind module behind joint_mlir.run_pipeline. One call imports a
+// format v1 document with the C++ importer, runs a textual pass pipeline (the
+// --pass-pipeline syntax joint-opt accepts, with or without the
+// builtin.module(...) anchor), exports the result with the C++ exporter and
+// optionally writes the joint-memory-report as JSON: all in memory, no
+// subprocess, no file, with the GIL released. Diagnostics are collected by a
+// handler; on failure they are raised as joint_mlir.PipelineError.
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/InitAll.h"
+#include "joint/Target/JSON/Export.h"
+#include "joint/Target/JSON/Import.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+
+namespace nb = nanobind;
+using namespace mlir;
+
+namespace {
+
+/// One diagnostic, rendered as "<file>:<line>:<col>: <severity>: <message>"
+/// with its notes on following lines, and the FX node its location names.
+struct RenderedDiagnostic {
+  DiagnosticSeverity severity;
+  std::string text;
+  std::optional<std::string> node;
+};
+
+/// What one run produced: the exported document and the JSON report on
+/// success, the diagnostics in either case.
+struct Outcome {
+  bool ok = false;
+  std::string document;
+  std::optional<std::string> report;
+  std::vector<RenderedDiagnostic> diagnostics;
+};
+
+/// The dialects and passes joint-opt registers, set up once per process.
+const DialectRegistry &registry() {
+  static const DialectRegistry *instance = [] {
+    auto *r = new DialectRegistry();
+    joint::registerAllDialects(*r);
+    joint::registerAllPasses();
+    return r;
+  }();
+  return *instance;
+}
+
+/// The JSON location (file:line:col) of `loc`, or null.
+FileLineColLoc jsonLocation(Location loc) {
+  return loc->findInstanceOf<FileLineColLoc>();
+}
+
+StringRef severityName(DiagnosticSeverity s) {
+  switch (s) {
+  case DiagnosticSeverity::Error:
+    return "error";
+  case DiagnosticSeverity::Warning:
+    return "warning";
+  case DiagnosticSeverity::Remark:
+    return "remark";
+  case DiagnosticSeverity::Note:
+    return "note";
+  }
+  return "error";
+}
+
+std::string render(Location loc, DiagnosticSeverity severity,
+                   StringRef message) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (FileLineColLoc flc = jsonLocation(loc))
+    os << flc.getFilename().getValue() << ":" << flc.getLine() << ":"
+       << flc.getColumn() << ": ";
+  os << severityName(severity) << ": " << message;
+  return out;
+}
+
+/// Imports, runs `pipeline`, exports. Needs no Python object and no GIL.
+Outcome runPipeline(const std::string &document, const std::string &pipeline,
+                    const std::string &filename, bool report,
+                    const std::string &label) {
+  Outcome out;
+  MLIRContext context(registry());
+  // A failing op would otherwise attach itself, printed, to its diagnostic:
+  // for a graph op that is the whole (200k-op) graph.
+  context.printOpOnDiagnostic(false);
+  // FX node name by JSON location, filled after the import: passes keep
+  // (or clone) the locations of the ops they rewrite.
+  llvm::DenseMap<const void *, std::string> nodeAt;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    RenderedDiagnostic d{
+        diag.getSeverity(),
+        render(diag.getLocation(), diag.getSeverity(), diag.str()),
+        std::nullopt};
+    for (Diagnostic &note : diag.getNotes())
+      d.text +=
+          "\n" + render(note.getLocation(), note.getSeverity(), note.str());
+    if (FileLineColLoc flc = jsonLocation(diag.getLocation())) {
+      auto it = nodeAt.find(flc.getAsOpaquePointer());
+      if (it != nodeAt.end())
+        d.node = it->second;
+    }
+    out.diagnostics.push_back(std::move(d));
+    return success();
+  });
+
+  PassManager pm(&context);
+  StringRef text = StringRef(pipeline).trim();
+  if (text.consume_front("builtin.module(")) {
+    if (!text.consume_back(")")) {
+      emitError(UnknownLoc::get(&context))
+          << "pass pipeline '" << pipeline << "': missing ')'";
+      return out;
+    }
+  }
+  if (!text.empty()) {
+    std::string error;
+    llvm::raw_string_ostream es(error);
+    if (failed(parsePassPipeline(text, pm, es))) {
+      emitError(UnknownLoc::get(&context))
+          << "invalid pass pipeline '" << pipeline
+          << "': " << StringRef(error).trim();
+      return out;
+    }
+  }
+
+  OwningOpRef<ModuleOp> module =
+      joint::importJointGraph(document, &context, filename);
+  if (!module)
+    return out;
+  module->walk([&](joint::AtenOp op) {
+    if (FileLineColLoc flc = jsonLocation(op->getLoc()))
+      nodeAt.try_emplace(flc.getAsOpaquePointer(), op.getName().str());
+  });
+  if (failed(pm.run(*module)))
+    return out;
+
+  llvm::raw_string_ostream docStream(out.document);
+  if (failed(joint::exportJointGraph(*module, docStream)))
+    return out;
+  if (report) {
+    joint::JointMemoryReportOptions options;
+    options.format = "json";
+    options.label = label;
+    std::string json;
+    llvm::raw_string_ostream reportStream(json);
+    if (failed(joint::writeMemoryReport(*module, options, reportStream)))
+      return out;
+    out.report = std::move(json);
+  }
+  out.ok = true;
+  return out;
+}
+
+/// Raises joint_mlir.PipelineError(message, node, diagnostics).
+[[noreturn]] void raisePipelineError(const Outcome &out) {
+  std::vector<std::string> texts;
+  std::optional<std::string> node;
+  std::string message;
+  for (const RenderedDiagnostic &d : out.diagnostics) {
+    texts.push_back(d.text);
+    if (d.severity != DiagnosticSeverity::Error)
+      continue;
+    if (!message.empty())
+      message += "\n";
+    message += d.text;
+    if (!node)
+      node = d.node;
+  }
+  if (message.empty())
+    message = "pass pipeline failed without an error diagnostic";
+  nb::object type =
+      nb::module_::import_("joint_mlir.pipeline").attr("PipelineError");
+  nb::object error = type(message, node, texts);
+  PyErr_SetObject(type.ptr(), error.ptr());
+  throw nb::python_error();
+}
+
+nb::tuple runPipelineBinding(nb::object document, const std::string &pipeline,
+                             const std::string &filename, bool report,
+                             const std::string &label) {
+  std::string buffer;
+  if (nb::isinstance<nb::bytes>(document)) {
+    nb::bytes b = nb::borrow<nb::bytes>(document);
+    buffer.assign(b.c_str(), b.size());
+  } else if (nb::isinstance<nb::str>(document)) {
+    buffer = nb::cast<std::string>(document);
+  } else {
+    throw nb::type_error("document must be str (JSON text) or bytes (JSON "
+                         "or gzip-compressed JSON)");
+  }
+  Outcome out;
+  {
+    nb::gil_scoped_release release;
+    out = runPipeline(buffer, pipeline, filename, report, label);
+  }
+  if (!out.ok)
+    raisePipelineError(out);
+  std::vector<std::string> remarks;
+  for (const RenderedDiagnostic &d : out.diagnostics)
+    remarks.push_back(d.text);
+  nb::object reportText = nb::none();
+  if (out.report)
+    reportText = nb::str(out.report->data(), out.report->size());
+  return nb::make_tuple(nb::str(out.document.data(), out.document.size()),
+                        reportText, remarks);
+}
+
+} // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "joint-mlir pass pipelines in process (see joint_mlir.pipeline)";
+  m.def("run_pipeline", &runPipelineBinding, nb::arg("document"),
+        nb::arg("pipeline"), nb::arg("filename") = "<document>",
+        nb::arg("report") = true, nb::arg("label") = "",
+        "Imports a format v1 document (str, or bytes: JSON or gzip), runs "
+        "the textual pass pipeline (joint-opt's --pass-pipeline syntax, "
+        "e.g. 'joint-tag-recompute-policy{mode=full},joint-remat'; empty runs "
+        "nothing) and exports it. Returns (document JSON text, memory report "
+        "JSON text or None, remarks and warnings as strings). Raises "
+        "joint_mlir.PipelineError carrying the diagnostics on any error. The "
+        "GIL is released while the passes run.");
+}

@@ -1,0 +1,159 @@
+"""joint_mlir._core and run_pipeline: in-process pipelines against the tools.
+
+The document run_pipeline returns must be byte for byte what
+``joint-opt <pipeline>`` followed by ``joint-translate --export-joint-json``
+writes, and its report what ``--joint-memory-report=format=json`` writes.
+Bad input raises PipelineError with the diagnostic (and the node when there
+is one) and leaves the interpreter alive.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from graph_tools import EXAMPLES, REPO_ROOT, tool
+from joint_mlir import PipelineError, run_pipeline
+
+core = pytest.importorskip(
+    "joint_mlir._core", reason="joint_mlir._core is not built (scripts/build)")
+
+CKPT_FULL = "joint-tag-recompute-policy{mode=full},joint-remat"
+# graph_trainer's order; the offload scope is self_attn (Llama examples).
+CKPT_OFFLOAD = ("joint-tag-recompute-policy{mode=full layer-indices=1},"
+                "joint-cpu-offload{min-bytes=1024},joint-remat")
+
+CASES = [(e.name, CKPT_FULL) for e in EXAMPLES] + [
+    (e.name, CKPT_OFFLOAD) for e in EXAMPLES if e.name.startswith("llama")]
+
+
+@pytest.mark.parametrize("example,pipeline", CASES)
+def test_same_document_and_report_as_tools(example: str, pipeline: str,
+                                           tmp_path: Path) -> None:
+    path = REPO_ROOT / "examples" / example
+    report_file = tmp_path / "report.json"
+    mlir = tmp_path / "out.mlir"
+    subprocess.run(
+        [str(tool("joint-opt")), str(path),
+         f"--pass-pipeline=builtin.module({pipeline},joint-memory-report"
+         f"{{format=json output={report_file} label=L}})", "-o", str(mlir)],
+        check=True, capture_output=True)
+    expected = subprocess.run(
+        [str(tool("joint-translate")), "--export-joint-json", str(mlir)],
+        check=True, capture_output=True, text=True).stdout
+
+    result = run_pipeline(path.read_bytes(), pipeline, label="L",
+                          filename=str(path))
+    assert result.text == expected
+    assert result.document == json.loads(expected)
+    assert result.report == json.loads(report_file.read_text())
+    assert any("joint-remat:" in r for r in result.remarks)
+
+
+def test_dict_in_and_anchored_pipeline() -> None:
+    doc = json.loads((REPO_ROOT / "examples" / "mlp.json").read_text())
+    plain = run_pipeline(doc, CKPT_FULL, report=False)
+    anchored = run_pipeline(json.dumps(doc), f"builtin.module({CKPT_FULL})",
+                            report=False)
+    assert plain.report is None
+    assert plain.text == anchored.text
+    # The empty pipeline is import + export: the example round-trips.
+    same = run_pipeline(doc, "", report=False)
+    assert same.document["nodes"] == doc["nodes"]
+
+
+def _error(document, pipeline: str) -> PipelineError:
+    with pytest.raises(PipelineError) as info:
+        run_pipeline(document, pipeline)
+    return info.value
+
+
+MLP = REPO_ROOT / "examples" / "mlp.json"
+
+
+def test_unknown_pass() -> None:
+    e = _error(MLP.read_text(), "joint-tag-recompute-policy,joint-bogus")
+    assert "'joint-bogus' does not refer to a registered pass" in e.diagnostic
+    assert e.node is None
+
+
+def test_invalid_option_name() -> None:
+    e = _error(MLP.read_text(), "joint-remat{bogus=1}")
+    assert "no such option bogus" in e.diagnostic
+    assert "failed to add `joint-remat` with options `bogus=1`" in e.diagnostic
+
+
+def test_invalid_option_value() -> None:
+    e = _error(MLP.read_text(), "joint-cpu-offload{budget-gb=-1}")
+    assert e.diagnostic == (
+        "error: joint-cpu-offload: budget-gb must be a finite number of GiB "
+        ">= 0 (0 means no limit), got -1.00")
+
+
+def test_malformed_json() -> None:
+    e = _error('{"format": "joint-graph", ', CKPT_FULL)
+    assert e.diagnostic.startswith("<document>:1:")
+    assert "malformed JSON" in e.diagnostic
+    assert e.node is None
+
+
+def test_broken_reference_names_node() -> None:
+    doc = json.loads(MLP.read_text())
+    target = next(n for n in doc["nodes"] if n["kind"] == "call_function"
+                  and n["args"] and n["args"][0].get("t") == "node")
+    target["args"][0]["v"] = "no_such_node"
+    e = _error(doc, CKPT_FULL)
+    assert f"node '{target['name']}'" in e.diagnostic
+    assert "refers to undefined node 'no_such_node'" in e.diagnostic
+    assert e.node == target["name"]
+
+
+def test_pass_failure_is_an_error() -> None:
+    gpt2 = REPO_ROOT / "examples" / "gpt2-tiny.json"
+    e = _error(gpt2.read_bytes(), "joint-cpu-offload{min-bytes=1}")
+    assert "graph @gpt2 has no self_attn module" in e.diagnostic
+
+
+def test_wrong_document_type() -> None:
+    with pytest.raises(TypeError, match="document must be str"):
+        core.run_pipeline(42, "")
+
+
+def test_interpreter_survives_errors() -> None:
+    # Every kind of failure in one process, then a good run.
+    for doc, pipe in [(MLP.read_text(), "joint-bogus"), ("{", ""),
+                      (b"\x1f\x8b\x08", ""), (MLP.read_text(), "joint-remat{")]:
+        with pytest.raises(PipelineError):
+            run_pipeline(doc, pipe)
+    assert run_pipeline(MLP.read_text(), CKPT_FULL).document["nodes"]
+
+
+def test_gil_released_while_passes_run() -> None:
+    text = (REPO_ROOT / "examples" / "llama-tiny-fp32.json").read_text()
+    windows: list[tuple[float, float]] = []
+
+    def work() -> None:
+        for _ in range(3):
+            start = time.perf_counter()
+            core.run_pipeline(text, CKPT_OFFLOAD)
+            windows.append((start, time.perf_counter()))
+
+    ticks: list[float] = []
+    t = threading.Thread(target=work)
+    t.start()
+    while t.is_alive():
+        ticks.append(time.perf_counter())
+    t.join()
+    assert len(windows) == 3
+    assert all(end - start > 0.03 for start, end in windows), windows
+    # Were the GIL held for the call, this thread could run only after it
+    # returns (and until the worker takes the GIL back to read the clock),
+    # never in the first half of a call.
+    inside = [x for x in ticks
+              if any(s + 0.01 < x < (s + e) / 2 for s, e in windows)]
+    assert len(inside) > 100
