@@ -4,7 +4,8 @@ run them back in torch (``joint_mlir.fx.load``, ``joint_mlir.run``)."""
 from .format import FORMAT_VERSION, graph_stats, read_document
 from . import fx
 from .model_structure import ModelStructure, discover_structure
-from .tracer import JointGraph, TraceError, extract_module_state, trace_joint_graph
+from .tracer import (DataDependentError, JointGraph, TraceError,
+                     extract_module_state, trace_joint_graph)
 from .runner import StepResult, compare, materialize, run
 from .validate import validate_document
 
@@ -16,6 +17,7 @@ __all__ = [
     "StepResult",
     "ModelStructure",
     "TraceError",
+    "DataDependentError",
     "compare",
     "discover_structure",
     "extract_module_state",

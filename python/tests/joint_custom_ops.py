@@ -1,0 +1,84 @@
+"""Operators registered outside torch, for the runner tests (case C22).
+
+Importing this module registers ``joint_test::scaled_tanh`` (a
+``torch.library.custom_op``, as torchtitan's ``deterministic_scatter_add``)
+and ``joint_test_lib::shift`` (defined through ``torch.library.Library``).
+A graph using them runs only in a process that imported this module.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+@torch.library.custom_op("joint_test::scaled_tanh", mutates_args=())
+def scaled_tanh(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return torch.tanh(x) * scale
+
+
+@scaled_tanh.register_fake
+def _(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return torch.empty_like(x)
+
+
+def _setup(ctx: object, inputs: tuple[torch.Tensor, float],
+           output: torch.Tensor) -> None:
+    ctx.save_for_backward(inputs[0])  # type: ignore[attr-defined]
+    ctx.scale = inputs[1]  # type: ignore[attr-defined]
+
+
+def _backward(ctx: object, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+    (x,) = ctx.saved_tensors  # type: ignore[attr-defined]
+    t = torch.tanh(x)
+    return grad * (1 - t * t) * ctx.scale, None  # type: ignore[attr-defined]
+
+
+scaled_tanh.register_autograd(_backward, setup_context=_setup)
+
+_LIB = torch.library.Library("joint_test_lib", "DEF")
+_LIB.define("shift(Tensor x, float by) -> Tensor")
+
+
+def _shift(x: torch.Tensor, by: float) -> torch.Tensor:
+    return x + by
+
+
+_LIB.impl("shift", _shift, "CompositeExplicitAutograd")
+torch.library.register_fake("joint_test_lib::shift", lambda x, by:
+                            torch.empty_like(x), lib=_LIB)
+torch.library.register_autograd(
+    "joint_test_lib::shift", lambda ctx, grad: (grad, None), lib=_LIB)
+
+
+class Block(nn.Module):
+    """x + shift(scaled_tanh(Linear(x))): a Linear, then the custom ops."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.proj = nn.Linear(width, width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.ops.joint_test.scaled_tanh(self.proj(x), 0.5)
+        return x + torch.ops.joint_test_lib.shift(h, 0.25)
+
+
+class CustomOpNet(nn.Module):
+    """Two blocks (``layers.0``, ``layers.1``) and a Linear head."""
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(Block(width) for _ in range(2))
+        self.head = nn.Linear(width, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for block in self.layers:
+            x = block(x)
+        return self.head(x)
+
+
+def factory() -> tuple[nn.Module, object, dict[str, torch.Tensor]]:
+    """``python -m joint_mlir.export --model python:joint_custom_ops:factory``."""
+    torch.manual_seed(0)
+    return (CustomOpNet(), lambda m, x: m(x).pow(2).mean(),
+            {"x": torch.randn(4, 16)})
