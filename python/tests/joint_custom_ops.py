@@ -4,6 +4,10 @@ Importing this module registers ``joint_test::scaled_tanh`` (a
 ``torch.library.custom_op``, as torchtitan's ``deterministic_scatter_add``)
 and ``joint_test_lib::shift`` (defined through ``torch.library.Library``).
 A graph using them runs only in a process that imported this module.
+``joint_test::unordered_scale`` stands for a library kernel without a
+deterministic implementation: under ``torch.use_deterministic_algorithms`` it
+raises torch's alert (``torch._prims_common.alert_not_deterministic``, the
+Python form of ``alertNotDeterministic``) as CUDA's scatter_add would.
 """
 
 from __future__ import annotations
@@ -51,6 +55,28 @@ torch.library.register_autograd(
     "joint_test_lib::shift", lambda ctx, grad: (grad, None), lib=_LIB)
 
 
+@torch.library.custom_op("joint_test::unordered_scale", mutates_args=())
+def unordered_scale(x: torch.Tensor, scale: float) -> torch.Tensor:
+    from torch._prims_common import alert_not_deterministic
+
+    alert_not_deterministic("joint_test::unordered_scale")
+    return x * scale
+
+
+@unordered_scale.register_fake
+def _(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return torch.empty_like(x)
+
+
+def _scale_setup(ctx: object, inputs: tuple[torch.Tensor, float],
+                 output: torch.Tensor) -> None:
+    ctx.scale = inputs[1]  # type: ignore[attr-defined]
+
+
+unordered_scale.register_autograd(
+    lambda ctx, grad: (grad * ctx.scale, None), setup_context=_scale_setup)
+
+
 class Block(nn.Module):
     """x + shift(scaled_tanh(Linear(x))): a Linear, then the custom ops."""
 
@@ -82,3 +108,20 @@ def factory() -> tuple[nn.Module, object, dict[str, torch.Tensor]]:
     torch.manual_seed(0)
     return (CustomOpNet(), lambda m, x: m(x).pow(2).mean(),
             {"x": torch.randn(4, 16)})
+
+
+class UnorderedNet(nn.Module):
+    """Linear -> unordered_scale (an op without a deterministic kernel)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.ops.joint_test.unordered_scale(self.proj(x), 2.0)
+
+
+def unordered() -> tuple[nn.Module, object, dict[str, torch.Tensor]]:
+    """``--model python:joint_custom_ops:unordered``."""
+    torch.manual_seed(0)
+    return UnorderedNet(), lambda m, x: m(x).sum(), {"x": torch.randn(4, 8)}
