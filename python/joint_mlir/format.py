@@ -279,8 +279,9 @@ def registering_module(op: torch._ops.OpOverload) -> str | None:
     ``torch._library.custom_ops.OPDEFS`` (the decorated function's module);
     ops defined with ``torch.library.Library`` carry the defining source file
     in the dispatcher's registration record (``registered at FILE:LINE``),
-    mapped back to an imported module. Ops from C++ extensions have no
-    Python source and yield None.
+    and ops of ``torch.library.define`` the source of their fake kernel;
+    each is mapped back to an imported module. Ops from C++ extensions have
+    no Python source and yield None.
     """
     if op.namespace in _TORCH_NAMESPACES:
         return None
@@ -292,9 +293,17 @@ def registering_module(op: torch._ops.OpOverload) -> str | None:
     if fn is not None and not fn.__module__.startswith("torch."):
         return fn.__module__
     torch_dir = os.path.realpath(os.path.dirname(torch.__file__)) + os.sep
-    dump = torch._C._dispatch_dump(qualname)
-    for m in re.finditer(r"registered at (.+?\.py):\d+", dump):
-        path = m.group(1)
+    sources = [m.group(1) for m in re.finditer(
+        r"registered at (.+?\.py):\d+", torch._C._dispatch_dump(qualname))]
+    # torch.library.define/impl register from torch/library.py; their fake
+    # kernel (torch.library.register_fake) keeps the caller's source.
+    from torch._library.simple_registry import singleton
+
+    entry = singleton.find(qualname)
+    kernel = entry.fake_impl.kernel if entry.fake_impl is not None else None
+    if kernel is not None and getattr(kernel, "source", None):
+        sources.append(kernel.source.rpartition(":")[0])
+    for path in sources:
         if os.path.realpath(path).startswith(torch_dir):
             continue
         name = _module_of_file(path)

@@ -1,8 +1,9 @@
 """Operators registered outside torch, for the runner tests (case C22).
 
 Importing this module registers ``joint_test::scaled_tanh`` (a
-``torch.library.custom_op``, as torchtitan's ``deterministic_scatter_add``)
-and ``joint_test_lib::shift`` (defined through ``torch.library.Library``).
+``torch.library.custom_op``, as torchtitan's ``deterministic_scatter_add``),
+``joint_test_lib::shift`` (defined through ``torch.library.Library``) and
+``joint_test_fn::halve`` (``torch.library.define`` and ``impl``).
 A graph using them runs only in a process that imported this module.
 ``joint_test::unordered_scale`` stands for a library kernel without a
 deterministic implementation: under ``torch.use_deterministic_algorithms`` it
@@ -54,6 +55,24 @@ torch.library.register_fake("joint_test_lib::shift", lambda x, by:
 torch.library.register_autograd(
     "joint_test_lib::shift", lambda ctx, grad: (grad, None), lib=_LIB)
 
+# The functional API registers from torch/library.py; only the fake kernel
+# keeps this module's source.
+torch.library.define("joint_test_fn::halve", "(Tensor x) -> Tensor")
+
+
+@torch.library.impl("joint_test_fn::halve", "CompositeExplicitAutograd")
+def _halve(x: torch.Tensor) -> torch.Tensor:
+    return x * 0.5
+
+
+@torch.library.register_fake("joint_test_fn::halve")
+def _(x: torch.Tensor) -> torch.Tensor:
+    return torch.empty_like(x)
+
+
+torch.library.register_autograd("joint_test_fn::halve",
+                                lambda ctx, grad: grad * 0.5)
+
 
 @torch.library.custom_op("joint_test::unordered_scale", mutates_args=())
 def unordered_scale(x: torch.Tensor, scale: float) -> torch.Tensor:
@@ -78,7 +97,8 @@ unordered_scale.register_autograd(
 
 
 class Block(nn.Module):
-    """x + shift(scaled_tanh(Linear(x))): a Linear, then the custom ops."""
+    """x + halve(shift(scaled_tanh(Linear(x)))): a Linear, then the
+    operators of all three registration forms."""
 
     def __init__(self, width: int) -> None:
         super().__init__()
@@ -86,7 +106,8 @@ class Block(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = torch.ops.joint_test.scaled_tanh(self.proj(x), 0.5)
-        return x + torch.ops.joint_test_lib.shift(h, 0.25)
+        return x + torch.ops.joint_test_fn.halve(
+            torch.ops.joint_test_lib.shift(h, 0.25))
 
 
 class CustomOpNet(nn.Module):

@@ -4,7 +4,8 @@ The exporter records, per operator-table entry, the Python module whose
 import registers a non-torch operator (``python_module``); joint-translate
 keeps it; the runner imports it (``--import`` adds modules) and names it when
 the target still does not resolve. The library is ``joint_custom_ops``, a
-test module with a ``torch.library.custom_op`` and a ``Library`` op.
+test module with an operator of each registration form (``custom_op``,
+``Library``, ``torch.library.define``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from graph_tools import run_pipeline
 from joint_mlir import fx, trace_joint_graph, validate_document
 
 TESTS_DIR = Path(__file__).resolve().parent
-CUSTOM = ("joint_test::scaled_tanh.default", "joint_test_lib::shift.default")
+CUSTOM = ("joint_test::scaled_tanh.default", "joint_test_lib::shift.default",
+          "joint_test_fn::halve.default")
 
 
 @pytest.fixture(scope="module")
