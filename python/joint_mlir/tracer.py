@@ -330,10 +330,12 @@ def _copy_forward_meta_to_backward(gm: torch.fx.GraphModule) -> None:
 def _module_and_line(exc: BaseException, model: nn.Module
                      ) -> tuple[str, str]:
     """Innermost module of ``model`` running when ``exc`` was raised, and the
-    innermost source line outside torch (``file.py:line``), from its traceback.
+    innermost source line outside torch and this package (``file.py:line``),
+    from its traceback.
     """
     names = {id(m): fqn for fqn, m in model.named_modules()}
-    torch_dir = os.path.dirname(torch.__file__) + os.sep
+    skip = (os.path.dirname(torch.__file__) + os.sep,
+            os.path.dirname(__file__) + os.sep)
     where, line = "train_fn", ""
     tb = exc.__traceback__
     while tb is not None:
@@ -343,7 +345,7 @@ def _module_and_line(exc: BaseException, model: nn.Module
             fqn = names[id(me)]
             cls = type(me).__name__
             where = f"{fqn} ({cls})" if fqn else cls
-        if not frame.f_code.co_filename.startswith(torch_dir):
+        if not frame.f_code.co_filename.startswith(skip):
             line = (f"{os.path.basename(frame.f_code.co_filename)}:"
                     f"{tb.tb_lineno}")
         tb = tb.tb_next
@@ -390,6 +392,8 @@ def data_dependent_error(exc: BaseException, model: nn.Module,
     at = f"{where} at {line}" if line else where
     if isinstance(exc, GuardOnDataDependentSymNode):
         syms = {str(x) for x in exc.cond.free_symbols}
+        # Unbacked symbols are u<N>; backed input sizes (s<N>) made no guard.
+        syms = {x for x in syms if x.startswith("u")} or syms
         src = _symbol_producer(graph, syms)
         made = ""
         if src is not None:
