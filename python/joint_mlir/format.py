@@ -79,6 +79,13 @@ def target_name(target: Any) -> str:
 class _SymContext:
     def __init__(self, shape_env: Any | None) -> None:
         self.shape_env = shape_env
+        # Every symbol an encoded expression mentions, so the symbols table
+        # can list the unbacked ones (``u0`` of a data-dependent size) too.
+        self.mentioned: dict[str, Any] = {}
+
+    def note(self, expr: Any) -> None:
+        for sym in getattr(expr, "free_symbols", ()):
+            self.mentioned.setdefault(str(sym), sym)
 
     def hint(self, expr: Any) -> int | float | bool | None:
         env = self.shape_env
@@ -102,6 +109,7 @@ class _SymContext:
 
     def sym(self, s: torch.SymInt | torch.SymFloat | torch.SymBool) -> dict[str, Any]:
         expr = s.node.expr
+        self.note(expr)
         h = s.node.hint if s.node.hint is not None else self.hint(expr)
         if isinstance(s, torch.SymBool):
             kind, h = "symbool", (None if h is None else bool(h))
@@ -117,6 +125,7 @@ class _SymContext:
             expr = d.node.expr
             if getattr(expr, "is_Integer", False):
                 return int(expr)
+            self.note(expr)
             h = d.node.hint if d.node.hint is not None else self.hint(expr)
             return {"expr": str(expr), "hint": None if h is None else int(h)}
         return int(d)
@@ -209,10 +218,26 @@ def encode_result(v: Any, ctx: _SymContext, storages: _Storages,
                       f"{type(v).__name__} in format v1")
 
 
+def _getitem_results(node: torch.fx.Node, ctx: _SymContext,
+                     storages: _Storages) -> list[dict[str, Any]]:
+    src, idx = node.args[0], node.args[1]
+    val = src.meta.get("val") if isinstance(src, torch.fx.Node) else None
+    if not isinstance(val, (list, tuple)) or not isinstance(idx, int) \
+            or not -len(val) <= idx < len(val):
+        raise FormatError(f"node {node.name}: no 'val' metadata and no "
+                          "multi-result producer to take it from")
+    return [encode_result(val[idx], ctx, storages, f"node {node.name}")]
+
+
 def _node_results(node: torch.fx.Node, ctx: _SymContext,
                   storages: _Storages) -> list[dict[str, Any]]:
     if node.op == "output":
         return []
+    if node.target is operator.getitem and node.meta.get("val") is None:
+        # make_fx records no value for a getitem selecting a ``None`` result
+        # (convolution_backward's grad_input under output_mask [False, ...]);
+        # the getitem repeats the producer's result: ``{"t": "none"}``.
+        return _getitem_results(node, ctx, storages)
     if "val" not in node.meta:
         # make_fx records no value for an operator that returns ``()``
         # (e.g. a custom op that only writes an argument).
@@ -403,11 +428,19 @@ def _finite_int(x: Any) -> int | None:
     return v
 
 
-def _symbols(shape_env: Any | None) -> list[dict[str, Any]]:
+def _symbols(shape_env: Any | None,
+             mentioned: dict[str, Any]) -> list[dict[str, Any]]:
+    """The symbols table: every backed symbol of the shape environment, and
+    every symbol an encoded expression mentions (unbacked ``u<N>`` of
+    data-dependent sizes have no example value: ``hint`` null)."""
     if shape_env is None:
         return []
+    backed = _var_to_val(shape_env)
+    syms: list[tuple[Any, int | None]] = [(s, int(v)) for s, v in backed.items()]
+    names = {str(s) for s, _ in syms}
+    syms += [(s, None) for n, s in mentioned.items() if n not in names]
     out = []
-    for sym, val in _var_to_val(shape_env).items():
+    for sym, val in syms:
         rng = shape_env.var_to_range.get(sym)
         lo = hi = None
         if rng is not None:
@@ -415,7 +448,7 @@ def _symbols(shape_env: Any | None) -> list[dict[str, Any]]:
         sources = shape_env.var_to_sources.get(sym, [])
         out.append({
             "name": str(sym),
-            "hint": int(val),
+            "hint": val,
             "min": lo,
             "max": hi,
             "sources": [s.name if isinstance(s.name, str) else s.name() for s in sources],
@@ -512,7 +545,7 @@ def graph_to_dict(jg: JointGraph, *, stack_traces: bool = False,
         "producer": {"name": PRODUCER_NAME, "version": PRODUCER_VERSION,
                      "torch": torch.__version__.split("+")[0]},
         "backward_tags": jg.backward_tag_source,
-        "symbols": _symbols(jg.shape_env),
+        "symbols": _symbols(jg.shape_env, ctx.mentioned),
         "state": state,
         "inputs": inputs,
         "outputs": outputs,

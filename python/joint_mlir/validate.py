@@ -30,11 +30,16 @@ _TOP_KEYS = ("format", "version", "name", "producer", "backward_tags",
              "operators")
 _NODE_KEYS = ("name", "kind", "target", "args", "kwargs", "outputs",
               "backward", "seq_nr", "module_stack", "recompute", "stack_trace")
+# Optional node keys written by the passes ("Keys added by the passes").
+_PASS_NODE_KEYS = ("recomputed_from",)
 _TENSOR_KEYS = ("t", "sizes", "strides", "offset", "dtype", "device",
                 "storage")
 _RECOMPUTE = ("must_save", "prefer_save", "must_recompute", "prefer_recompute")
 _TARGET_RE = re.compile(r"^[A-Za-z_][\w]*::[\w]+\.[\w]+$")
 _DEVICE_RE = re.compile(r"^[a-z_]+(:\d+)?$")
+# Symbols in a sympy expression: lower-case prefix and a number (s28, u0);
+# sympy functions (Max, FloorDiv, Eq, ...) are capitalised or called.
+_SYMBOL_RE = re.compile(r"\b[a-z]+\d+\b(?!\()")
 _SCALAR_KINDS = ("none", "int", "float", "bool", "str", "dtype", "device",
                  "layout", "memory_format", "complex", "list", "node",
                  "symint", "symfloat", "symbool")
@@ -73,11 +78,21 @@ def _str(v: Any, where: str, nullable: bool = False) -> None:
         _fail(where, f"expected a string, got {type(v).__name__}")
 
 
+def _expr_symbols(expr: str, where: str, symbols: set[str] | None) -> None:
+    """Every symbol an expression mentions must be in the symbols table."""
+    if symbols is None:
+        return
+    for name in _SYMBOL_RE.findall(expr):
+        if name not in symbols:
+            _fail(where, f"symbol {name!r} is not in the symbols table")
+
+
 def _dim(v: Any, where: str, symbols: set[str]) -> None:
     if _is_int(v):
         return
     d = _obj(v, where, ("expr", "hint"))
     _str(d["expr"], where + ".expr")
+    _expr_symbols(d["expr"], where + ".expr", symbols)
     if d["hint"] is not None and not _is_int(d["hint"]):
         _fail(where + ".hint", "expected an integer or null")
 
@@ -87,7 +102,8 @@ def _float_ok(v: Any) -> bool:
         "inf", "-inf", "nan")
 
 
-def _value(v: Any, where: str, defined: dict[str, int]) -> None:
+def _value(v: Any, where: str, defined: dict[str, int],
+           symbols: set[str] | None = None) -> None:
     d = _obj(v, where)
     t = d.get("t")
     if t not in _SCALAR_KINDS:
@@ -119,7 +135,7 @@ def _value(v: Any, where: str, defined: dict[str, int]) -> None:
     elif t == "list":
         _obj(d, where, ("t", "v"))
         for i, x in enumerate(_list(d["v"], where + ".v")):
-            _value(x, f"{where}.v[{i}]", defined)
+            _value(x, f"{where}.v[{i}]", defined, symbols)
     elif t == "node":
         _obj(d, where, ("t", "v", "i"))
         if d["v"] not in defined:
@@ -133,6 +149,7 @@ def _value(v: Any, where: str, defined: dict[str, int]) -> None:
     else:  # symint / symfloat / symbool
         _obj(d, where, ("t", "expr", "hint"))
         _str(d["expr"], where + ".expr")
+        _expr_symbols(d["expr"], where + ".expr", symbols)
         h = d["hint"]
         ok = (h is None or (t == "symint" and _is_int(h))
               or (t == "symbool" and isinstance(h, bool))
@@ -144,7 +161,7 @@ def _value(v: Any, where: str, defined: dict[str, int]) -> None:
 def _result(v: Any, where: str, symbols: set[str]) -> None:
     d = _obj(v, where)
     if d.get("t") != "tensor":
-        _value(d, where, {})
+        _value(d, where, {}, symbols)
         if d["t"] in ("node", "list"):
             _fail(where, "a result cannot be a node reference or list")
         return
@@ -251,7 +268,11 @@ def validate_document(doc: Any) -> None:
     placeholders: list[str] = []
     for i, n in enumerate(nodes):
         w = f"$.nodes[{i}]"
-        _obj(n, w, _NODE_KEYS)
+        _obj(n, w)
+        extra = set(n) - set(_NODE_KEYS)
+        if not set(_NODE_KEYS) <= set(n) or not extra <= set(_PASS_NODE_KEYS):
+            _fail(w, f"keys {sorted(n)} != {sorted(_NODE_KEYS)} (plus "
+                  f"optional {', '.join(_PASS_NODE_KEYS)})")
         _str(n["name"], w + ".name")
         w = f"$.nodes[{i}]({n['name']})"
         if n["name"] in defined:
@@ -275,9 +296,9 @@ def validate_document(doc: Any) -> None:
             if n["args"] or n["kwargs"]:
                 _fail(w, "placeholder has arguments")
         for j, a in enumerate(_list(n["args"], w + ".args")):
-            _value(a, f"{w}.args[{j}]", defined)
+            _value(a, f"{w}.args[{j}]", defined, symbols)
         for k, a in _obj(n["kwargs"], w + ".kwargs").items():
-            _value(a, f"{w}.kwargs.{k}", defined)
+            _value(a, f"{w}.kwargs.{k}", defined, symbols)
         outs = _list(n["outputs"], w + ".outputs")
         for j, r in enumerate(outs):
             _result(r, f"{w}.outputs[{j}]", symbols)
@@ -309,6 +330,16 @@ def validate_document(doc: Any) -> None:
         if n["recompute"] is not None and n["recompute"] not in _RECOMPUTE:
             _fail(w + ".recompute", f"unknown policy {n['recompute']!r}")
         _str(n["stack_trace"], w + ".stack_trace", nullable=True)
+        if "recomputed_from" in n:
+            # A remat duplicate of a forward node, which may since be erased.
+            src = n["recomputed_from"]
+            _str(src, w + ".recomputed_from")
+            if not src or src == n["name"]:
+                _fail(w + ".recomputed_from", "must name another node")
+            if kind != "call_function" or not n["backward"] or \
+                    n["recompute"] is not None:
+                _fail(w + ".recomputed_from", "only on backward call_function "
+                      "nodes without a recompute tag")
         defined[n["name"]] = len(outs)
         kinds[n["name"]] = kind
     if n_output != 1:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -12,6 +13,7 @@ from torch import nn
 from torch.utils.checkpoint import CheckpointPolicy
 
 from conftest import REPO_ROOT
+from graph_tools import PIPELINES, run_pipeline, skip_unless_available
 from helpers import by_name, calls, trace_doc
 from joint_mlir import read_document, validate_document
 from joint_mlir.format import dumps_document, operator_entry, write_document
@@ -223,3 +225,108 @@ def test_read_document_errors_name_the_file(tmp_path: Path) -> None:
     plain = tmp_path / "p.json.gz"
     plain.write_bytes(src.read_bytes())
     assert read_document(str(plain))["name"] == read_document(str(src))["name"]
+
+
+# --------------------------------------------------------------------------
+# C18: every graph joint-translate --export-joint-json writes validates
+# --------------------------------------------------------------------------
+
+class DataDependent(nn.Module):
+    """Rows selected by ``nonzero``: a size with an unbacked symbol ``u0``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gradient_checkpointing = False
+        self.layers = nn.ModuleList([nn.Linear(8, 8)])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        idx = torch.nonzero(x[:, 0] > 0).squeeze(1)
+        return self.layers[0](x).index_select(0, idx).sum()
+
+
+def _unbacked_doc() -> dict:
+    _, doc = trace_doc(DataDependent(), lambda m, x: m(x),
+                       {"x": torch.randn(6, 8)}, dynamic_dims={"x": 0},
+                       name="data-dependent")
+    return doc
+
+
+def test_unbacked_symbols_are_in_the_table() -> None:
+    doc = _unbacked_doc()
+    table = {s["name"]: s for s in doc["symbols"]}
+    assert table["u0"] == {"name": "u0", "hint": None, "min": 0, "max": None,
+                           "sources": []}
+    mentioned = {s for n in doc["nodes"] for f in n["outputs"]
+                 if f["t"] == "tensor" for d in f["sizes"]
+                 if isinstance(d, dict) for s in d["expr"].split()
+                 if s == "u0"}
+    assert mentioned == {"u0"}
+    assert [s["name"] for s in doc["symbols"]] == sorted(
+        table, key=lambda n: (len(n), n))
+
+
+def test_validator_rejects_a_symbol_missing_from_the_table() -> None:
+    doc = _unbacked_doc()
+    doc["symbols"] = [s for s in doc["symbols"] if s["name"] != "u0"]
+    with pytest.raises(FormatViolation, match="symbol 'u0' is not in the "
+                       "symbols table"):
+        validate_document(doc)
+
+
+def test_validator_checks_recomputed_from() -> None:
+    doc = read_document(str(REPO_ROOT / "examples" / "mlp.json"))
+    bwd = next(n for n in doc["nodes"] if n["backward"])
+    bwd["recomputed_from"] = "addmm"
+    validate_document(doc)
+    fwd = next(n for n in doc["nodes"]
+               if n["kind"] == "call_function" and not n["backward"])
+    fwd["recomputed_from"] = "addmm"
+    with pytest.raises(FormatViolation, match="recomputed_from"):
+        validate_document(doc)
+    del fwd["recomputed_from"]
+    bwd["recomputed_by"] = "x"
+    with pytest.raises(FormatViolation, match="keys"):
+        validate_document(doc)
+
+
+def _traced_sources() -> dict[str, Any]:
+    """Graphs traced here (not bundled): the nonzero graph and the numerics
+    cases C1-C4 (custom op, in-place op, buffer update, random ops)."""
+    from test_cases_numerics import CASES
+
+    out: dict[str, Any] = {"data-dependent": _unbacked_doc}
+    for name, (factory, fn, inputs, _) in CASES.items():
+        out[name] = (lambda f=factory, g=fn, i=inputs, n=name:
+                     trace_doc(f(), g, i, name=n)[1])
+    return out
+
+
+TRACED = _traced_sources()
+SOURCES = [p.stem for p in EXAMPLES] + list(TRACED)
+
+
+@pytest.fixture(scope="module")
+def pipeline_sources(tmp_path_factory: Any) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("sources")
+    out = {p.stem: p for p in EXAMPLES}
+    for name, build in TRACED.items():
+        torch.manual_seed(0)
+        out[name] = tmp / f"{name}.json"
+        out[name].write_text(json.dumps(build()))
+    return out
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES, ids=[p.id for p in PIPELINES])
+@pytest.mark.parametrize("source", SOURCES)
+def test_every_pipeline_output_validates(source: str, pipeline: Any,
+                                         pipeline_sources: dict[str, Path],
+                                         tmp_path: Path) -> None:
+    src = pipeline_sources[source]
+    doc = read_document(str(src))
+    skip_unless_available(pipeline, doc)
+    out = run_pipeline(src, pipeline.flags, tmp_path)
+    got = read_document(str(out))
+    validate_document(got)
+    if (pipeline.id.startswith("ckpt") and src in EXAMPLES
+            and "recomputed_from" not in str(got)):
+        pytest.fail(f"{pipeline.id}: no node recomputed, so nothing checked")

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/InitAll.h"
+#include "joint/Target/JSON/Diagnostics.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -36,6 +37,16 @@ int main(int argc, char **argv) {
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv, "joint-mlir optimizer driver\n", registry);
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  if (!config.shouldVerifyDiagnostics()) {
+    // Pass diagnostics on ops imported from one-line JSON quote a window of
+    // that line, not the whole document (the pipeline is set up after the
+    // driver's own handler, so this one is asked first).
+    MlirOptMainConfig base = config;
+    config.setPassPipelineSetupFn([base](PassManager &pm) {
+      joint::registerLongLineDiagnostics(pm.getContext());
+      return base.setupPassPipeline(pm);
+    });
+  }
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
@@ -50,6 +61,11 @@ int main(int argc, char **argv) {
     MLIRContext context(registry);
     llvm::SourceMgr sourceMgr;
     SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    // A graph written without indentation is one line: quote a window.
+    joint::LongLineDiagnostics longLines;
+    longLines.addBuffer(inputFilename, input->getBuffer());
+    ScopedDiagnosticHandler windowed(
+        &context, [&](Diagnostic &diag) { return longLines.handle(diag); });
     OwningOpRef<ModuleOp> module =
         joint::importJointGraph(input->getBuffer(), &context, inputFilename);
     if (!module)

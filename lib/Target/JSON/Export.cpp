@@ -12,7 +12,10 @@
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Target/JSON/Diagnostics.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -602,15 +605,23 @@ LogicalResult mlir::joint::exportJointGraph(ModuleOp module,
 }
 
 void mlir::joint::registerExportJointJSONTranslation() {
-  TranslateFromMLIRRegistration reg(
+  // Parsed here rather than by TranslateFromMLIRRegistration so that parser
+  // and verifier diagnostics on ops located in one-line JSON (printed with
+  // debug locations) quote a window of that line, as export errors do.
+  TranslateRegistration reg(
       "export-joint-json", "the joint dialect to joint-graph JSON (format v1)",
-      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
-        auto module = dyn_cast<ModuleOp>(op);
-        if (!module)
-          return op->emitError() << "expected a builtin.module";
-        return exportJointGraph(module, os);
-      },
-      [](DialectRegistry &registry) {
+      [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+         llvm::raw_ostream &os, MLIRContext *context) -> LogicalResult {
+        DialectRegistry registry;
         registry.insert<JointDialect, ao::AODialect>();
+        context->appendDialectRegistry(registry);
+        LongLineDiagnostics longLines;
+        ScopedDiagnosticHandler handler(
+            context, [&](Diagnostic &d) { return longLines.handle(d); });
+        OwningOpRef<ModuleOp> module =
+            parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
+        if (!module || failed(verify(*module)))
+          return failure();
+        return exportJointGraph(*module, os);
       });
 }

@@ -12,6 +12,7 @@
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Target/JSON/Diagnostics.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -80,15 +81,44 @@ public:
     message = ex.what();
     // nlohmann prefixes "[json.exception.parse_error.101] parse error at
     // line L, column C: "; the location is printed by MLIR instead.
+    // Other kinds ("[json.exception.out_of_range.406] number overflow
+    // parsing '...'") lose the bracketed prefix only.
     size_t colon = message.find(": ");
-    if (message.rfind("[json.exception", 0) == 0 && colon != std::string::npos)
+    size_t bracket = message.find("] ");
+    if (message.rfind("[json.exception.parse_error", 0) == 0 &&
+        colon != std::string::npos)
       message = message.substr(colon + 2);
+    else if (message.rfind("[json.exception", 0) == 0 &&
+             bracket != std::string::npos)
+      message = message.substr(bracket + 2);
+    shortenToken("last read: '");
+    shortenToken("parsing '");
     return false;
   }
 
   bool failed = false;
   std::size_t errorPosition = 0;
   std::string message;
+
+private:
+  /// nlohmann quotes the token it stopped in after `marker` (up to `'` at the
+  /// end or before "; expected"); an unterminated string makes that token
+  /// the rest of the file. Keep its last kMaxToken bytes, where parsing
+  /// stopped, so the message stays one short line.
+  void shortenToken(StringRef marker) {
+    static constexpr size_t kMaxToken = 64;
+    size_t start = message.find(marker.str());
+    if (start == std::string::npos)
+      return;
+    start += marker.size();
+    size_t end = message.rfind("'; expected ");
+    if (end == std::string::npos || end < start)
+      end = message.rfind('\'');
+    if (end == std::string::npos || end < start || end - start <= kMaxToken)
+      return;
+    message.replace(start, end - start,
+                    "..." + message.substr(end - kMaxToken, kMaxToken));
+  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -1596,6 +1626,11 @@ void mlir::joint::registerImportJointJSONTranslation() {
          MLIRContext *context) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buf =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        // A graph written without indentation is one line: quote a window.
+        LongLineDiagnostics longLines;
+        longLines.addBuffer(buf->getBufferIdentifier(), buf->getBuffer());
+        ScopedDiagnosticHandler handler(
+            context, [&](Diagnostic &diag) { return longLines.handle(diag); });
         OwningOpRef<ModuleOp> module = importJointGraph(
             buf->getBuffer(), context, buf->getBufferIdentifier());
         if (!module)
