@@ -6,7 +6,8 @@ step in one call (``joint_mlir.optimize``)."""
 from .format import FORMAT_VERSION, graph_stats, read_document
 from . import fx
 from .model_structure import ModelStructure, discover_structure
-from .tracer import JointGraph, TraceError, extract_module_state, trace_joint_graph
+from .tracer import (DataDependentError, JointGraph, TraceError,
+                     extract_module_state, trace_joint_graph)
 from .runner import StepResult, compare, materialize, run
 from .validate import validate_document
 from .pipeline import PipelineError, PipelineResult, run_pipeline
@@ -25,6 +26,7 @@ __all__ = [
     "build_pipeline",
     "ModelStructure",
     "TraceError",
+    "DataDependentError",
     "compare",
     "discover_structure",
     "extract_module_state",

@@ -76,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="transformers attention implementation")
     p.add_argument("--dynamic-seq", action="store_true",
                    help="make the sequence length a symbol (hint = --seq)")
+    p.add_argument("--unbacked-sizes", action="store_true",
+                   help="trace with symbolic sizes so ops whose output size "
+                   "depends on data (nonzero, masked_select, .item()) get "
+                   "unbacked symbols u0... instead of failing; input sizes "
+                   "stay static unless --dynamic-seq")
     p.add_argument("--device", default="cpu",
                    help="device recorded for the (fake) tensors")
     p.add_argument("--name", default=None, help="graph name; when unset, the "
@@ -167,7 +172,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         jg = trace_joint_graph(
             recipe.model, recipe.train_fn, recipe.inputs,
-            dynamic_dims=recipe.dynamic_dims, name=args.name or recipe.name,
+            dynamic_dims=recipe.dynamic_dims, unbacked=args.unbacked_sizes,
+            name=args.name or recipe.name,
             device=args.device, progress=prog.stage)
         prog.step()
         t_trace = time.perf_counter() - t0

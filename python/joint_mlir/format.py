@@ -12,6 +12,8 @@ import io
 import json
 import math
 import operator
+import os
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -277,6 +279,64 @@ def _alias_fields(ann: Any, c_alias: Any) -> dict[str, Any]:
     return {"alias": [], "alias_after": [], "is_write": False}
 
 
+# Namespaces torch itself registers; their operators need no module import.
+_TORCH_NAMESPACES = frozenset({"aten", "prims", "prim", "rngprims", "ao",
+                               "_c10d_functional", "c10d", "_dtensor",
+                               "quantized", "profiler", "inductor"})
+
+
+def _module_of_file(path: str) -> str | None:
+    """The imported module whose source file is ``path``, if any."""
+    import sys
+
+    want = os.path.realpath(path)
+    for name, mod in list(sys.modules.items()):
+        f = getattr(mod, "__file__", None)
+        if f and os.path.realpath(f) == want:
+            return name
+    return None
+
+
+def registering_module(op: torch._ops.OpOverload) -> str | None:
+    """Python module whose import registers ``op``, or None (torch's own ops).
+
+    ``torch.library.custom_op`` keeps its definition in
+    ``torch._library.custom_ops.OPDEFS`` (the decorated function's module);
+    ops defined with ``torch.library.Library`` carry the defining source file
+    in the dispatcher's registration record (``registered at FILE:LINE``),
+    and ops of ``torch.library.define`` the source of their fake kernel;
+    each is mapped back to an imported module. Ops from C++ extensions have
+    no Python source and yield None.
+    """
+    if op.namespace in _TORCH_NAMESPACES:
+        return None
+    from torch._library.custom_ops import OPDEFS
+
+    qualname = f"{op.namespace}::{op._opname}"
+    opdef = OPDEFS.get(qualname)
+    fn = getattr(opdef, "_init_fn", None)
+    if fn is not None and not fn.__module__.startswith("torch."):
+        return fn.__module__
+    torch_dir = os.path.realpath(os.path.dirname(torch.__file__)) + os.sep
+    sources = [m.group(1) for m in re.finditer(
+        r"registered at (.+?\.py):\d+", torch._C._dispatch_dump(qualname))]
+    # torch.library.define/impl register from torch/library.py; their fake
+    # kernel (torch.library.register_fake) keeps the caller's source.
+    from torch._library.simple_registry import singleton
+
+    entry = singleton.find(qualname)
+    kernel = entry.fake_impl.kernel if entry.fake_impl is not None else None
+    if kernel is not None and getattr(kernel, "source", None):
+        sources.append(kernel.source.rpartition(":")[0])
+    for path in sources:
+        if os.path.realpath(path).startswith(torch_dir):
+            continue
+        name = _module_of_file(path)
+        if name is not None:
+            return name
+    return None
+
+
 def operator_entry(op: torch._ops.OpOverload) -> dict[str, Any]:
     """Schema facts of one operator overload; see format.md "Operators"."""
     schema = op._schema
@@ -316,6 +376,7 @@ def operator_entry(op: torch._ops.OpOverload) -> dict[str, Any]:
         "returns": rets,
         "is_mutable": bool(schema.is_mutable),
         "tags": sorted(t.name for t in op.tags),
+        **({"python_module": mod} if (mod := registering_module(op)) else {}),
     }
 
 

@@ -5,7 +5,10 @@ one written back by ``joint-translate --export-joint-json`` after the C++
 passes (with ``ao::`` nodes and ``recomputed_from`` duplicates).
 
 - Placeholders keep their names and order (state, then inputs).
-- ``namespace::op.overload`` targets resolve through ``torch.ops``;
+- ``namespace::op.overload`` targets resolve through ``torch.ops``; an
+  operator another library registers is looked up after importing the module
+  its operator-table entry names (``python_module``) and any module given in
+  ``imports``;
   ``getitem`` -> ``operator.getitem``; ``operator::``/``math::`` -> the
   Python function; ``torch::sym_*`` -> ``torch.sym_*``.
 - ``ao::offload/reload/wait_tensor.default`` resolve through
@@ -25,6 +28,7 @@ The returned module carries the document's roles as attributes:
 
 from __future__ import annotations
 
+import importlib
 import math
 import operator
 import re
@@ -36,7 +40,8 @@ import torch.fx
 from . import ao as _ao
 from .format import read_document
 
-__all__ = ["LoadError", "load", "build_graph_module", "resolve_target"]
+__all__ = ["LoadError", "load", "build_graph_module", "resolve_target",
+           "import_modules"]
 
 
 class LoadError(ValueError):
@@ -53,9 +58,33 @@ _MEMORY_FORMATS = {str(v).removeprefix("torch."): v
 _FLOATS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
+def import_modules(names: list[str] | tuple[str, ...]) -> None:
+    """Import modules that register operators (``--import``); LoadError if not."""
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as e:  # noqa: BLE001 - any failure of user code
+            raise LoadError(f"cannot import module {name!r}: "
+                            f"{type(e).__name__}: {e}") from e
+
+
+def _lookup_op(ns: str, rest: str) -> Any:
+    name, _, overload = rest.partition(".")
+    try:
+        packet = getattr(getattr(torch.ops, ns), name)
+        return getattr(packet, overload or "default")
+    except (AttributeError, RuntimeError):
+        return None
+
+
 def resolve_target(target: str, *, device: torch.device | None = None,
-                   ao_impl: str = "auto") -> Any:
-    """The callable for a format v1 target string (see format.md Targets)."""
+                   ao_impl: str = "auto", module: str | None = None) -> Any:
+    """The callable for a format v1 target string (see format.md Targets).
+
+    ``module`` is the operator table's ``python_module`` for the target: it
+    is imported when the target does not resolve yet (its import registers
+    the operator). LoadError names it when the target still does not resolve.
+    """
     if target == "getitem":
         return operator.getitem
     if target in _ao.AO_TARGETS:
@@ -70,15 +99,31 @@ def resolve_target(target: str, *, device: torch.device | None = None,
     elif ns == "torch":
         fn = getattr(torch, rest, None)
     else:
-        name, _, overload = rest.partition(".")
-        try:
-            packet = getattr(getattr(torch.ops, ns), name)
-            fn = getattr(packet, overload or "default")
-        except (AttributeError, RuntimeError):
-            fn = None
+        fn = _lookup_op(ns, rest)
+        if fn is None and module:
+            try:
+                importlib.import_module(module)
+            except Exception as e:  # noqa: BLE001 - any failure of user code
+                raise LoadError(
+                    f"target {target!r}: cannot import module {module!r}, "
+                    f"which registers it: {type(e).__name__}: {e}") from e
+            fn = _lookup_op(ns, rest)
     if fn is None:
-        raise LoadError(f"target {target!r} does not resolve in the installed "
-                        f"torch {torch.__version__}")
+        where = f"the installed torch {torch.__version__}"
+        if module == "__main__":
+            raise LoadError(
+                f"target {target!r} does not resolve in {where}: it was "
+                "registered by a script (__main__); define it in an "
+                "importable module and export again, or --import that module")
+        if module:
+            raise LoadError(
+                f"target {target!r} does not resolve in {where} after "
+                f"importing {module!r}, the module recorded as registering it")
+        hint = ("" if ns in ("operator", "math", "torch", "aten", "prims")
+                else "; no module registering it is recorded: import the "
+                "library that defines it (python -m joint_mlir.run --import "
+                "MODULE)")
+        raise LoadError(f"target {target!r} does not resolve in {where}{hint}")
     return fn
 
 
@@ -203,8 +248,13 @@ class _Builder:
             if kind == "placeholder":
                 node = self.graph.placeholder(n["name"])
             elif kind == "call_function":
-                target = resolve_target(n["target"], device=self.device,
-                                        ao_impl=self.ao_impl)
+                entry = self.doc["operators"].get(n["target"]) or {}
+                try:
+                    target = resolve_target(
+                        n["target"], device=self.device, ao_impl=self.ao_impl,
+                        module=entry.get("python_module"))
+                except LoadError as e:
+                    raise LoadError(f"{where}: {e}") from e
                 args = tuple(self.value(a, where) for a in n["args"])
                 kwargs = {k: self.value(a, where)
                           for k, a in n["kwargs"].items()}
@@ -239,14 +289,22 @@ def _ident(name: str) -> str:
 
 def build_graph_module(doc: dict[str, Any], *,
                        device: str | torch.device | None = None,
-                       ao_impl: str = "auto") -> torch.fx.GraphModule:
-    """Rebuild the FX graph of an already-parsed document."""
+                       ao_impl: str = "auto",
+                       imports: list[str] | tuple[str, ...] = ()
+                       ) -> torch.fx.GraphModule:
+    """Rebuild the FX graph of an already-parsed document.
+
+    ``imports`` are modules imported first (libraries that register
+    operators the document's table records no ``python_module`` for).
+    """
+    import_modules(imports)
     dev = torch.device(device) if device is not None else None
     return _Builder(doc, dev, ao_impl).build()
 
 
 def load(path: str, *, device: str | torch.device | None = None,
-         ao_impl: str = "auto") -> torch.fx.GraphModule:
+         ao_impl: str = "auto",
+         imports: list[str] | tuple[str, ...] = ()) -> torch.fx.GraphModule:
     """Read a format v1 file (``.json`` or ``.json.gz``) into a GraphModule.
 
     Args:
@@ -255,6 +313,7 @@ def load(path: str, *, device: str | torch.device | None = None,
         rewritten to it, and ``ao`` ops are chosen for it. ``None`` keeps the
         recorded devices.
       ao_impl: ``auto``, ``torch`` or ``fallback`` (see :mod:`joint_mlir.ao`).
+      imports: modules to import first (they register operators).
     """
     return build_graph_module(read_document(path), device=device,
-                              ao_impl=ao_impl)
+                              ao_impl=ao_impl, imports=imports)

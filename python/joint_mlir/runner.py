@@ -25,14 +25,28 @@ document deterministically:
 :func:`run` rebuilds the FX graph (:func:`joint_mlir.fx.load`), seeds torch's
 global RNG with ``seed`` (so random ops such as dropout replay identically),
 runs the step under ``torch.no_grad()`` and returns a :class:`StepResult`.
+
+Steps are reproducible: every step runs with
+``torch.use_deterministic_algorithms(True, warn_only=True)`` (and cuBLAS's
+fixed workspace, ``CUBLAS_WORKSPACE_CONFIG=:4096:8``), so two runs of one
+file with the same thread count are bitwise equal; an op that torch flags as
+having no deterministic kernel on the run device is recorded by node in
+:attr:`StepResult.nondeterministic`, and :func:`compare` says that outputs
+cannot be compared bitwise because of it (the backward of indexing on the
+CPU, ``index_put(accumulate=True)``, otherwise sums in a thread-dependent
+order).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import math
+import os
 import sys
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +57,8 @@ from .format import read_document
 from .fx import build_graph_module
 
 __all__ = ["StepResult", "Difference", "materialize", "index_bounds",
-           "run", "run_graph", "compare", "main"]
+           "run", "run_graph", "compare", "not_bitwise",
+           "deterministic_algorithms", "main"]
 
 _INDEX_USES = {
     # target: (index arg position, how to get the bound)
@@ -65,6 +80,11 @@ class StepResult:
     loss_dict: dict[str, torch.Tensor]
     # Buffers after the step (an in-place buffer update shows up here).
     buffers: dict[str, torch.Tensor] = field(default_factory=dict)
+    # Node name -> "target (torch's message)" for ops that have no
+    # deterministic kernel on the run device (their bits may vary per run).
+    nondeterministic: dict[str, str] = field(default_factory=dict)
+    # torch.get_num_threads() of the run (CPU reductions split by it).
+    threads: int = 0
 
     def named_outputs(self) -> dict[str, torch.Tensor]:
         out = {"loss": self.loss}
@@ -259,6 +279,57 @@ def materialize(doc: dict[str, Any], *, seed: int = 0,
     return state, inputs
 
 
+# Texts of torch's alerts for an op without a deterministic kernel
+# (at::globalContext().alertNotDeterministic and the cuBLAS workspace check).
+_NONDETERMINISTIC_ALERTS = ("does not have a deterministic implementation",
+                            "this operation is not deterministic")
+
+
+@contextlib.contextmanager
+def deterministic_algorithms() -> Iterator[None]:
+    """``torch.use_deterministic_algorithms(True, warn_only=True)`` for a step.
+
+    The previous setting is restored on exit. cuBLAS needs a fixed workspace
+    for reproducible matmuls; it is set when CUDA is not initialized yet
+    (``CUBLAS_WORKSPACE_CONFIG``, as torch's reproducibility notes ask).
+    """
+    if not torch.cuda.is_initialized():
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    prev = (torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled())
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(prev[0], warn_only=prev[1])
+
+
+class _StepInterpreter(torch.fx.Interpreter):
+    """Runs the graph node by node, attributing determinism alerts to nodes."""
+
+    def __init__(self, gm: torch.fx.GraphModule,
+                 log: list[warnings.WarningMessage]) -> None:
+        super().__init__(gm)
+        self.log = log
+        self.nondeterministic: dict[str, str] = {}
+        self.others: list[warnings.WarningMessage] = []
+
+    def run_node(self, n: torch.fx.Node) -> Any:
+        seen = len(self.log)
+        out = super().run_node(n)
+        for w in self.log[seen:]:
+            text = str(w.message)
+            if any(a in text for a in _NONDETERMINISTIC_ALERTS):
+                target = (n.meta.get("joint") or {}).get("target") or str(
+                    n.target)
+                self.nondeterministic.setdefault(
+                    n.name, f"{target} ({text.split(', but')[0]})")
+            else:
+                self.others.append(w)
+        del self.log[seen:]
+        return out
+
+
 def run_graph(gm: torch.fx.GraphModule, state: dict[str, torch.Tensor],
               inputs: dict[str, torch.Tensor], *,
               seed: int | None = 0) -> StepResult:
@@ -267,14 +338,23 @@ def run_graph(gm: torch.fx.GraphModule, state: dict[str, torch.Tensor],
     ``seed`` seeds torch's global RNG first; ``None`` leaves the RNG as it is
     (a training loop, where random ops continue the user's stream). Buffers
     the graph updates in place are updated in ``state``'s tensors.
+    Deterministic algorithms are on for the step (see the module docstring);
+    ops without a deterministic kernel are listed in
+    ``StepResult.nondeterministic``.
     """
     doc = gm.joint_doc
     flat = [state[f] for f in gm.state_fqns] + [inputs[p]
                                                  for p in gm.input_paths]
     if seed is not None:
         torch.manual_seed(seed)
-    with torch.no_grad(), _ao.protect_storages(flat):
-        outs = gm(*flat)
+    with warnings.catch_warnings(record=True) as log:
+        warnings.simplefilter("always")
+        interp = _StepInterpreter(gm, log)
+        with torch.no_grad(), _ao.protect_storages(flat), \
+                deterministic_algorithms():
+            outs = interp.run(*flat)
+    for w in interp.others:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     loss, grads, loss_dict = None, {}, {}
     for role, v in zip(gm.output_roles, outs):
         if role["role"] == "loss":
@@ -286,18 +366,24 @@ def run_graph(gm: torch.fx.GraphModule, state: dict[str, torch.Tensor],
     buffers = {s["fqn"]: state[s["fqn"]] for s in doc["state"]
                if not s["is_param"]}
     return StepResult(loss=loss, grads=grads, loss_dict=loss_dict,
-                      buffers=buffers)
+                      buffers=buffers,
+                      nondeterministic=interp.nondeterministic,
+                      threads=torch.get_num_threads())
 
 
 def run(path: str | dict[str, Any], *, seed: int = 0,
         device: str | torch.device = "cpu", safetensors: str | None = None,
-        ao_impl: str = "auto") -> StepResult:
+        ao_impl: str = "auto",
+        imports: list[str] | tuple[str, ...] = ()) -> StepResult:
     """Materialize state and inputs, run one step, return the results.
 
-    ``path`` is a format v1 file or an already-parsed document.
+    ``path`` is a format v1 file or an already-parsed document; ``imports``
+    are modules to import first (libraries registering the graph's
+    operators, beyond the ``python_module`` the operator table records).
     """
     doc = read_document(path) if isinstance(path, str) else path
-    gm = build_graph_module(doc, device=device, ao_impl=ao_impl)
+    gm = build_graph_module(doc, device=device, ao_impl=ao_impl,
+                            imports=imports)
     state, inputs = materialize(doc, seed=seed, device=device,
                                 safetensors=safetensors)
     return run_graph(gm, state, inputs, seed=seed)
@@ -341,9 +427,40 @@ def _diff(name: str, a: Any, b: Any, rtol: float | None,
     return Difference(name, max_abs, max_rel, ok, note)
 
 
+def not_bitwise(a: StepResult, b: StepResult) -> str | None:
+    """Why two steps cannot be compared bit for bit, or None.
+
+    Either step ran an op without a deterministic kernel (named with its
+    node), or the steps ran with different CPU thread counts.
+    """
+    ops = {**a.nondeterministic, **b.nondeterministic}
+    if ops:
+        shown = [f"node {k}: {v}" for k, v in list(ops.items())[:3]]
+        more = f" and {len(ops) - 3} more" if len(ops) > 3 else ""
+        return ("the comparison cannot be bitwise: torch has no "
+                "deterministic kernel for " + "; ".join(shown) + more)
+    if a.threads and b.threads and a.threads != b.threads:
+        return (f"the comparison cannot be bitwise: the steps ran with "
+                f"{a.threads} and {b.threads} threads")
+    return None
+
+
 def compare(a: StepResult, b: StepResult, *, rtol: float | None = None,
             atol: float | None = None) -> list[Difference]:
-    """Per-output differences; bitwise unless ``rtol``/``atol`` is given."""
+    """Per-output differences; bitwise unless ``rtol``/``atol`` is given.
+
+    A differing output's note says when :func:`not_bitwise` explains it.
+    """
+    why = not_bitwise(a, b)
+    out = _compare(a, b, rtol, atol)
+    for d in out:
+        if not d.ok and why:
+            d.note = f"{d.note}; {why}" if d.note else why
+    return out
+
+
+def _compare(a: StepResult, b: StepResult, rtol: float | None,
+             atol: float | None) -> list[Difference]:
     na, nb = a.named_outputs(), b.named_outputs()
     out = []
     for k in list(na) + [k for k in nb if k not in na]:
@@ -417,6 +534,12 @@ def main(argv: list[str] | None = None) -> int:
                    "the default bitwise comparison, e.g. against an eager run")
     p.add_argument("--atol", type=float, default=None,
                    help="absolute tolerance, in the outputs' units")
+    p.add_argument("--import", dest="imports", action="append", default=[],
+                   metavar="MODULE",
+                   help="import MODULE before running (repeatable): a "
+                   "library that registers operators of the graph; modules "
+                   "recorded in the operator table (python_module) are "
+                   "imported without it")
     p.add_argument("--ao", default="auto", choices=("auto", "torch", "fallback"),
                    help="ao op implementation: torch's ops on cuda when "
                    "available (auto), always torch's, or the synchronous "
@@ -426,13 +549,17 @@ def main(argv: list[str] | None = None) -> int:
         if a.device.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError("--device cuda: no CUDA device is available")
         first = run(a.graph, seed=a.seed, device=a.device,
-                    safetensors=a.safetensors, ao_impl=a.ao)
+                    safetensors=a.safetensors, ao_impl=a.ao,
+                    imports=a.imports)
         if a.compare is None:
             print(f"loss {float(first.loss):.9g}")
             for k, v in first.grads.items():
                 print(f"grad {k}: norm {float(v.double().norm()):.9g}")
             for k, v in first.loss_dict.items():
                 print(f"loss_dict {k}: {v.double().sum().item():.9g}")
+            for k, v in first.nondeterministic.items():
+                print(f"note: node {k}: {v}: its bits may differ between "
+                      "runs")
             return 0
         mismatch = _state_mismatch(a.graph, a.compare)
         if mismatch:
@@ -440,12 +567,16 @@ def main(argv: list[str] | None = None) -> int:
                   f"{mismatch}", file=sys.stderr)
             return 1
         second = run(a.compare, seed=a.seed, device=a.device,
-                     safetensors=a.safetensors, ao_impl=a.ao)
+                     safetensors=a.safetensors, ao_impl=a.ao,
+                     imports=a.imports)
     except (OSError, ValueError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     diffs = compare(first, second, rtol=a.rtol, atol=a.atol)
     print(format_differences(diffs))
+    why = not_bitwise(first, second)
+    if why and a.rtol is None and a.atol is None:
+        print(f"note: {why}")
     bad = [d.name for d in diffs if not d.ok]
     mode = ("bitwise" if a.rtol is None and a.atol is None
             else f"rtol={a.rtol} atol={a.atol}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import inspect
+import os
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -32,7 +33,12 @@ from torch import nn
 from torch._decomp import get_decompositions
 from torch._guards import TracingContext, tracing
 from torch._subclasses import FakeTensorMode
+from torch._subclasses.fake_tensor import (
+    DataDependentOutputException,
+    DynamicOutputShapeException,
+)
 from torch.fx.experimental.proxy_tensor import get_proxy_mode, make_fx
+from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from torch.fx.traceback import preserve_node_meta
 from torch.nn.utils import stateless
 
@@ -42,6 +48,7 @@ from .model_structure import ModelStructure, discover_structure
 __all__ = [
     "JointGraph",
     "TraceError",
+    "DataDependentError",
     "trace_joint_graph",
     "extract_module_state",
 ]
@@ -60,6 +67,27 @@ _MAKE_FX_KWARGS: dict[str, Any] = {
 
 class TraceError(ValueError):
     """A model, train function or input that cannot be traced (user error)."""
+
+
+class DataDependentError(TraceError):
+    """An op whose output shape or value depends on tensor data stops the trace.
+
+    One line: the module, the op and what to do (see :func:`data_dependent_error`).
+    """
+
+
+# Fake-tensor and symbolic-shape errors of data-dependent ops: an output shape
+# a static trace cannot represent (nonzero, masked_select, unique), a tensor
+# value read into Python (item, bool, tolist), a guard on an unbacked size.
+_DATA_DEPENDENT = (DynamicOutputShapeException, DataDependentOutputException,
+                   GuardOnDataDependentSymNode)
+
+_STATIC_FIXES = ("use a static-shape implementation (e.g. transformers "
+                 "experts_implementation='grouped_mm' or 'batched_mm' for MoE "
+                 "experts)")
+_UNBACKED_FIX = ("trace with unbacked sizes (trace_joint_graph(..., "
+                 "unbacked=True) or python -m joint_mlir.export "
+                 "--unbacked-sizes)")
 
 
 @dataclass
@@ -299,6 +327,96 @@ def _copy_forward_meta_to_backward(gm: torch.fx.GraphModule) -> None:
             n.meta["stack_trace"] = src.meta["stack_trace"]
 
 
+def _module_and_line(exc: BaseException, model: nn.Module
+                     ) -> tuple[str, str]:
+    """Innermost module of ``model`` running when ``exc`` was raised, and the
+    innermost source line outside torch and this package (``file.py:line``),
+    from its traceback.
+    """
+    names = {id(m): fqn for fqn, m in model.named_modules()}
+    skip = (os.path.dirname(torch.__file__) + os.sep,
+            os.path.dirname(__file__) + os.sep)
+    where, line = "train_fn", ""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        me = frame.f_locals.get("self")
+        if isinstance(me, nn.Module) and id(me) in names:
+            fqn = names[id(me)]
+            cls = type(me).__name__
+            where = f"{fqn} ({cls})" if fqn else cls
+        if not frame.f_code.co_filename.startswith(skip):
+            line = (f"{os.path.basename(frame.f_code.co_filename)}:"
+                    f"{tb.tb_lineno}")
+        tb = tb.tb_next
+    return where, line
+
+
+def _free_symbols(v: Any) -> set[str]:
+    if isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return {str(x) for x in v.node.expr.free_symbols}
+    if isinstance(v, torch.Tensor):
+        return set().union(*(_free_symbols(d) for d in v.shape))
+    if isinstance(v, (list, tuple)):
+        return set().union(*(_free_symbols(x) for x in v))
+    return set()
+
+
+def _symbol_producer(graph: torch.fx.Graph | None, symbols: set[str]
+                     ) -> torch.fx.Node | None:
+    """First traced op whose result mentions one of the unbacked ``symbols``."""
+    if graph is None or not symbols:
+        return None
+    for n in graph.nodes:
+        if n.op == "call_function" and _free_symbols(n.meta.get("val")
+                                                      ) & symbols:
+            return n
+    return None
+
+
+def data_dependent_error(exc: BaseException, model: nn.Module,
+                         graph: torch.fx.Graph | None, *,
+                         symbolic: bool) -> DataDependentError:
+    """One-line error for a data-dependent op met while tracing ``model``.
+
+    Names the innermost module (and source line) running when ``exc`` was
+    raised, the op (``exc.func`` for fake-tensor errors; for a guard on an
+    unbacked size, the op in ``graph`` that produced the size), and the fix:
+    unbacked sizes when the trace had none (torch gives ``nonzero`` & co. an
+    unbacked symbol only under a ShapeEnv), else a static-shape implementation
+    or a size-oblivious branch (torch.fx.experimental.symbolic_shapes docs).
+    """
+    from .format import target_name
+
+    where, line = _module_and_line(exc, model)
+    at = f"{where} at {line}" if line else where
+    if isinstance(exc, GuardOnDataDependentSymNode):
+        syms = {str(x) for x in exc.cond.free_symbols}
+        # Unbacked symbols are u<N>; backed input sizes (s<N>) made no guard.
+        syms = {x for x in syms if x.startswith("u")} or syms
+        src = _symbol_producer(graph, syms)
+        made = ""
+        if src is not None:
+            made = (f" ({', '.join(sorted(syms))} from "
+                    f"{target_name(src.target)})")
+        return DataDependentError(
+            f"{at}: branches on the data-dependent condition {exc.cond}{made}, "
+            "which a trace cannot follow; " + _STATIC_FIXES + " or make the "
+            "branch size-oblivious (torch._check, guard_or_false)")
+    op = target_name(exc.func) if hasattr(exc, "func") else str(exc)
+    fix = (_UNBACKED_FIX + " or " + _STATIC_FIXES if not symbolic
+           else _STATIC_FIXES)
+    if isinstance(exc, DynamicOutputShapeException):
+        what = "has a data-dependent output shape"
+    else:
+        what = ("reads a tensor value into Python (item, bool, tolist) "
+                "that decides a shape or a branch")
+    mode = ("a trace with static shapes" if not symbolic
+            else "torch's unbacked sizes")
+    return DataDependentError(f"{at}: {op} {what}, which {mode} cannot "
+                              f"represent; {fix}")
+
+
 def _last_traced_node() -> torch.fx.Node | None:
     mode = get_proxy_mode()
     if mode is None:
@@ -313,6 +431,7 @@ def trace_joint_graph(
     *,
     dynamic: bool = False,
     dynamic_dims: DynamicDims | None = None,
+    unbacked: bool = False,
     name: str | None = None,
     device: str | torch.device = "cpu",
     backward_tags: str = "auto",
@@ -329,6 +448,10 @@ def trace_joint_graph(
       dynamic: make every dimension of every user input tensor symbolic.
       dynamic_dims: dotted input path -> dim or list of dims to make symbolic
         (negative dims allowed); implies symbolic tracing. State stays static.
+      unbacked: trace with a symbolic shape environment even when every input
+        size is static, so ops with data-dependent sizes (``nonzero``,
+        ``masked_select``, ``.item()``) get unbacked symbols ``u0``... instead
+        of failing; implied by ``dynamic`` and ``dynamic_dims``.
       name: graph name (defaults to the model class name).
       device: device for fake copies of ``meta`` state and inputs.
       backward_tags: "auto" (engine tags when available, else structural),
@@ -337,14 +460,16 @@ def trace_joint_graph(
 
     Raises:
       TraceError (a ValueError) for bad leaves, a model without parameters or
-      a loss that is not a scalar tensor.
+      a loss that is not a scalar tensor; DataDependentError (a TraceError)
+      for a data-dependent op the trace cannot represent, naming the module,
+      the op and the fix.
     """
     if not isinstance(model, nn.Module):
         raise TraceError(f"model must be an nn.Module, got {type(model).__name__}")
     if not isinstance(inputs, Mapping):
         raise TraceError("inputs must be a mapping of keyword arguments")
-    if not isinstance(dynamic, bool):
-        raise TraceError("dynamic must be a bool")
+    if not isinstance(dynamic, bool) or not isinstance(unbacked, bool):
+        raise TraceError("dynamic and unbacked must be bools")
     if backward_tags not in ("auto", "structural"):
         raise TraceError("backward_tags must be 'auto' or 'structural'")
     device = torch.device(device)
@@ -369,7 +494,7 @@ def trace_joint_graph(
     _check_leaves(input_leaves, "inputs")
     _check_leaves(state_tensors, "model state")
 
-    symbolic = dynamic or dynamic_dims is not None
+    symbolic = dynamic or dynamic_dims is not None or unbacked
     fake_mode, fake_inputs = make_fake_inputs(
         input_paths, input_leaves, device=device, dynamic=dynamic,
         dynamic_dims=dynamic_dims, symbolic=symbolic)
@@ -381,6 +506,15 @@ def trace_joint_graph(
     engine_available: list[bool] = []
 
     def joint_fn(*flat: Any) -> list[Any]:
+        try:
+            return traced_step(*flat)
+        except _DATA_DEPENDENT as e:
+            mode = get_proxy_mode()
+            raise data_dependent_error(
+                e, model, mode.tracer.graph if mode is not None else None,
+                symbolic=symbolic) from e
+
+    def traced_step(*flat: Any) -> list[Any]:
         st = dict(zip(state_fqns, flat[:n_state]))
         user = pytree.tree_unflatten(list(flat[n_state:]), input_spec)
         with stateless._reparametrize_module(model, st, tie_weights=True,
@@ -436,8 +570,12 @@ def trace_joint_graph(
             # shifted causal-LM labels); its decomposition keeps them symbolic.
             decomp = (get_decompositions([torch.ops.aten.constant_pad_nd.default])
                       if symbolic else None)
-            gm = make_fx(joint_fn, decomposition_table=decomp,
-                         **_MAKE_FX_KWARGS)(*fake_state, *fake_inputs)
+            try:
+                gm = make_fx(joint_fn, decomposition_table=decomp,
+                             **_MAKE_FX_KWARGS)(*fake_state, *fake_inputs)
+            except _DATA_DEPENDENT as e:  # raised outside the step itself
+                raise data_dependent_error(e, model, None,
+                                           symbolic=symbolic) from e
 
     engine_tagged = any(n.meta.get("autograd_backward") for n in gm.graph.nodes)
     if backward_tags == "auto" and engine_tagged:

@@ -188,7 +188,13 @@ def _is_builtin(target: str) -> bool:
 
 
 def _operator(name: str, e: Any, where: str) -> None:
-    _obj(e, where, ("schema", "args", "returns", "is_mutable", "tags"))
+    keys = ("schema", "args", "returns", "is_mutable", "tags")
+    # python_module: optional, on operators registered outside torch.
+    if isinstance(e, dict) and "python_module" in e:
+        keys += ("python_module",)
+    _obj(e, where, keys)
+    if "python_module" in e:
+        _str(e["python_module"], where + ".python_module")
     _str(e["schema"], where + ".schema")
     if not e["schema"].startswith(name.rsplit(".", 1)[0]):
         _fail(where, "schema does not start with the operator name")

@@ -528,12 +528,14 @@ LogicalResult Exporter::run(ModuleOp module, json &doc, NodeLines &nodes) {
     json tags = json::array();
     for (Attribute t : entry.getTags())
       tags.push_back(cast<StringAttr>(t).str());
-    operators[entry.getSymName().str()] = {
-        {"schema", entry.getSchema().str()},
-        {"args", schemaArgs(entry.getArguments(), false)},
-        {"returns", schemaArgs(entry.getReturns(), true)},
-        {"is_mutable", entry.getIsMutable()},
-        {"tags", tags}};
+    json &out = operators[entry.getSymName().str()];
+    out = {{"schema", entry.getSchema().str()},
+           {"args", schemaArgs(entry.getArguments(), false)},
+           {"returns", schemaArgs(entry.getReturns(), true)},
+           {"is_mutable", entry.getIsMutable()},
+           {"tags", tags}};
+    if (std::optional<StringRef> module = entry.getPythonModule())
+      out["python_module"] = module->str();
   }
 
   // Operator-table entries for the ao nodes (torch.ops.ao schemas), so the

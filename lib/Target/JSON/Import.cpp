@@ -455,6 +455,13 @@ LogicalResult Importer::importOperators(const json &doc) {
     if (mutableFlag->get<bool>())
       attrs.push_back(b.getNamedAttr("is_mutable", b.getUnitAttr()));
     attrs.push_back(b.getNamedAttr("tags", b.getArrayAttr(tagAttrs)));
+    if (auto module = e.find("python_module"); module != e.end()) {
+      if (!module->is_string())
+        return fail(p + "/python_module", "python_module must be a string");
+      attrs.push_back(b.getNamedAttr(
+          "python_module",
+          b.getStringAttr(module->get_ref<const std::string &>())));
+    }
     auto op =
         OperatorOp::create(b, locFor(p), TypeRange(), ValueRange(), attrs);
     if (failed(op.verify()))

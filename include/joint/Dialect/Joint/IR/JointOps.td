@@ -132,7 +132,8 @@ def Joint_OperatorOp : Joint_Op<"operator", [Symbol, HasParent<"ModuleOp">]> {
     Stored once per operator at module level and looked up by `joint.op`
     through its target. `arguments`/`returns` list the schema with alias sets
     and write marks; `tags` are torch.Tag names such as
-    `nondeterministic_seeded`.
+    `nondeterministic_seeded`. `python_module` names the Python module whose
+    import registers an operator from outside torch (a `torch.library` op).
 
     ```mlir
     joint.operator @"aten::add_.Tensor" {schema = "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
@@ -146,7 +147,8 @@ def Joint_OperatorOp : Joint_Op<"operator", [Symbol, HasParent<"ModuleOp">]> {
     TypedArrayAttrBase<Joint_SchemaArgAttr, "schema arguments">:$arguments,
     TypedArrayAttrBase<Joint_SchemaArgAttr, "schema returns">:$returns,
     UnitAttr:$is_mutable,
-    DefaultValuedAttr<StrArrayAttr, "{}">:$tags);
+    DefaultValuedAttr<StrArrayAttr, "{}">:$tags,
+    OptionalAttr<StrAttr>:$python_module);
   let assemblyFormat = "$sym_name attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -1,0 +1,160 @@
+"""Tiny configurations of third-party model families (issue 14 acceptance).
+
+Each factory returns ``(model, train_fn, inputs)`` like an export recipe
+(``python -m joint_mlir.export --model python:model_families:NAME``), with
+seeded weights and inputs. transformers is a project requirement; torchtitan
+is not (see bench/README.md), so its factories raise ImportError without it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+Recipe = tuple[nn.Module, Any, dict[str, torch.Tensor]]
+
+_VOCAB, _BATCH, _SEQ = 64, 2, 8
+
+
+def _lm_loss(model: nn.Module, input_ids: torch.Tensor,
+             labels: torch.Tensor) -> torch.Tensor:
+    return model(input_ids=input_ids, labels=labels, use_cache=False).loss
+
+
+def _ids() -> dict[str, torch.Tensor]:
+    g = torch.Generator().manual_seed(1)
+    ids = torch.randint(0, _VOCAB, (_BATCH, _SEQ), generator=g)
+    return {"input_ids": ids, "labels": ids.clone()}
+
+
+def olmo() -> Recipe:
+    """OLMo: LayerNorm without affine weights on every block."""
+    from transformers import OlmoConfig, OlmoForCausalLM
+
+    torch.manual_seed(0)
+    cfg = OlmoConfig(vocab_size=_VOCAB, hidden_size=32, intermediate_size=64,
+                     num_hidden_layers=2, num_attention_heads=4,
+                     num_key_value_heads=2, max_position_embeddings=64,
+                     pad_token_id=0, bos_token_id=1, eos_token_id=2,
+                     use_cache=False)
+    return OlmoForCausalLM(cfg), _lm_loss, _ids()
+
+
+def vit() -> Recipe:
+    """ViT: a patch-embedding conv applied to the pixels."""
+    from transformers import ViTConfig, ViTForImageClassification
+
+    torch.manual_seed(0)
+    cfg = ViTConfig(image_size=16, patch_size=4, num_channels=3,
+                    hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                    num_attention_heads=4, num_labels=5)
+    g = torch.Generator().manual_seed(1)
+
+    def loss(model: nn.Module, pixel_values: torch.Tensor,
+             labels: torch.Tensor) -> torch.Tensor:
+        return model(pixel_values=pixel_values, labels=labels).loss
+
+    return (ViTForImageClassification(cfg), loss,
+            {"pixel_values": torch.randn(_BATCH, 3, 16, 16, generator=g),
+             "labels": torch.randint(0, 5, (_BATCH,), generator=g)})
+
+
+def _mixtral(experts: str) -> Recipe:
+    from transformers import MixtralConfig, MixtralForCausalLM
+
+    torch.manual_seed(0)
+    cfg = MixtralConfig(vocab_size=_VOCAB, hidden_size=32,
+                        intermediate_size=64, num_hidden_layers=2,
+                        num_attention_heads=4, num_key_value_heads=2,
+                        num_local_experts=4, num_experts_per_tok=2,
+                        max_position_embeddings=64, use_cache=False)
+    model = MixtralForCausalLM(cfg)
+    model.set_experts_implementation(experts)
+    return model, _lm_loss, _ids()
+
+
+def mixtral_eager() -> Recipe:
+    """Mixtral with the eager experts: a loop over ``nonzero`` hits."""
+    return _mixtral("eager")
+
+
+def mixtral_batched_mm() -> Recipe:
+    """Mixtral with the static-shape ``batched_mm`` experts."""
+    return _mixtral("batched_mm")
+
+
+def mixtral_grouped_mm() -> Recipe:
+    """Mixtral with the static-shape ``grouped_mm`` experts."""
+    return _mixtral("grouped_mm")
+
+
+def _torchtitan_loss(model: nn.Module, tokens: torch.Tensor,
+                     labels: torch.Tensor) -> torch.Tensor:
+    logits = model(tokens)
+    return nn.functional.cross_entropy(logits.flatten(0, 1).float(),
+                                       labels.flatten())
+
+
+def _torchtitan_recipe(config: Any) -> Recipe:
+    """Build a torchtitan Decoder config with SDPA attention (as torchtitan's
+    graph_trainer tests do: no flex BlockMask) and seeded weights."""
+    from torchtitan.models.common.attention import ScaledDotProductAttention
+
+    for layer in config.layers:
+        layer.attention.inner_attention = ScaledDotProductAttention.Config()
+    torch.manual_seed(0)
+    model = config.build()
+    model.init_states(buffer_device=torch.device("cpu"))
+    ids = _ids()
+    return model, _torchtitan_loss, {"tokens": ids["input_ids"],
+                                     "labels": ids["labels"]}
+
+
+def deepseek_v3() -> Recipe:
+    """torchtitan DeepSeek-V3 (MLA attention, routed and shared experts)."""
+    import torchtitan.models.deepseek_v3 as ds
+    from torchtitan.models.common import Embedding, Linear, RMSNorm
+    from torchtitan.models.common.rope import ComplexRoPE
+
+    dim, rope_dim = 32, 8
+    layers = ds._build_dsv3_layers(
+        n_layers=2, n_dense_layers=1, dim=dim, n_heads=2, q_lora_rank=0,
+        kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=rope_dim,
+        v_head_dim=8, mscale=0.70, dense_hidden_dim=64, moe_hidden_dim=16,
+        num_experts=4, num_shared_experts=1, router_top_k=2,
+        router_score_func="softmax", attn_backend="flex",
+        moe_comm_backend="standard", non_blocking_capacity_factor=None,
+        rope=ComplexRoPE.Config(dim=rope_dim, max_seq_len=64, theta=10000.0,
+                                scaling="none"))
+    config = ds.DeepSeekV3Model.Config(
+        vocab_size=_VOCAB, dim=dim,
+        tok_embeddings=Embedding.Config(num_embeddings=_VOCAB,
+                                        embedding_dim=dim),
+        norm=RMSNorm.Config(normalized_shape=dim),
+        lm_head=Linear.Config(in_features=dim, out_features=_VOCAB),
+        layers=layers)
+    return _torchtitan_recipe(config)
+
+
+def qwen3_moe() -> Recipe:
+    """torchtitan Qwen3-MoE (fused QKV, routed experts)."""
+    import torchtitan.models.qwen3 as qw
+    from torchtitan.models.common import Embedding, Linear
+    from torchtitan.models.common.rope import CosSinRoPE
+
+    dim, head_dim = 32, 8
+    config = qw.Qwen3Model.Config(
+        vocab_size=_VOCAB, dim=dim, norm=qw._qwen3_norm(dim),
+        tok_embeddings=Embedding.Config(num_embeddings=_VOCAB,
+                                        embedding_dim=dim),
+        lm_head=Linear.Config(in_features=dim, out_features=_VOCAB),
+        layers=qw._build_qwen3_moe_layers(
+            fuse_qkv=True, n_layers=2, dim=dim, n_heads=4, n_kv_heads=2,
+            head_dim=head_dim, moe_hidden_dim=16, num_experts=4, top_k=2,
+            attn_backend="flex",
+            rope=CosSinRoPE.Config(dim=head_dim, max_seq_len=64,
+                                   theta=1000000.0),
+            moe_comm_backend="standard"))
+    return _torchtitan_recipe(config)

@@ -1,0 +1,79 @@
+"""Third-party model families (issue 14 acceptance), tiny configurations.
+
+Each family traces, goes through full and selective checkpointing, and runs
+bitwise equal to the untransformed graph, or refuses with the one-line error
+of its case (Mixtral's eager experts: C19). Factories: ``model_families``.
+torchtitan is optional (not a project requirement): its families skip
+without it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import model_families
+from graph_tools import run_pipeline
+from joint_mlir import DataDependentError, trace_joint_graph
+from joint_mlir.runner import compare, format_differences, run
+
+PIPELINES = {
+    "ckpt-full": ("--joint-activation-checkpoint=mode=full",),
+    "ckpt-selective": ("--joint-activation-checkpoint=mode=selective",),
+}
+NEEDS_TORCHTITAN = pytest.mark.skipif(
+    importlib.util.find_spec("torchtitan") is None,
+    reason="torchtitan is not installed (optional: pip install --no-deps "
+    "torchtitan==0.3.0 spmd_types==0.2.3 tyro docstring-parser typeguard)")
+
+
+def _check_family(name: str, tmp_path: Path) -> dict[str, Any]:
+    model, fn, inputs = getattr(model_families, name)()
+    src = tmp_path / f"{name}.json"
+    doc = trace_joint_graph(model, fn, inputs).save(str(src))
+    base = run(str(src))
+    for pid, flags in PIPELINES.items():
+        out = run_pipeline(src, flags, tmp_path)
+        diffs = compare(run(str(out)), base)
+        assert all(d.ok for d in diffs), (
+            f"{name} {pid}:\n" + format_differences(diffs))
+        out.rename(tmp_path / f"{name}.{pid}.json")
+    return doc
+
+
+@pytest.mark.parametrize("name", [
+    "olmo", "vit", "mixtral_batched_mm",
+    pytest.param("deepseek_v3", marks=NEEDS_TORCHTITAN),
+    pytest.param("qwen3_moe", marks=NEEDS_TORCHTITAN),
+])
+def test_family_checkpoints_bitwise(name: str, tmp_path: Path) -> None:
+    doc = _check_family(name, tmp_path)
+    if name in ("deepseek_v3", "qwen3_moe"):
+        # torchtitan's MoE combines expert outputs with its own operator.
+        entry = doc["operators"]["torchtitan::deterministic_scatter_add.default"]
+        assert entry["python_module"] == "torchtitan.ops.scatter_add"
+
+
+def test_mixtral_eager_experts_refuse_in_one_line() -> None:
+    model, fn, inputs = model_families.mixtral_eager()
+    with pytest.raises(DataDependentError) as info:
+        trace_joint_graph(model, fn, inputs)
+    msg = str(info.value)
+    assert "\n" not in msg
+    assert msg.startswith("model.layers.0.mlp.experts (MixtralExperts) at "
+                          "modeling_mixtral.py:")
+    assert (": aten::nonzero.default has a data-dependent output shape, "
+            "which a trace with static shapes cannot represent; trace with "
+            "unbacked sizes") in msg
+    assert "'grouped_mm' or 'batched_mm'" in msg
+    with pytest.raises(DataDependentError) as info:
+        trace_joint_graph(model, fn, inputs, unbacked=True)
+    msg = str(info.value)
+    assert msg.startswith("model.layers.0.mlp.experts (MixtralExperts) at "
+                          "modeling_mixtral.py:")
+    assert (": branches on the data-dependent condition Eq(u0, 0) (u0 from "
+            "aten::nonzero.default), which a trace cannot follow; use a "
+            "static-shape implementation") in msg
