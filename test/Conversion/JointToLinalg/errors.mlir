@@ -60,3 +60,16 @@ joint.graph @in_place_write_through_a_view_is_refused(%buf: tensor<4xf32> {joint
   %r = joint.op "aten::neg.default"(%buf) {name = "r", result_meta = [#joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %r : tensor<4xf32>
 }
+
+// -----
+
+// SDPA carries nondeterministic_seeded for its dropout: with dropout_p > 0 it
+// draws random numbers and is refused; dropout_p = 0 is not an RNG op (it
+// then fails only for want of a lowering in this test's pass pipeline, or
+// lowers once the Attention family handles it).
+joint.operator @"aten::_scaled_dot_product_flash_attention_for_cpu.default" {arguments = [#joint.arg<name = "query", type = "Tensor">, #joint.arg<name = "key", type = "Tensor">, #joint.arg<name = "value", type = "Tensor">, #joint.arg<name = "dropout_p", type = "float", default_value = "0.0">, #joint.arg<name = "is_causal", type = "bool", default_value = "False">, #joint.arg<name = "attn_mask", type = "Tensor?", kwarg_only = true, default_value = "None">, #joint.arg<name = "scale", type = "float?", kwarg_only = true, default_value = "None">], returns = [#joint.arg<name = "output", type = "Tensor">, #joint.arg<name = "logsumexp", type = "Tensor">], schema = "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", tags = ["nondeterministic_seeded"]}
+joint.graph @sdpa_with_dropout_is_rng(%q: tensor<1x1x4x8xf32> {joint.role = #joint.role<input>, joint.path = "q"}) -> (tensor<1x1x4x8xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{RNG op 'aten::_scaled_dot_product_flash_attention_for_cpu.default' (node 'sdpa') is not supported by the lowering yet}}
+  %o, %l = joint.op "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %q, %q) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 1.000000e-01], name = "sdpa"} : (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) -> (tensor<1x1x4x8xf32>, tensor<1x1x4xf32>)
+  joint.output %o : tensor<1x1x4x8xf32>
+}
