@@ -405,11 +405,19 @@ struct SdpaPattern : AtenOpPattern {
       Type type = getTypeConverter()->convertType(r.getType());
       auto tType = dyn_cast_or_null<RankedTensorType>(type);
       if (tType && tType.hasStaticShape()) {
-        SmallVector<OpFoldResult> sizes;
-        for (int64_t s : tType.getShape())
-          sizes.push_back(rw.getIndexAttr(s));
-        results.push_back(
-            createFilledTensor(rw, loc, sizes, tType.getElementType(), 0.0));
+        // A dense zero constant (valid for ui64 RNG state too, unlike a fill
+        // with an arith scalar).
+        Type elem = tType.getElementType();
+        if (tType.getNumElements() == 0) {
+          results.push_back(
+              tensor::EmptyOp::create(rw, loc, tType.getShape(), elem));
+          continue;
+        }
+        Attribute zero = isa<FloatType>(elem)
+                             ? Attribute(rw.getFloatAttr(elem, 0.0))
+                             : Attribute(rw.getIntegerAttr(elem, 0));
+        results.push_back(arith::ConstantOp::create(
+            rw, loc, DenseElementsAttr::get(tType, zero)));
       } else if (type && type.isIntOrIndex() &&
                  (i == 4 || i == 5)) { // max_q, max_k
         Value len = getValueOrCreateConstantIndexOp(
