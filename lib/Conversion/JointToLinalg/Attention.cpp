@@ -117,7 +117,7 @@ struct Sdpa {
     return tensor::CollapseShapeOp::create(b, loc, t, re);
   }
 
-  Value load(Value v) { return castScalar(b, loc, v, f32); }
+  Value load(Value v) { return convertScalar(b, loc, v, f32); }
 
   /// A contraction: out[numOut loops] += lhs * rhs over the remaining loops.
   Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
@@ -137,8 +137,8 @@ struct Sdpa {
                ArrayRef<AffineMap>{lhsMap, rhsMap, map(numLoops, outExprs)},
                iters,
                [&](OpBuilder &nb, Location nl, ValueRange a) {
-                 Value x = castScalar(nb, nl, a[0], f32);
-                 Value y = castScalar(nb, nl, a[1], f32);
+                 Value x = convertScalar(nb, nl, a[0], f32);
+                 Value y = convertScalar(nb, nl, a[1], f32);
                  Value p = arith::MulFOp::create(nb, nl, x, y);
                  linalg::YieldOp::create(
                      nb, nl,
@@ -199,7 +199,8 @@ struct Sdpa {
           Value x = arith::MulFOp::create(nb, nl, a[0], sc);
           Value negInf = createScalarConstant(nb, nl, f32, -kInf);
           if (hasMask)
-            x = arith::AddFOp::create(nb, nl, x, castScalar(nb, nl, a[1], f32));
+            x = arith::AddFOp::create(nb, nl, x,
+                                      convertScalar(nb, nl, a[1], f32));
           if (isCausal) {
             Value l = linalg::IndexOp::create(nb, nl, 3);
             Value s = linalg::IndexOp::create(nb, nl, 4);
@@ -275,15 +276,15 @@ struct Sdpa {
                          Value x = a[0];
                          if (scaled)
                            x = arith::MulFOp::create(nb, nl, x, sc);
-                         return castScalar(nb, nl, x, elem);
+                         return convertScalar(nb, nl, x, elem);
                        });
   }
 };
 
 /// Forward and backward of every SDPA variant in kSchemas.
-struct SdpaPattern : AtenOpPattern {
+struct SdpaPattern : JointOpConversion {
   SdpaPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx, targets()) {}
+      : JointOpConversion(tc, ctx, targets()) {}
 
   static SmallVector<StringRef> targets() {
     SmallVector<StringRef> t;
@@ -372,7 +373,7 @@ struct SdpaPattern : AtenOpPattern {
   LogicalResult rewriteForward(AtenOp op, ConversionPatternRewriter &rw,
                                Sdpa &sdpa) const {
     Location loc = op.getLoc();
-    RankedTensorType outType = getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType outType = getResultTensorType(op, 0);
     if (!outType || op->getNumResults() < 2)
       return rw.notifyMatchFailure(op, "unexpected results");
     Value x = sdpa.logits();
@@ -383,7 +384,7 @@ struct SdpaPattern : AtenOpPattern {
     SmallVector<Value> results{castToType(rw, loc, out, outType)};
     bool isMath =
         op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
-    RankedTensorType second = getResultTensorType(getTypeConverter(), op, 1);
+    RankedTensorType second = getResultTensorType(op, 1);
     if (isMath) {
       if (!second)
         return rw.notifyMatchFailure(op, "attention weights not a tensor");
@@ -402,7 +403,7 @@ struct SdpaPattern : AtenOpPattern {
     // The CUDA variants' bookkeeping results.
     for (unsigned i = 2; i < op->getNumResults(); ++i) {
       Value r = op->getResult(i);
-      Type type = getTypeConverter()->convertType(r.getType());
+      Type type = r.getType();
       auto tType = dyn_cast_or_null<RankedTensorType>(type);
       if (tType && tType.hasStaticShape()) {
         // A dense zero constant (valid for ui64 RNG state too, unlike a fill
@@ -489,7 +490,7 @@ struct SdpaPattern : AtenOpPattern {
     }
     SmallVector<RankedTensorType> types;
     for (unsigned i = 0; i < 3; ++i) {
-      types.push_back(getResultTensorType(getTypeConverter(), op, i));
+      types.push_back(getResultTensorType(op, i));
       if (!types.back())
         return rw.notifyMatchFailure(op, "gradients must be tensors");
     }
@@ -547,8 +548,8 @@ struct SdpaPattern : AtenOpPattern {
             {sdpa.f32}, {0.0},
             [&](OpBuilder &nb, Location nl, ValueRange in, ValueRange acc) {
               Value prod = arith::MulFOp::create(
-                  nb, nl, castScalar(nb, nl, in[0], sdpa.f32),
-                  castScalar(nb, nl, in[1], sdpa.f32));
+                  nb, nl, convertScalar(nb, nl, in[0], sdpa.f32),
+                  convertScalar(nb, nl, in[1], sdpa.f32));
               return SmallVector<Value>{
                   arith::AddFOp::create(nb, nl, acc[0], prod)};
             })

@@ -31,7 +31,7 @@ namespace {
 /// Index value `idx` (any integer type) as `index`, wrapped by `size` when
 /// negative (torch's negative indexing).
 static Value wrapIndex(OpBuilder &b, Location l, Value idx, Value size) {
-  Value i = castScalar(b, l, idx, b.getI64Type());
+  Value i = convertScalar(b, l, idx, b.getI64Type());
   i = arith::IndexCastOp::create(b, l, b.getIndexType(), i);
   Value zero = arith::ConstantIndexOp::create(b, l, 0);
   Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
@@ -42,17 +42,16 @@ static Value wrapIndex(OpBuilder &b, Location l, Value idx, Value size) {
 /// aten::embedding.default(weight, indices, padding_idx=-1,
 /// scale_grad_by_freq=False, sparse=False): out[i..., d] =
 /// weight[indices[i...], d].
-struct EmbeddingPattern : AtenOpPattern {
+struct EmbeddingPattern : JointOpConversion {
   EmbeddingPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx, {"aten::embedding.default"}) {}
+      : JointOpConversion(tc, ctx, {"aten::embedding.default"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> weight = args.tensor(0, "weight");
     FailureOr<Value> indices = args.tensor(1, "indices");
-    RankedTensorType resultType =
-        getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType resultType = getResultTensorType(op, 0);
     if (failed(weight) || failed(indices) || !resultType)
       return rw.notifyMatchFailure(op, "expected (weight, indices) tensors");
     auto wType = cast<RankedTensorType>(weight->getType());
@@ -79,7 +78,7 @@ struct EmbeddingPattern : AtenOpPattern {
             [&](OpBuilder &b, Location l, ValueRange a) {
               Value row = arith::IndexCastOp::create(
                   b, l, b.getIndexType(),
-                  castScalar(b, l, a[0], b.getI64Type()));
+                  convertScalar(b, l, a[0], b.getI64Type()));
               Value col = linalg::IndexOp::create(b, l, rank - 1);
               linalg::YieldOp::create(
                   b, l,
@@ -94,9 +93,10 @@ struct EmbeddingPattern : AtenOpPattern {
 
 /// aten::embedding_dense_backward.default(grad_output, indices,
 /// SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq).
-struct EmbeddingBackwardPattern : AtenOpPattern {
+struct EmbeddingBackwardPattern : JointOpConversion {
   EmbeddingBackwardPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx, {"aten::embedding_dense_backward.default"}) {}
+      : JointOpConversion(tc, ctx, {"aten::embedding_dense_backward.default"}) {
+  }
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
@@ -106,8 +106,7 @@ struct EmbeddingBackwardPattern : AtenOpPattern {
     FailureOr<int64_t> numWeights = args.getInt(2, "num_weights");
     FailureOr<int64_t> paddingIdx = args.getInt(3, "padding_idx");
     FailureOr<bool> byFreq = args.getBool(4, "scale_grad_by_freq");
-    RankedTensorType resultType =
-        getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType resultType = getResultTensorType(op, 0);
     if (failed(grad) || failed(indices) || !resultType)
       return rw.notifyMatchFailure(op, "expected (grad, indices) tensors");
     if (failed(numWeights) || failed(paddingIdx) || failed(byFreq))
@@ -178,7 +177,7 @@ struct EmbeddingBackwardPattern : AtenOpPattern {
               [&](OpBuilder &tb, Location tl) {
                 Value row = arith::IndexCastOp::create(
                     tb, tl, tb.getIndexType(),
-                    castScalar(tb, tl, i, tb.getI64Type()));
+                    convertScalar(tb, tl, i, tb.getI64Type()));
                 SmallVector<OpFoldResult> strides(2, tb.getIndexAttr(1));
                 SmallVector<OpFoldResult> gOff{n, tb.getIndexAttr(0)};
                 SmallVector<OpFoldResult> oOff{row, tb.getIndexAttr(0)};
@@ -188,19 +187,19 @@ struct EmbeddingBackwardPattern : AtenOpPattern {
                 Value oRow = tensor::ExtractSliceOp::create(
                     tb, tl, rowType, iter[0], oOff, rowSizes, strides);
                 AffineMap id = tb.getMultiDimIdentityMap(1);
-                Value sum =
-                    linalg::GenericOp::create(
-                        tb, tl, rowType, ValueRange{gRow}, ValueRange{oRow},
-                        ArrayRef<AffineMap>{id, id},
-                        {utils::IteratorType::parallel},
-                        [&](OpBuilder &nb, Location nl, ValueRange a) {
-                          linalg::YieldOp::create(
-                              nb, nl,
-                              arith::AddFOp::create(
-                                  nb, nl, a[1], castScalar(nb, nl, a[0], acc))
-                                  .getResult());
-                        })
-                        .getResult(0);
+                Value sum = linalg::GenericOp::create(
+                                tb, tl, rowType, ValueRange{gRow},
+                                ValueRange{oRow}, ArrayRef<AffineMap>{id, id},
+                                {utils::IteratorType::parallel},
+                                [&](OpBuilder &nb, Location nl, ValueRange a) {
+                                  linalg::YieldOp::create(
+                                      nb, nl,
+                                      arith::AddFOp::create(
+                                          nb, nl, a[1],
+                                          convertScalar(nb, nl, a[0], acc))
+                                          .getResult());
+                                })
+                                .getResult(0);
                 Value updated = tensor::InsertSliceOp::create(
                     tb, tl, sum, iter[0], oOff, rowSizes, strides);
                 scf::YieldOp::create(tb, tl, updated);
@@ -217,17 +216,16 @@ struct EmbeddingBackwardPattern : AtenOpPattern {
 
 /// aten::index.Tensor(self, Tensor?[] indices) (advanced indexing) and
 /// aten::index_select.default(self, int dim, Tensor index).
-struct IndexPattern : AtenOpPattern {
+struct IndexPattern : JointOpConversion {
   IndexPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx,
-                      {"aten::index.Tensor", "aten::index_select.default"}) {}
+      : JointOpConversion(
+            tc, ctx, {"aten::index.Tensor", "aten::index_select.default"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> self = args.tensor(0, "self");
-    RankedTensorType resultType =
-        getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType resultType = getResultTensorType(op, 0);
     if (failed(self) || !resultType)
       return rw.notifyMatchFailure(op, "expected a tensor self");
     auto selfType = cast<RankedTensorType>(self->getType());

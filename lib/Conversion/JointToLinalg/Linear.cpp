@@ -41,17 +41,16 @@ static Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 
 /// aten::mm.default(Tensor self, Tensor mat2) and
 /// aten::bmm.default(Tensor self, Tensor mat2).
-struct MatmulPattern : AtenOpPattern {
+struct MatmulPattern : JointOpConversion {
   MatmulPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx, {"aten::mm.default", "aten::bmm.default"}) {}
+      : JointOpConversion(tc, ctx, {"aten::mm.default", "aten::bmm.default"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> lhs = args.tensor(0, "self");
     FailureOr<Value> rhs = args.tensor(1, "mat2");
-    RankedTensorType resultType =
-        getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType resultType = getResultTensorType(op, 0);
     if (failed(lhs) || failed(rhs) || !resultType)
       return rw.notifyMatchFailure(op, "expected two ranked tensor operands");
     unsigned rank = op.getTarget() == "aten::mm.default" ? 2 : 3;
@@ -69,9 +68,9 @@ struct MatmulPattern : AtenOpPattern {
 /// aten::addmm.default(Tensor self, Tensor mat1, Tensor mat2, *,
 /// Scalar beta=1, Scalar alpha=1): beta * self + alpha * (mat1 @ mat2), self
 /// broadcast to [M, N].
-struct AddmmPattern : AtenOpPattern {
+struct AddmmPattern : JointOpConversion {
   AddmmPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx, {"aten::addmm.default"}) {}
+      : JointOpConversion(tc, ctx, {"aten::addmm.default"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
@@ -81,8 +80,7 @@ struct AddmmPattern : AtenOpPattern {
     FailureOr<Value> rhs = args.tensor(2, "mat2");
     FailureOr<double> beta = args.getFloat(3, "beta", 1.0);
     FailureOr<double> alpha = args.getFloat(4, "alpha", 1.0);
-    RankedTensorType resultType =
-        getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType resultType = getResultTensorType(op, 0);
     if (failed(bias) || failed(lhs) || failed(rhs) || !resultType)
       return rw.notifyMatchFailure(op, "expected three tensor operands");
     if (failed(beta) || failed(alpha))
@@ -122,13 +120,13 @@ struct AddmmPattern : AtenOpPattern {
                 v = arith::MulFOp::create(
                     b, l, createScalarConstant(b, l, acc, alphaV), v);
               if (useBias) {
-                Value c = castScalar(b, l, blockArgs[1], acc);
+                Value c = convertScalar(b, l, blockArgs[1], acc);
                 if (betaV != 1.0)
                   c = arith::MulFOp::create(
                       b, l, createScalarConstant(b, l, acc, betaV), c);
                 v = arith::AddFOp::create(b, l, v, c);
               }
-              linalg::YieldOp::create(b, l, castScalar(b, l, v, resultElem));
+              linalg::YieldOp::create(b, l, convertScalar(b, l, v, resultElem));
             })
             .getResult(0);
     rw.replaceOp(op, castToType(rw, loc, result, resultType));

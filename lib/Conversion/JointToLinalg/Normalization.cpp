@@ -70,9 +70,9 @@ static SmallVector<Value> buildElementwise(
 
 /// aten::native_layer_norm.default(input, SymInt[] normalized_shape,
 /// Tensor? weight, Tensor? bias, float eps) -> (out, mean, rstd).
-struct LayerNormPattern : AtenOpPattern {
+struct LayerNormPattern : JointOpConversion {
   LayerNormPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx, {"aten::native_layer_norm.default"}) {}
+      : JointOpConversion(tc, ctx, {"aten::native_layer_norm.default"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
@@ -83,7 +83,7 @@ struct LayerNormPattern : AtenOpPattern {
     FailureOr<double> eps = args.getFloat(4, "eps");
     SmallVector<RankedTensorType> types;
     for (unsigned i = 0; i < 3; ++i)
-      types.push_back(getResultTensorType(getTypeConverter(), op, i));
+      types.push_back(getResultTensorType(op, i));
     if (failed(input) || failed(normShape) || failed(eps) ||
         llvm::is_contained(types, RankedTensorType()))
       return rw.notifyMatchFailure(
@@ -117,7 +117,7 @@ struct LayerNormPattern : AtenOpPattern {
             rw, loc, {*input}, {id}, mask, {acc}, {0.0},
             [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
               return SmallVector<Value>{arith::AddFOp::create(
-                  b, l, accs[0], castScalar(b, l, in[0], acc))};
+                  b, l, accs[0], convertScalar(b, l, in[0], acc))};
             })
             .front();
     // mean = sum / M, as its own tensor (read by the variance pass).
@@ -133,7 +133,7 @@ struct LayerNormPattern : AtenOpPattern {
             rw, loc, {*input, mean}, {id, proj}, mask, {acc}, {0.0},
             [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
               Value d = arith::SubFOp::create(
-                  b, l, castScalar(b, l, in[0], acc), in[1]);
+                  b, l, convertScalar(b, l, in[0], acc), in[1]);
               return SmallVector<Value>{arith::AddFOp::create(
                   b, l, accs[0], arith::MulFOp::create(b, l, d, d))};
             })
@@ -166,17 +166,17 @@ struct LayerNormPattern : AtenOpPattern {
             [&](OpBuilder &b, Location l, ValueRange a) {
               Value v = arith::MulFOp::create(
                   b, l,
-                  arith::SubFOp::create(b, l, castScalar(b, l, a[0], acc),
+                  arith::SubFOp::create(b, l, convertScalar(b, l, a[0], acc),
                                         a[1]),
                   a[2]);
               unsigned next = 3;
               if (hasW)
                 v = arith::MulFOp::create(b, l, v,
-                                          castScalar(b, l, a[next++], acc));
+                                          convertScalar(b, l, a[next++], acc));
               if (hasB)
                 v = arith::AddFOp::create(b, l, v,
-                                          castScalar(b, l, a[next++], acc));
-              return SmallVector<Value>{castScalar(b, l, v, outElem)};
+                                          convertScalar(b, l, a[next++], acc));
+              return SmallVector<Value>{convertScalar(b, l, v, outElem)};
             })
             .front();
     Value meanOut = convertElements(rw, loc, mean, types[1].getElementType());
@@ -194,9 +194,10 @@ struct LayerNormPattern : AtenOpPattern {
 /// aten::native_layer_norm_backward.default(grad_out, input,
 /// SymInt[] normalized_shape, mean, rstd, Tensor? weight, Tensor? bias,
 /// bool[3] output_mask) -> (grad_input, grad_weight, grad_bias).
-struct LayerNormBackwardPattern : AtenOpPattern {
+struct LayerNormBackwardPattern : JointOpConversion {
   LayerNormBackwardPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx, {"aten::native_layer_norm_backward.default"}) {}
+      : JointOpConversion(tc, ctx,
+                          {"aten::native_layer_norm_backward.default"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
@@ -218,7 +219,7 @@ struct LayerNormBackwardPattern : AtenOpPattern {
       return rw.notifyMatchFailure(op, "expected three results");
     SmallVector<RankedTensorType> types;
     for (unsigned i = 0; i < 3; ++i) {
-      types.push_back(getResultTensorType(getTypeConverter(), op, i));
+      types.push_back(getResultTensorType(op, i));
       if ((*outMask)[i] && !types.back())
         return rw.notifyMatchFailure(op, "requested result is not a tensor");
       if (!(*outMask)[i] && !op->getResult(i).use_empty())
@@ -244,7 +245,7 @@ struct LayerNormBackwardPattern : AtenOpPattern {
     AffineMap param = getParamMap(ctx, rank, axis);
     bool hasW = succeeded(weight);
     auto load = [&](OpBuilder &b, Location l, Value v) {
-      return castScalar(b, l, v, acc);
+      return convertScalar(b, l, v, acc);
     };
     // xhat and g from (dy, x, mean, rstd[, w]).
     auto xhatAndG = [&](OpBuilder &b, Location l, ValueRange in) {
@@ -294,7 +295,7 @@ struct LayerNormBackwardPattern : AtenOpPattern {
                         b, l, arith::MulFOp::create(b, l, mf, g), a[numIn]),
                     arith::MulFOp::create(b, l, xhat, a[numIn + 1]));
                 Value scale = arith::DivFOp::create(b, l, load(b, l, a[3]), mf);
-                return SmallVector<Value>{castScalar(
+                return SmallVector<Value>{convertScalar(
                     b, l, arith::MulFOp::create(b, l, scale, t), dxElem)};
               })
               .front();

@@ -94,20 +94,19 @@ static Value divideByCount(OpBuilder &b, Location loc, Value sum, Value n) {
 /// aten::sum.default(self, *, dtype), aten::mean.dim(self, dim, keepdim, *,
 /// dtype), aten::mean.default(self, *, dtype), aten::amax.default(self,
 /// int[1] dim=[], bool keepdim=False).
-struct ReducePattern : AtenOpPattern {
+struct ReducePattern : JointOpConversion {
   ReducePattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx,
-                      {"aten::sum.dim_IntList", "aten::sum.default",
-                       "aten::mean.dim", "aten::mean.default",
-                       "aten::amax.default"}) {}
+      : JointOpConversion(tc, ctx,
+                          {"aten::sum.dim_IntList", "aten::sum.default",
+                           "aten::mean.dim", "aten::mean.default",
+                           "aten::amax.default"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     StringRef target = op.getTarget();
     FailureOr<Value> input = args.tensor(0, "self");
-    RankedTensorType resultType =
-        getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType resultType = getResultTensorType(op, 0);
     if (failed(input) || !resultType)
       return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
     int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
@@ -144,7 +143,7 @@ struct ReducePattern : AtenOpPattern {
         buildReduction(
             rw, loc, {*input}, {id}, *mask, {acc}, {init},
             [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-              Value x = castScalar(b, l, in[0], acc);
+              Value x = convertScalar(b, l, in[0], acc);
               if (!isMax)
                 return SmallVector<Value>{addValues(b, l, accs[0], x)};
               if (isa<FloatType>(acc))
@@ -167,16 +166,16 @@ struct ReducePattern : AtenOpPattern {
 /// bool keepdim=False) and aten::var_mean.correction (same arguments,
 /// returns (var, mean)). var = sum((x - mean)^2) / max(N - correction, 0),
 /// correction defaulting to 1.
-struct VarPattern : AtenOpPattern {
+struct VarPattern : JointOpConversion {
   VarPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx,
-                      {"aten::var.correction", "aten::var_mean.correction"}) {}
+      : JointOpConversion(
+            tc, ctx, {"aten::var.correction", "aten::var_mean.correction"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> input = args.tensor(0, "self");
-    RankedTensorType varType = getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType varType = getResultTensorType(op, 0);
     if (failed(input) || !varType)
       return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
     int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
@@ -195,8 +194,8 @@ struct VarPattern : AtenOpPattern {
     Value n = getNumElements(rw, loc, *input, *mask);
     auto addBody = [&](OpBuilder &b, Location l, ValueRange in,
                        ValueRange accs) {
-      return SmallVector<Value>{
-          arith::AddFOp::create(b, l, accs[0], castScalar(b, l, in[0], acc))};
+      return SmallVector<Value>{arith::AddFOp::create(
+          b, l, accs[0], convertScalar(b, l, in[0], acc))};
     };
     Value sum =
         buildReduction(rw, loc, {*input}, {id}, *mask, {acc}, {0.0}, addBody)
@@ -208,7 +207,7 @@ struct VarPattern : AtenOpPattern {
             rw, loc, {*input, mean}, {id, proj}, *mask, {acc}, {0.0},
             [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
               Value d = arith::SubFOp::create(
-                  b, l, castScalar(b, l, in[0], acc), in[1]);
+                  b, l, convertScalar(b, l, in[0], acc), in[1]);
               Value d2 = arith::MulFOp::create(b, l, d, d);
               return SmallVector<Value>{
                   arith::AddFOp::create(b, l, accs[0], d2)};
@@ -240,8 +239,7 @@ struct VarPattern : AtenOpPattern {
     SmallVector<Value> results{
         finishReduction(rw, loc, var, *mask, *keepdim, varType)};
     if (op.getTarget() == "aten::var_mean.correction") {
-      RankedTensorType meanType =
-          getResultTensorType(getTypeConverter(), op, 1);
+      RankedTensorType meanType = getResultTensorType(op, 1);
       if (!meanType)
         return rw.notifyMatchFailure(op, "mean result is not a tensor");
       results.push_back(
@@ -274,9 +272,9 @@ buildMap(OpBuilder &b, Location loc, Value like, Type elem, ValueRange inputs,
 
 /// aten::_softmax.default(self, int dim, bool half_to_float) and
 /// aten::_log_softmax.default (same arguments).
-struct SoftmaxPattern : AtenOpPattern {
+struct SoftmaxPattern : JointOpConversion {
   SoftmaxPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(
+      : JointOpConversion(
             tc, ctx, {"aten::_softmax.default", "aten::_log_softmax.default"}) {
   }
 
@@ -285,8 +283,7 @@ struct SoftmaxPattern : AtenOpPattern {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> input = args.tensor(0, "self");
     FailureOr<int64_t> dim = args.getInt(1, "dim");
-    RankedTensorType resultType =
-        getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType resultType = getResultTensorType(op, 0);
     if (failed(input) || failed(dim) || !resultType)
       return rw.notifyMatchFailure(op, "expected (tensor, int dim, bool)");
     int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
@@ -304,7 +301,7 @@ struct SoftmaxPattern : AtenOpPattern {
             rw, loc, {*input}, {id}, *mask, {acc}, {-kInf},
             [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
               return SmallVector<Value>{arith::MaximumFOp::create(
-                  b, l, accs[0], castScalar(b, l, in[0], acc))};
+                  b, l, accs[0], convertScalar(b, l, in[0], acc))};
             })
             .front();
     Value sum =
@@ -312,7 +309,7 @@ struct SoftmaxPattern : AtenOpPattern {
             rw, loc, {*input, max}, {id, proj}, *mask, {acc}, {0.0},
             [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
               Value d = arith::SubFOp::create(
-                  b, l, castScalar(b, l, in[0], acc), in[1]);
+                  b, l, convertScalar(b, l, in[0], acc), in[1]);
               return SmallVector<Value>{arith::AddFOp::create(
                   b, l, accs[0], math::ExpOp::create(b, l, d))};
             })
@@ -322,14 +319,14 @@ struct SoftmaxPattern : AtenOpPattern {
         rw, loc, *input, resultElem, {*input, max, sum}, {id, proj, proj},
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value d =
-              arith::SubFOp::create(b, l, castScalar(b, l, a[0], acc), a[1]);
+              arith::SubFOp::create(b, l, convertScalar(b, l, a[0], acc), a[1]);
           Value v = isLog ? arith::SubFOp::create(
                                 b, l, d, math::LogOp::create(b, l, a[2]))
                                 .getResult()
                           : arith::DivFOp::create(
                                 b, l, math::ExpOp::create(b, l, d), a[2])
                                 .getResult();
-          return castScalar(b, l, v, resultElem);
+          return convertScalar(b, l, v, resultElem);
         });
     rw.replaceOp(op, castToType(rw, loc, result, resultType));
     return success();
@@ -340,11 +337,11 @@ struct SoftmaxPattern : AtenOpPattern {
 /// ScalarType input_dtype): output * (grad - sum(grad * output));
 /// aten::_log_softmax_backward_data.default (same arguments):
 /// grad - exp(output) * sum(grad).
-struct SoftmaxBackwardPattern : AtenOpPattern {
+struct SoftmaxBackwardPattern : JointOpConversion {
   SoftmaxBackwardPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx,
-                      {"aten::_softmax_backward_data.default",
-                       "aten::_log_softmax_backward_data.default"}) {}
+      : JointOpConversion(tc, ctx,
+                          {"aten::_softmax_backward_data.default",
+                           "aten::_log_softmax_backward_data.default"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
@@ -352,8 +349,7 @@ struct SoftmaxBackwardPattern : AtenOpPattern {
     FailureOr<Value> grad = args.tensor(0, "grad_output");
     FailureOr<Value> output = args.tensor(1, "output");
     FailureOr<int64_t> dim = args.getInt(2, "dim");
-    RankedTensorType resultType =
-        getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType resultType = getResultTensorType(op, 0);
     if (failed(grad) || failed(output) || failed(dim) || !resultType)
       return rw.notifyMatchFailure(op, "expected (tensor, tensor, int, dtype)");
     int64_t rank = cast<RankedTensorType>(grad->getType()).getRank();
@@ -369,10 +365,10 @@ struct SoftmaxBackwardPattern : AtenOpPattern {
         buildReduction(
             rw, loc, {*grad, *output}, {id, id}, *mask, {acc}, {0.0},
             [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-              Value g = castScalar(b, l, in[0], acc);
+              Value g = convertScalar(b, l, in[0], acc);
               if (!isLog)
                 g = arith::MulFOp::create(b, l, g,
-                                          castScalar(b, l, in[1], acc));
+                                          convertScalar(b, l, in[1], acc));
               return SmallVector<Value>{
                   arith::AddFOp::create(b, l, accs[0], g)};
             })
@@ -381,8 +377,8 @@ struct SoftmaxBackwardPattern : AtenOpPattern {
     Value result =
         buildMap(rw, loc, *grad, resultElem, {*grad, *output, sum},
                  {id, id, proj}, [&](OpBuilder &b, Location l, ValueRange a) {
-                   Value g = castScalar(b, l, a[0], acc);
-                   Value o = castScalar(b, l, a[1], acc);
+                   Value g = convertScalar(b, l, a[0], acc);
+                   Value o = convertScalar(b, l, a[1], acc);
                    Value v;
                    if (isLog)
                      v = arith::SubFOp::create(
@@ -392,7 +388,7 @@ struct SoftmaxBackwardPattern : AtenOpPattern {
                    else
                      v = arith::MulFOp::create(
                          b, l, o, arith::SubFOp::create(b, l, g, a[2]));
-                   return castScalar(b, l, v, resultElem);
+                   return convertScalar(b, l, v, resultElem);
                  });
     rw.replaceOp(op, castToType(rw, loc, result, resultType));
     return success();
@@ -402,17 +398,16 @@ struct SoftmaxBackwardPattern : AtenOpPattern {
 /// aten::cumsum.default(self, int dim, *, ScalarType? dtype=None): an
 /// `scf.for` over `dim` in increasing order; iteration k adds slice k to the
 /// running sum (accumulator type) and stores it, cast, at position k.
-struct CumsumPattern : AtenOpPattern {
+struct CumsumPattern : JointOpConversion {
   CumsumPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx, {"aten::cumsum.default"}) {}
+      : JointOpConversion(tc, ctx, {"aten::cumsum.default"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> input = args.tensor(0, "self");
     FailureOr<int64_t> dimArg = args.getInt(1, "dim");
-    RankedTensorType resultType =
-        getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType resultType = getResultTensorType(op, 0);
     if (failed(input) || failed(dimArg) || !resultType)
       return rw.notifyMatchFailure(op, "expected (tensor, int dim)");
     auto inputType = cast<RankedTensorType>(input->getType());
@@ -461,7 +456,8 @@ struct CumsumPattern : AtenOpPattern {
                   [&](OpBuilder &nb, Location nl, ValueRange a) {
                     linalg::YieldOp::create(
                         nb, nl,
-                        addValues(nb, nl, a[1], castScalar(nb, nl, a[0], acc)));
+                        addValues(nb, nl, a[1],
+                                  convertScalar(nb, nl, a[0], acc)));
                   })
                   .getResult(0);
           Value stored = convertElements(b, l, next, resultElem);
@@ -540,23 +536,23 @@ static Value gatherNegLogProb(OpBuilder &b, Location l, Value self, Value n,
   Value safe = arith::SelectOp::create(b, l, valid, t, zero);
   Value c = arith::IndexCastOp::create(b, l, b.getIndexType(), safe);
   Value x = tensor::ExtractOp::create(b, l, self, ValueRange{n, c});
-  Value neg = arith::NegFOp::create(b, l, castScalar(b, l, x, acc));
+  Value neg = arith::NegFOp::create(b, l, convertScalar(b, l, x, acc));
   return arith::SelectOp::create(b, l, valid, neg,
                                  createScalarConstant(b, l, acc, 0.0));
 }
 
 /// aten::nll_loss_forward.default(self, target, weight, int reduction,
 /// int ignore_index) -> (output, total_weight).
-struct NllLossForwardPattern : AtenOpPattern {
+struct NllLossForwardPattern : JointOpConversion {
   NllLossForwardPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx, {"aten::nll_loss_forward.default"}) {}
+      : JointOpConversion(tc, ctx, {"aten::nll_loss_forward.default"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     Location loc = op.getLoc();
-    RankedTensorType outType = getResultTensorType(getTypeConverter(), op, 0);
-    RankedTensorType twType = getResultTensorType(getTypeConverter(), op, 1);
+    RankedTensorType outType = getResultTensorType(op, 0);
+    RankedTensorType twType = getResultTensorType(op, 1);
     if (!outType || !twType)
       return rw.notifyMatchFailure(op, "results must be ranked tensors");
     Type acc = getAccumulatorType(outType.getElementType());
@@ -627,16 +623,15 @@ struct NllLossForwardPattern : AtenOpPattern {
 /// int reduction, int ignore_index, total_weight): grad_input[n, c] =
 /// -g(n) where c == target[n] != ignore_index, else 0; g is grad_output
 /// (sum), grad_output / total_weight (mean) or grad_output[n] (none).
-struct NllLossBackwardPattern : AtenOpPattern {
+struct NllLossBackwardPattern : JointOpConversion {
   NllLossBackwardPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : AtenOpPattern(tc, ctx, {"aten::nll_loss_backward.default"}) {}
+      : JointOpConversion(tc, ctx, {"aten::nll_loss_backward.default"}) {}
 
   LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     Location loc = op.getLoc();
-    RankedTensorType resultType =
-        getResultTensorType(getTypeConverter(), op, 0);
+    RankedTensorType resultType = getResultTensorType(op, 0);
     FailureOr<Value> gradOut = args.tensor(0, "grad_output");
     FailureOr<Value> totalWeight = args.tensor(6, "total_weight");
     if (!resultType || failed(gradOut) || failed(totalWeight))
@@ -660,9 +655,9 @@ struct NllLossBackwardPattern : AtenOpPattern {
       if (gradType.getRank() != 0)
         return rw.notifyMatchFailure(op, "reduced loss grad must be 0-d");
       scale =
-          castScalar(rw, loc, tensor::ExtractOp::create(rw, loc, grad), acc);
+          convertScalar(rw, loc, tensor::ExtractOp::create(rw, loc, grad), acc);
       if (nll->reduction == 1) {
-        Value tw = castScalar(
+        Value tw = convertScalar(
             rw, loc, tensor::ExtractOp::create(rw, loc, *totalWeight), acc);
         scale = arith::DivFOp::create(rw, loc, scale, tw);
       }
@@ -693,11 +688,11 @@ struct NllLossBackwardPattern : AtenOpPattern {
               arith::CmpIOp::create(
                   b, l, arith::CmpIPredicate::ne, a[0],
                   createScalarConstant(b, l, targetElem, ignore)));
-          Value g = scale ? scale : castScalar(b, l, a[1], acc);
+          Value g = scale ? scale : convertScalar(b, l, a[1], acc);
           Value v =
               arith::SelectOp::create(b, l, hit, arith::NegFOp::create(b, l, g),
                                       createScalarConstant(b, l, acc, 0.0));
-          return castScalar(b, l, v, resultElem);
+          return convertScalar(b, l, v, resultElem);
         });
     if (nll->oneRow)
       result = tensor::CollapseShapeOp::create(

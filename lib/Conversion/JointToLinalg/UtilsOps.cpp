@@ -20,18 +20,7 @@ namespace lowering {
 //===----------------------------------------------------------------------===//
 
 Attribute OpArgs::get(unsigned index, StringRef name) const {
-  ArrayAttr args = op.getArgsAttr();
-  DictionaryAttr kwargs = op.getKwargsAttr();
-  if (!args && !kwargs) {
-    if (index < operands.size())
-      return OperandRefAttr::get(op.getContext(), index);
-    return nullptr;
-  }
-  if (args && index < args.size())
-    return args[index];
-  if (kwargs)
-    return kwargs.get(name);
-  return nullptr;
+  return getArgAttr(op, ArgRef{index, name});
 }
 
 bool OpArgs::isNone(unsigned index, StringRef name) const {
@@ -134,63 +123,8 @@ Type getAccumulatorType(Type elem) {
   return elem;
 }
 
-Value castScalar(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (isa<IndexType>(from))
-    return indexToScalar(b, loc, v, to);
-  auto fromF = dyn_cast<FloatType>(from);
-  auto toF = dyn_cast<FloatType>(to);
-  auto fromI = dyn_cast<IntegerType>(from);
-  auto toI = dyn_cast<IntegerType>(to);
-  if (fromF && toF) {
-    if (fromF.getWidth() < toF.getWidth())
-      return arith::ExtFOp::create(b, loc, to, v);
-    return arith::TruncFOp::create(b, loc, to, v);
-  }
-  if (fromI && toF) {
-    if (fromI.getWidth() == 1)
-      return arith::UIToFPOp::create(b, loc, to, v);
-    return arith::SIToFPOp::create(b, loc, to, v);
-  }
-  if (fromF && toI) {
-    if (toI.getWidth() == 1) {
-      Value zero = createScalarConstant(b, loc, from, 0.0);
-      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
-    }
-    return arith::FPToSIOp::create(b, loc, to, v);
-  }
-  if (fromI && toI) {
-    if (toI.getWidth() == 1) {
-      Value zero = createScalarConstant(b, loc, from, 0.0);
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
-    }
-    if (fromI.getWidth() == 1)
-      return arith::ExtUIOp::create(b, loc, to, v);
-    if (fromI.getWidth() < toI.getWidth())
-      return arith::ExtSIOp::create(b, loc, to, v);
-    return arith::TruncIOp::create(b, loc, to, v);
-  }
-  if (isa<IndexType>(to))
-    return arith::IndexCastOp::create(b, loc, to, v);
-  return v;
-}
-
-Value createScalarConstant(OpBuilder &b, Location loc, Type type, double v) {
-  if (auto f = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, v));
-  if (isa<IndexType>(type))
-    return arith::ConstantIndexOp::create(b, loc, static_cast<int64_t>(v));
-  return arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(v)));
-}
-
 Value indexToScalar(OpBuilder &b, Location loc, Value v, Type type) {
-  if (isa<IndexType>(type))
-    return v;
-  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
-  return castScalar(b, loc, i64, type);
+  return convertScalar(b, loc, v, type);
 }
 
 //===----------------------------------------------------------------------===//
@@ -199,9 +133,8 @@ Value indexToScalar(OpBuilder &b, Location loc, Value v, Type type) {
 
 Value createFilledTensor(OpBuilder &b, Location loc,
                          ArrayRef<OpFoldResult> sizes, Type elem, double fill) {
-  Value empty = tensor::EmptyOp::create(b, loc, sizes, elem);
-  Value value = createScalarConstant(b, loc, elem, fill);
-  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
+  return createInitTensor(b, loc, sizes, elem,
+                          createScalarConstant(b, loc, elem, fill));
 }
 
 Value convertElements(OpBuilder &b, Location loc, Value t, Type elem) {
@@ -218,7 +151,7 @@ Value convertElements(OpBuilder &b, Location loc, Value t, Type elem) {
              ArrayRef<AffineMap>{id, id}, iters,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                linalg::YieldOp::create(nb, nl,
-                                       castScalar(nb, nl, args[0], elem));
+                                       convertScalar(nb, nl, args[0], elem));
              })
       .getResult(0);
 }
@@ -364,16 +297,6 @@ FailureOr<SmallVector<bool>> getReductionMask(ArrayRef<int64_t> dims,
       mask[*n] = true;
   }
   return mask;
-}
-
-RankedTensorType getResultTensorType(const TypeConverter *converter, AtenOp op,
-                                     unsigned i) {
-  if (i >= op->getNumResults())
-    return nullptr;
-  Type type = op->getResult(i).getType();
-  if (converter)
-    type = converter->convertType(type);
-  return dyn_cast_or_null<RankedTensorType>(type);
 }
 
 } // namespace lowering

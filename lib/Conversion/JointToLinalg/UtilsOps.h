@@ -13,6 +13,7 @@
 #ifndef JOINT_LIB_CONVERSION_JOINTTOLINALG_UTILSOPS_H
 #define JOINT_LIB_CONVERSION_JOINTTOLINALG_UTILSOPS_H
 
+#include "Utils.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -23,42 +24,13 @@ namespace joint {
 namespace lowering {
 
 //===----------------------------------------------------------------------===//
-// Base pattern
-//===----------------------------------------------------------------------===//
-
-/// A conversion of `joint.op` for the targets in `targets`
-/// (`aten::mm.default`). Subclasses implement `rewrite`, which reports why it
-/// cannot convert with `notifyMatchFailure`.
-class AtenOpPattern : public OpConversionPattern<AtenOp> {
-public:
-  AtenOpPattern(const TypeConverter &converter, MLIRContext *ctx,
-                ArrayRef<StringRef> targets)
-      : OpConversionPattern<AtenOp>(converter, ctx),
-        targets(targets.begin(), targets.end()) {}
-
-  LogicalResult
-  matchAndRewrite(AtenOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    if (!llvm::is_contained(targets, op.getTarget()))
-      return failure();
-    return rewrite(op, adaptor, rewriter);
-  }
-
-  virtual LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const = 0;
-
-private:
-  SmallVector<std::string> targets;
-};
-
-//===----------------------------------------------------------------------===//
 // Schema arguments
 //===----------------------------------------------------------------------===//
 
-/// Reads the schema arguments of one `joint.op`: positional argument `index`
-/// from `args`, else keyword `name` from `kwargs`; `#joint.operand<i>` resolves
-/// to the converted operand `i`. With neither `args` nor `kwargs` the operands
-/// are the positional arguments in order.
+/// Reads the schema arguments of one `joint.op` through getArgAttr (Utils.h)
+/// as plain values, leaving the reason for a failure to the caller's
+/// notifyMatchFailure; `#joint.operand<i>` resolves to the converted operand
+/// `i`.
 class OpArgs {
 public:
   OpArgs(AtenOp op, ValueRange operands) : op(op), operands(operands) {}
@@ -95,15 +67,6 @@ private:
 /// (at::opmath_type), i64 for integers and bool, else `elem`.
 Type getAccumulatorType(Type elem);
 
-/// Casts scalar `v` to `to` with torch's conversion rules: float<->float
-/// extend/truncate (round to nearest even), int->float signed (bool as 0/1),
-/// float->int toward zero, int<->int sign-extend/truncate, bool from
-/// `!= 0`.
-Value castScalar(OpBuilder &b, Location loc, Value v, Type to);
-
-/// A scalar constant of float or integer type `type`.
-Value createScalarConstant(OpBuilder &b, Location loc, Type type, double v);
-
 /// `index` value `v` as a scalar of float or integer type `type`.
 Value indexToScalar(OpBuilder &b, Location loc, Value v, Type type);
 
@@ -115,7 +78,7 @@ Value indexToScalar(OpBuilder &b, Location loc, Value v, Type type);
 Value createFilledTensor(OpBuilder &b, Location loc,
                          ArrayRef<OpFoldResult> sizes, Type elem, double fill);
 
-/// `t` with its elements cast to `elem` (castScalar); `t` itself when equal.
+/// `t` with its elements cast to `elem` (convertScalar); `t` itself when equal.
 Value convertElements(OpBuilder &b, Location loc, Value t, Type elem);
 
 /// `t` as type `type` (a `tensor.cast` when only static sizes differ).
