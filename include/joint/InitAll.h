@@ -68,6 +68,7 @@ inline void registerAllPasses() {
   memref::registerMemRefPasses();
   registerSCFPasses();
   registerArithToLLVMConversionPass();
+  registerConvertBufferizationToMemRefPass();
   registerConvertControlFlowToLLVMPass();
   registerConvertFuncToLLVMPass();
   registerConvertIndexToLLVMPass();
