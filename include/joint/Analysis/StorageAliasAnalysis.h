@@ -31,26 +31,6 @@ private:
   llvm::StringMap<OperatorOp> entries;
 };
 
-/// An operator whose kernel writes arguments that its schema does not mark
-/// `Tensor(a!)` (batch norm's running statistics), optionally only when a
-/// bool argument is true. The table is data in StorageAliasAnalysis.cpp,
-/// listed in docs/passes.md with how it was found.
-struct HiddenWrite {
-  /// Operator packet (`aten::native_batch_norm`): matches every overload.
-  llvm::StringLiteral target;
-  /// Names of the schema arguments the kernel writes (in place, when given).
-  llvm::StringLiteral args[2];
-  /// Name of the bool argument that enables the write (`training`); empty
-  /// when the op always writes.
-  llvm::StringLiteral when;
-};
-
-/// Every entry of the hidden-write table.
-ArrayRef<HiddenWrite> getHiddenWrites();
-
-/// The hidden-write entry of `target` (`ns::op.overload`), or null.
-const HiddenWrite *lookupHiddenWrite(StringRef target);
-
 /// One allocation and every value that lives in it.
 struct Storage {
   /// The recorded storage id (#joint.tensor), or a negative id synthesized
@@ -61,9 +41,9 @@ struct Storage {
   Value owner;
   /// Every value in this storage, owner first, in program order.
   SmallVector<Value, 2> members;
-  /// Ops that write this storage in place (schema `Tensor(a!)`, or an
-  /// argument of the hidden-write table), including ops that return nothing
-  /// and ops whose written argument could not be resolved (then every
+  /// Ops that write this storage in place (AtenOp::getWrittenOperands:
+  /// schema `Tensor(a!)` or the hidden-write table), including ops that return
+  /// nothing and ops whose written argument could not be resolved (then every
   /// tensor operand counts as written).
   SmallVector<Operation *, 1> writers;
   bool isGraphInput = false; // owner is a graph argument (param, buffer, input)

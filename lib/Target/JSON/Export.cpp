@@ -401,7 +401,7 @@ LogicalResult Exporter::run(ModuleOp module, json &doc) {
     noteStorage(getTensorMeta(arg));
   for (Operation &op : body)
     if (auto name = op.getAttrOfType<StringAttr>("name"))
-      if (op.getDialect() && op.getDialect()->getNamespace() == "ao")
+      if (isa_and_nonnull<ao::AODialect>(op.getDialect()))
         usedNames.insert(name.getValue());
   for (AtenOp op : body.getOps<AtenOp>()) {
     usedNames.insert(op.getName());
