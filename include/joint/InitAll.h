@@ -28,6 +28,7 @@ inline void registerAllDialects(DialectRegistry &registry) {
 inline void registerAllPasses() {
   registerTransformsPasses();
   registerJointPasses();
+  registerJointPipelines();
 }
 
 } // namespace joint

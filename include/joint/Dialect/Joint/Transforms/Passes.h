@@ -21,6 +21,10 @@ namespace joint {
 #define GEN_PASS_REGISTRATION
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
 
+/// Registers the pass pipelines: joint-activation-checkpoint
+/// (joint-tag-recompute-policy, then joint-remat).
+void registerJointPipelines();
+
 } // namespace joint
 } // namespace mlir
 

@@ -89,8 +89,8 @@ def JointCpuOffload : Pass<"joint-cpu-offload", "::mlir::ModuleOp"> {
 // Activation checkpointing
 //===----------------------------------------------------------------------===//
 
-// Options shared by joint-tag-recompute-policy and joint-activation-checkpoint
-// (the ActivationCheckpointConfig vocabulary).
+// Options of joint-tag-recompute-policy (the ActivationCheckpointConfig
+// vocabulary); the joint-activation-checkpoint pipeline takes the same.
 defvar JointCheckpointOptions = [
   Option<"mode", "mode", "::mlir::joint::CheckpointMode",
          "::mlir::joint::CheckpointMode::full",
@@ -167,18 +167,6 @@ def JointRemat : Pass<"joint-remat", "::mlir::ModuleOp"> {
     the clone when needed. Runs after the tag pass and the offload pass.
   }];
   let statistics = JointRematStatistics;
-}
-
-def JointActivationCheckpoint : Pass<"joint-activation-checkpoint",
-                                     "::mlir::ModuleOp"> {
-  let summary = "Activation checkpointing: tag recompute policies, then remat";
-  let description = [{
-    `joint-tag-recompute-policy` followed by `joint-remat`, with the same
-    options as the tag pass. `mode=off` changes nothing. Emits one summary
-    remark, and a warning when the scope matched but nothing was recomputed.
-  }];
-  let options = JointCheckpointOptions;
-  let statistics = !listconcat(JointTagStatistics, JointRematStatistics);
 }
 
 //===----------------------------------------------------------------------===//
