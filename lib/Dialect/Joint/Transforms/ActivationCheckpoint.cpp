@@ -27,13 +27,12 @@ struct ActivationCheckpointOptions
                      "selective: save the compute-intensive set, recompute "
                      "the rest"),
       llvm::cl::init(CheckpointMode::full),
-      llvm::cl::values(
-          clEnumValN(CheckpointMode::off, "off", "change nothing"),
-          clEnumValN(CheckpointMode::full, "full",
-                     "every scoped op must_recompute"),
-          clEnumValN(CheckpointMode::selective, "selective",
-                     "must_save for compute/communication ops, "
-                     "prefer_recompute otherwise"))};
+      llvm::cl::values(clEnumValN(CheckpointMode::off, "off", "change nothing"),
+                       clEnumValN(CheckpointMode::full, "full",
+                                  "every scoped op must_recompute"),
+                       clEnumValN(CheckpointMode::selective, "selective",
+                                  "must_save for compute/communication ops, "
+                                  "prefer_recompute otherwise"))};
   Option<int64_t> layerCount{
       *this, "layer-count",
       llvm::cl::desc("Checkpoint the first N blocks in flattened order "
@@ -57,10 +56,9 @@ struct ActivationCheckpointOptions
 
 /// Adds the tag pass, given the pipeline's option string verbatim (so every
 /// option is validated by the tag pass as if given to it), then remat.
-LogicalResult
-buildActivationCheckpointPipeline(OpPassManager &pm, StringRef optionString,
-                                  function_ref<LogicalResult(const Twine &)>
-                                      errorHandler) {
+LogicalResult buildActivationCheckpointPipeline(
+    OpPassManager &pm, StringRef optionString,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
   ActivationCheckpointOptions options;
   if (failed(options.parseFromString(optionString)))
     return failure();
