@@ -430,15 +430,17 @@ struct CpuOffload : joint::impl::JointCpuOffloadBase<CpuOffload> {
 private:
   /// Option values the command-line parser accepts but the pass does not.
   LogicalResult checkOptions(ModuleOp module) {
-    if (scope != "attention")
+    if (budgetGB.hasValue() && budgetGiB.hasValue())
       return emitError(module.getLoc())
-             << "joint-cpu-offload: unsupported scope='" << scope
-             << "'; the only scope is 'attention'";
-    if (!std::isfinite(budgetGB) || budgetGB < 0)
+             << "joint-cpu-offload: give budget-gib or its old spelling "
+                "budget-gb, not both";
+    double budget = budgetGB.hasValue() ? budgetGB : budgetGiB;
+    StringRef budgetName = budgetGB.hasValue() ? "budget-gb" : "budget-gib";
+    if (!std::isfinite(budget) || budget < 0)
       return emitError(module.getLoc())
-             << "joint-cpu-offload: budget-gb must be a finite number of GiB "
-                ">= 0 (0 means no limit), got "
-             << llvm::formatv("{0}", static_cast<double>(budgetGB)).str();
+             << "joint-cpu-offload: " << budgetName
+             << " must be a finite number of GiB >= 0 (0 means no limit), got "
+             << llvm::formatv("{0}", budget).str();
     if (minBytes < 0)
       return emitError(module.getLoc())
              << "joint-cpu-offload: min-bytes must be >= 0, got "
@@ -588,8 +590,9 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
 
   // 2. Selection within the host budget.
   int64_t totalBytes = 0;
-  SmallVector<Candidate *> selected =
-      selectWithinBudget(candidates, budgetGB * kBytesPerGiB, totalBytes);
+  SmallVector<Candidate *> selected = selectWithinBudget(
+      candidates, (budgetGB.hasValue() ? budgetGB : budgetGiB) * kBytesPerGiB,
+      totalBytes);
 
   // 3. Rewrite: forward offload + wait, backward reload + wait, view replay.
   OpBuilder b(ctx);

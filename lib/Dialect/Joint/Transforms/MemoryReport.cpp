@@ -112,10 +112,6 @@ private:
 };
 
 LogicalResult MemoryReport::checkOptions(Location loc) {
-  if (format != "text" && format != "json")
-    return emitError(loc) << "joint-memory-report: format must be 'text' or "
-                             "'json', got '"
-                          << format << "'";
   for (auto [name, value] :
        {std::pair<StringRef, double>{"peak-tflops", peakTflops},
         {"hbm-gbps", hbmGbps},
@@ -370,7 +366,7 @@ void MemoryReport::runOnOperation() {
                    << "': " << error;
     return signalPassFailure();
   }
-  if (format == "json")
+  if (format == ReportFormat::json)
     writeJSON(file->os(), graph, mem, cost, hw);
   else
     writeText(file->os(), graph, mem, cost, hw);

@@ -15,6 +15,12 @@
 namespace mlir {
 namespace joint {
 
+/// `format` of joint-memory-report.
+enum class ReportFormat { text, json };
+
+/// `scope` of joint-cpu-offload: which forward activations are candidates.
+enum class OffloadScope { attention };
+
 #define GEN_PASS_DECL
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
 
