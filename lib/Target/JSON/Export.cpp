@@ -12,6 +12,7 @@
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Support/Namespace.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringSet.h"
@@ -29,12 +30,7 @@ public:
 
 private:
   /// A fresh node name derived from `base`.
-  std::string uniqueName(StringRef base) {
-    std::string name = base.str();
-    for (unsigned i = 1; !usedNames.insert(name).second; ++i)
-      name = (base + "_" + Twine(i)).str();
-    return name;
-  }
+  std::string uniqueName(StringRef base) { return usedNames.newName(base); }
   json symIntToJson(const SymInt &s) {
     if (s.isStatic())
       return s.hint;
@@ -69,7 +65,7 @@ private:
   LogicalResult exportAOOp(Operation *op, json &nodes);
 
   GraphOp graph;
-  llvm::StringSet<> usedNames;
+  Namespace usedNames;
   DenseMap<Value, std::string> valueNames;
   DenseMap<Value, int64_t> assignedStorage;
   DenseMap<Value, json> aoFacts; // facts of each ao result, by value
@@ -270,7 +266,7 @@ LogicalResult Exporter::exportAtenOp(AtenOp op, json &nodes) {
     std::string name = given.empty()
                            ? uniqueName((op.getName() + "_getitem").str())
                            : given.str();
-    usedNames.insert(name);
+    usedNames.add(name);
     valueNames[r] = name;
     json g = n;
     g["name"] = name;
@@ -292,7 +288,7 @@ LogicalResult Exporter::exportAOOp(Operation *op, json &nodes) {
     name = given.str();
   else
     name = uniqueName(("ao_" + op->getName().stripDialect()).str());
-  usedNames.insert(name);
+  usedNames.add(name);
   Value result = op->getResult(0);
   valueNames[result] = name;
   TensorMetaAttr meta = getTensorMeta(result);
@@ -399,15 +395,8 @@ LogicalResult Exporter::run(ModuleOp module, json &doc) {
   };
   for (BlockArgument arg : body.getArguments())
     noteStorage(getTensorMeta(arg));
-  for (Operation &op : body)
-    if (auto name = op.getAttrOfType<StringAttr>("name"))
-      if (isa_and_nonnull<ao::AODialect>(op.getDialect()))
-        usedNames.insert(name.getValue());
+  usedNames.addGraph(graph);
   for (AtenOp op : body.getOps<AtenOp>()) {
-    usedNames.insert(op.getName());
-    if (ArrayAttr names = op.getResultNamesAttr())
-      for (Attribute n : names)
-        usedNames.insert(cast<StringAttr>(n).getValue());
     if (ArrayAttr metas = op.getResultMetaAttr())
       for (Attribute m : metas)
         noteStorage(dyn_cast<TensorMetaAttr>(m));
@@ -423,7 +412,7 @@ LogicalResult Exporter::run(ModuleOp module, json &doc) {
       name = n.str();
     else
       name = uniqueName(("arg" + Twine(i) + "_1").str());
-    usedNames.insert(name);
+    usedNames.add(name);
     valueNames[arg] = name;
     Role role = graph.getArgRole(i);
     if (role == Role::input) {

@@ -19,6 +19,7 @@
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
 #include "joint/Dialect/Joint/Transforms/ActivationCheckpoint.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
+#include "joint/Support/Namespace.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
@@ -507,12 +508,9 @@ static void renumberStorage(AtenOp op, int64_t from, int64_t to) {
 }
 
 /// A node name not used yet: `base`, else `base_1`, `base_2`, ...
-static StringAttr uniqueName(MLIRContext *ctx, llvm::StringSet<> &used,
+static StringAttr uniqueName(MLIRContext *ctx, Namespace &used,
                              const Twine &base) {
-  std::string name = base.str();
-  for (unsigned i = 1; !used.insert(name).second; ++i)
-    name = (base + "_" + Twine(i)).str();
-  return StringAttr::get(ctx, name);
+  return StringAttr::get(ctx, used.newName(base));
 }
 
 LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
@@ -546,7 +544,8 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
   // anchors refer only to these.
   llvm::DenseMap<Operation *, unsigned> position;
   SmallVector<Operation *> backwardOps;
-  llvm::StringSet<> usedNames;
+  Namespace usedNames;
+  usedNames.addGraph(graph);
   int64_t nextStorageId = 0;
   auto noteStorage = [&](TensorMetaAttr m) {
     if (m)
@@ -559,10 +558,6 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
     auto aten = dyn_cast<AtenOp>(op);
     if (!aten)
       continue;
-    usedNames.insert(aten.getName());
-    if (ArrayAttr names = aten.getResultNamesAttr())
-      for (Attribute n : names)
-        usedNames.insert(cast<StringAttr>(n).getValue());
     if (ArrayAttr metas = aten.getResultMetaAttr())
       for (Attribute m : metas)
         noteStorage(dyn_cast_or_null<TensorMetaAttr>(m));

@@ -26,10 +26,10 @@
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
 #include "joint/Dialect/Joint/Transforms/OpSets.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
+#include "joint/Support/Namespace.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
-#include "llvm/ADT/StringSet.h"
 
 namespace mlir {
 namespace joint {
@@ -66,7 +66,6 @@ public:
   LogicalResult recomputeFor(AtenOp user, PatternRewriter &rewriter);
 
 private:
-  void collectNames();
   void collectReloadChains();
   int64_t maxStorageId();
   std::string uniqueName(StringRef base);
@@ -80,7 +79,7 @@ private:
   const StorageAliasAnalysis &aliases;
   MutationFacts mutations;
   RematSummary summary;
-  llvm::StringSet<> names;
+  Namespace names;
   llvm::DenseMap<Value, ReloadChain> reloads;
   /// Tagged forward ops some backward op reads (verified recomputable).
   llvm::DenseSet<Operation *> recomputable;
@@ -162,24 +161,8 @@ unsigned mlir::joint::readForwardSizes(GraphOp graph) {
   return moved;
 }
 
-void RematState::collectNames() {
-  for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
-    if (DictionaryAttr attrs = graph.getArgAttrDict(i))
-      if (auto n = attrs.getAs<StringAttr>("joint.name"))
-        names.insert(n.getValue());
-  for (AtenOp op : body.getOps<AtenOp>()) {
-    names.insert(op.getName());
-    if (ArrayAttr rn = op.getResultNamesAttr())
-      for (Attribute n : rn)
-        names.insert(cast<StringAttr>(n).getValue());
-  }
-}
-
 std::string RematState::uniqueName(StringRef base) {
-  std::string name = (base + "_recomputed").str();
-  for (unsigned i = 1; !names.insert(name).second; ++i)
-    name = (base + "_recomputed_" + Twine(i)).str();
-  return name;
+  return names.newName(base + "_recomputed");
 }
 
 void RematState::collectReloadChains() {
@@ -369,7 +352,7 @@ FailureOr<RematSummary> RematState::run() {
         failed(verifyRecomputable(op, "a recompute policy", mutations)))
       return failure();
 
-  collectNames();
+  names.addGraph(graph);
   collectReloadChains();
   nextStorage = maxStorageId() + 1;
 
