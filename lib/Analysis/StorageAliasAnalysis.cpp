@@ -99,6 +99,23 @@ static bool returnAliasesArg(SchemaArgAttr ret, SchemaArgAttr arg) {
 void StorageAliasAnalysis::noteWrite(AtenOp op, Storage &s) {
   if (s.writers.empty() || s.writers.back() != op)
     s.writers.push_back(op);
+  writerOps.insert(op);
+}
+
+bool StorageAliasAnalysis::isView(Operation *op) const {
+  if (isWriter(op))
+    return false;
+  bool anyTensor = false;
+  for (Value r : op->getResults()) {
+    const Storage *s = lookup(r);
+    if (!s)
+      continue;
+    anyTensor = true;
+    if (!llvm::any_of(op->getOperands(),
+                      [&](Value v) { return lookup(v) == s; }))
+      return false;
+  }
+  return anyTensor;
 }
 
 void StorageAliasAnalysis::noteWrites(AtenOp op) {

@@ -11,6 +11,7 @@
 
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include <deque>
 
@@ -79,6 +80,12 @@ public:
     const Storage *s = lookup(value);
     return s && s->owner != value;
   }
+  /// True when `op` writes some storage in place (it is in a `writers`
+  /// list: schema `Tensor(a!)`, hidden writes, unresolved mutable ops).
+  bool isWriter(Operation *op) const { return writerOps.contains(op); }
+  /// True when `op` writes nothing and every tensor result lives in an
+  /// operand's storage: a view (t, view, expand, alias, split, ...).
+  bool isView(Operation *op) const;
   /// Storages in order of their owners.
   ArrayRef<Storage *> getStorages() const { return ordered; }
   const OperatorTable &getOperatorTable() const { return table; }
@@ -96,6 +103,7 @@ private:
   SmallVector<Storage *> ordered;
   llvm::DenseMap<int64_t, Storage *> byId;
   llvm::DenseMap<Value, Storage *> storageOf;
+  llvm::DenseSet<Operation *> writerOps;
   int64_t nextSynthesizedId = -1;
 };
 
