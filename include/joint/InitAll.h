@@ -81,6 +81,7 @@ inline void registerAllPasses() {
   registerReconcileUnrealizedCastsPass();
   registerSCFToControlFlowPass();
   registerUBToLLVMConversionPass();
+  registerJointPipelines();
 }
 
 } // namespace joint

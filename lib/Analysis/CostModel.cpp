@@ -179,25 +179,6 @@ StringRef atenName(AtenOp op) {
   return rest.split('.').first;
 }
 
-/// True when every tensor result lives in an operand's storage and the op
-/// writes nothing: a view (t, view, expand, alias, split, ...).
-bool isView(AtenOp op, const StorageAliasAnalysis &aliases,
-            const llvm::DenseSet<Operation *> &writers) {
-  if (writers.contains(op))
-    return false;
-  bool anyTensor = false;
-  for (Value r : op->getResults()) {
-    const Storage *s = aliases.lookup(r);
-    if (!s)
-      continue;
-    anyTensor = true;
-    if (!llvm::any_of(op->getOperands(),
-                      [&](Value v) { return aliases.lookup(v) == s; }))
-      return false;
-  }
-  return anyTensor;
-}
-
 /// One FLOP per element of the op's largest tensor operand or result
 /// (elementwise ops: output elements; reductions: input elements).
 std::optional<uint64_t> elementFlops(AtenOp op) {
@@ -213,13 +194,12 @@ std::optional<uint64_t> elementFlops(AtenOp op) {
   return most;
 }
 
-std::optional<uint64_t>
-computeFlops(AtenOp op, const StorageAliasAnalysis &aliases,
-             const llvm::DenseSet<Operation *> &writers) {
+std::optional<uint64_t> computeFlops(AtenOp op,
+                                     const StorageAliasAnalysis &aliases) {
   bool anyTensor =
       llvm::any_of(llvm::concat<Value>(op->getOperands(), op->getResults()),
                    [](Value v) { return isa<RankedTensorType>(v.getType()); });
-  if (!anyTensor || isView(op, aliases, writers))
+  if (!anyTensor || aliases.isView(op))
     return 0;
   StringRef name = atenName(op);
   if (name.empty())
@@ -281,13 +261,6 @@ computeFlops(AtenOp op, const StorageAliasAnalysis &aliases,
   return elementFlops(op);
 }
 
-llvm::DenseSet<Operation *> allWriters(const StorageAliasAnalysis &aliases) {
-  llvm::DenseSet<Operation *> writers;
-  for (const Storage *s : aliases.getStorages())
-    writers.insert(s->writers.begin(), s->writers.end());
-  return writers;
-}
-
 /// Bytes an op reads and writes in HBM: its distinct tensor operands and its
 /// results (logical elements); 0 for views.
 uint64_t bytesMoved(AtenOp op, bool view) {
@@ -303,26 +276,20 @@ uint64_t bytesMoved(AtenOp op, bool view) {
 
 } // namespace
 
-std::optional<uint64_t>
-mlir::joint::estimateFlops(AtenOp op, const StorageAliasAnalysis &aliases) {
-  return computeFlops(op, aliases, allWriters(aliases));
-}
-
 CostModel::CostModel(const StorageAliasAnalysis &aliases,
                      const HardwareModel &hw) {
   GraphOp graph = aliases.getGraph();
   if (!graph)
     return;
-  llvm::DenseSet<Operation *> writers = allWriters(aliases);
   llvm::DenseMap<Operation *, unsigned> transferOf;
   double now = 0, toHostFree = 0, toDeviceFree = 0;
   for (Operation &o : graph.getBody().front()) {
     if (auto op = dyn_cast<AtenOp>(o)) {
-      std::optional<uint64_t> flops = computeFlops(op, aliases, writers);
+      std::optional<uint64_t> flops = computeFlops(op, aliases);
       if (!flops)
         unknownFlops.push_back(op);
       uint64_t f = flops.value_or(0);
-      bool view = f == 0 && isView(op, aliases, writers);
+      bool view = f == 0 && aliases.isView(op);
       double seconds =
           std::max(double(f) / hw.flopsPerSecond,
                    double(bytesMoved(op, view)) / hw.hbmBytesPerSecond);

@@ -5,9 +5,9 @@
 // arguments, resolved positionally or by name through the op's args/kwargs,
 // with a conservative fallback (every tensor operand) when the written
 // argument cannot be resolved or the op has no schema and looks in-place.
-// Kernels that write arguments their schema leaves unmarked (batch norm's
-// running statistics in training) come from one table here, so every pass
-// that asks "does this op write" sees them.
+// Which operands an op writes comes from AtenOp::getWrittenOperands (schema
+// marks plus the dialect's hidden-write table for kernels such as training
+// batch norm), the same answer the op's memory effects give upstream passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,114 +96,43 @@ static bool returnAliasesArg(SchemaArgAttr ret, SchemaArgAttr arg) {
   return false;
 }
 
-//===----------------------------------------------------------------------===//
-// Hidden writes
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// Ops whose kernels update running statistics in place although the schema
-/// marks no argument written (torch 2.x native_functions.yaml; found by
-/// running every aten op with snapshot-compared arguments, see
-/// docs/passes.md "Hidden writers").
-const HiddenWrite kHiddenWrites[] = {
-    {"aten::native_batch_norm", {"running_mean", "running_var"}, "training"},
-    {"aten::cudnn_batch_norm", {"running_mean", "running_var"}, "training"},
-    {"aten::miopen_batch_norm", {"running_mean", "running_var"}, "training"},
-    {"aten::_batch_norm_impl_index",
-     {"running_mean", "running_var"},
-     "training"},
-    {"aten::batch_norm", {"running_mean", "running_var"}, "training"},
-    {"aten::instance_norm", {"running_mean", "running_var"}, "use_input_stats"},
-    {"aten::batch_norm_update_stats", {"running_mean", "running_var"}, ""},
-    {"aten::batch_norm_gather_stats", {"running_mean", "running_var"}, ""},
-    {"aten::batch_norm_gather_stats_with_counts",
-     {"running_mean", "running_var"},
-     ""},
-};
-} // namespace
-
-ArrayRef<HiddenWrite> mlir::joint::getHiddenWrites() { return kHiddenWrites; }
-
-const HiddenWrite *mlir::joint::lookupHiddenWrite(StringRef target) {
-  // `ns::op.overload` -> `ns::op`; the namespace never contains a dot.
-  size_t ns = target.find("::");
-  StringRef packet =
-      target.take_front(target.find('.', ns == StringRef::npos ? 0 : ns + 2));
-  for (const HiddenWrite &h : kHiddenWrites)
-    if (h.target == packet)
-      return &h;
-  return nullptr;
-}
-
-/// Whether bool schema argument `name` of `op` is (or may be) true: its
-/// literal in args/kwargs, else the schema default. Anything else (an
-/// operand, no args recorded) counts as true, the conservative answer.
-static bool mayBeTrue(AtenOp op, OperatorOp entry, StringRef name) {
-  std::optional<unsigned> index = entry.getArgIndex(name);
-  if (!index)
-    return true;
-  Attribute value;
-  if (ArrayAttr args = op.getArgsAttr(); args && *index < args.size())
-    value = args[*index];
-  else if (DictionaryAttr kwargs = op.getKwargsAttr())
-    value = kwargs.get(name);
-  if (!value && (op.getArgsAttr() || op.getKwargsAttr()))
-    if (StringAttr d =
-            cast<SchemaArgAttr>(entry.getArguments()[*index]).getDefaultValue())
-      return d.getValue() != "False";
-  if (auto b = dyn_cast_or_null<BoolAttr>(value))
-    return b.getValue();
-  return true;
-}
-
 void StorageAliasAnalysis::noteWrite(AtenOp op, Storage &s) {
   if (s.writers.empty() || s.writers.back() != op)
     s.writers.push_back(op);
+  writerOps.insert(op);
+}
+
+bool StorageAliasAnalysis::isView(Operation *op) const {
+  if (isWriter(op))
+    return false;
+  bool anyTensor = false;
+  for (Value r : op->getResults()) {
+    const Storage *s = lookup(r);
+    if (!s)
+      continue;
+    anyTensor = true;
+    if (!llvm::any_of(op->getOperands(),
+                      [&](Value v) { return lookup(v) == s; }))
+      return false;
+  }
+  return anyTensor;
 }
 
 void StorageAliasAnalysis::noteWrites(AtenOp op) {
-  OperatorOp entry = table.lookup(op);
   auto markAllTensorOperands = [&]() {
     for (Value v : op.getInputs())
       if (Storage *s = storageOf.lookup(v))
         noteWrite(op, *s);
   };
-  const HiddenWrite *hidden = lookupHiddenWrite(op.getTarget());
-  if (!entry) {
-    // No schema: a hidden writer, or an aten-style in-place name (`add_`),
-    // may write any tensor operand. Python SymInt arithmetic writes nothing.
-    StringRef name = op.getTarget().split("::").second.split('.').first;
-    if (hidden || (name.ends_with("_") && !name.ends_with("__")))
-      markAllTensorOperands();
-    return;
-  }
-  SmallVector<unsigned> written = entry.getWrittenArgs();
-  if (hidden && (hidden->when.empty() || mayBeTrue(op, entry, hidden->when)))
-    for (StringRef name : hidden->args) {
-      std::optional<unsigned> index =
-          name.empty() ? std::nullopt : entry.getArgIndex(name);
-      if (index && !llvm::is_contained(written, *index))
-        written.push_back(*index);
-    }
-  if (written.empty()) {
-    if (entry.getIsMutable())
-      markAllTensorOperands(); // mutable without a resolvable write mark
-    return;
-  }
-  for (unsigned argIndex : written) {
-    SmallVector<unsigned> operands;
-    if (failed(op.getOperandsOfSchemaArg(entry, argIndex, operands))) {
-      markAllTensorOperands();
-      return;
-    }
-    for (unsigned i : operands) {
-      Storage *s = storageOf.lookup(op.getOperand(i));
-      if (!s) {
-        markAllTensorOperands();
-        return;
-      }
-      noteWrite(op, *s);
-    }
+  std::optional<SmallVector<unsigned>> written =
+      op.getWrittenOperands(table.lookup(op));
+  if (!written)
+    return markAllTensorOperands();
+  for (unsigned i : *written) {
+    Storage *s = storageOf.lookup(op.getOperand(i));
+    if (!s)
+      return markAllTensorOperands();
+    noteWrite(op, *s);
   }
 }
 

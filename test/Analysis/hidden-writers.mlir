@@ -1,7 +1,7 @@
 // Hidden writers (issue 14, C14): kernels that update arguments their schema
 // does not mark `Tensor(a!)` are writers in StorageAliasAnalysis, the one
 // place every pass asks whether an op writes. One case per family of the
-// table in StorageAliasAnalysis.cpp (docs/passes.md, "Hidden writers").
+// table in JointOps.cpp (docs/passes.md, "Hidden writers").
 // RUN: joint-opt %s -split-input-file -joint-print-storage-groups -verify-diagnostics -o /dev/null
 
 // Family 1, batch norm with a `training` flag (native_batch_norm, cudnn,

@@ -15,11 +15,15 @@
 
 // SDPA for CPU carries nondeterministic_seeded (dropout): saved in every
 // mode, like each block's output (read by the next block or the final norm).
-// LLAMA-FULL: remark: activation checkpointing: mode=full, 2 of 2 blocks selected; must_save 4, must_recompute 164, prefer_recompute 0; 160 ops recomputed, 6 originals erased
-// AGAIN: remark: activation checkpointing: mode=full, 2 of 2 blocks selected; {{.*}}; 0 ops recomputed, 0 originals erased
+// LLAMA-FULL: remark: joint-tag-recompute-policy: mode=full, 2 of 2 blocks selected; must_save 4, must_recompute 164, prefer_recompute 0
+// LLAMA-FULL: remark: joint-remat: 160 ops recomputed, 6 originals erased
+// AGAIN: remark: joint-tag-recompute-policy: mode=full, 2 of 2 blocks selected; {{.*}}
+// AGAIN: remark: joint-remat: 0 ops recomputed, 0 originals erased
 // AGAIN-NOT: warning
-// LLAMA-SEL: remark: activation checkpointing: mode=selective, 1 of 2 blocks selected; must_save 9, must_recompute 0, prefer_recompute 75; 74 ops recomputed, 3 originals erased
-// GPT2: remark: activation checkpointing: mode=selective, 2 of 2 blocks selected; must_save 12, must_recompute 0, prefer_recompute 68; 66 ops recomputed, 4 originals erased
+// LLAMA-SEL: remark: joint-tag-recompute-policy: mode=selective, 1 of 2 blocks selected; must_save 9, must_recompute 0, prefer_recompute 75
+// LLAMA-SEL: remark: joint-remat: 74 ops recomputed, 3 originals erased
+// GPT2: remark: joint-tag-recompute-policy: mode=selective, 2 of 2 blocks selected; must_save 12, must_recompute 0, prefer_recompute 68
+// GPT2: remark: joint-remat: 66 ops recomputed, 4 originals erased
 // SymInt-valued ops (sym_size) stay saved in the dynamic-shape MLP.
 // MLP: remark: joint-tag-recompute-policy: mode=full, 2 of 2 blocks selected; must_save 10, must_recompute 16, prefer_recompute 0
 // MLP: remark: joint-remat: 14 ops recomputed, 0 originals erased, 0 reload chains moved

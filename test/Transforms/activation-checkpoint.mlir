@@ -20,7 +20,8 @@
 // CHECK-NEXT: %g3 = joint.op "aten::mul.Tensor"(%g2, %a2_recomputed)
 // CHECK-NEXT: %a1_recomputed = joint.op "aten::exp.default"(%x) {{.*}}recomputed_from = "a1"}
 // CHECK-NEXT: %g1 = joint.op "aten::mul.Tensor"(%g3, %a1_recomputed)
-// DIAG: remark: activation checkpointing: mode=full, 1 of 1 blocks selected; must_save 2, must_recompute 2, prefer_recompute 0; 2 ops recomputed, 2 originals erased
+// DIAG: remark: joint-tag-recompute-policy: mode=full, 1 of 1 blocks selected; must_save 2, must_recompute 2, prefer_recompute 0
+// DIAG: remark: joint-remat: 2 ops recomputed, 2 originals erased
 joint.graph @shared_block_traversed_twice(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %a1 = joint.op "aten::exp.default"(%x) {name = "a1", module_stack = #ln} : (tensor<4xf32>) -> tensor<4xf32>
   %b1 = joint.op "aten::neg.default"(%x) {name = "b1", module_stack = #mlp} : (tensor<4xf32>) -> tensor<4xf32>
@@ -61,7 +62,7 @@ joint.graph @stateful_buffer_update_runs_once(%state: tensor<4xi64> {joint.role 
 
 // Scope matched but nothing was recomputed (the backward reads nothing from
 // the block): a warning, as the graph may already hold eager checkpointing.
-// DIAG: warning: activation checkpointing matched 1 blocks but recomputed no op; the graph may already contain eager activation checkpointing, so graph-mode recompute is inactive
+// DIAG: warning: joint-remat: 1 forward ops are tagged for recompute but the backward reads none of them; nothing was recomputed (the graph may already contain eager activation checkpointing)
 joint.graph @scope_matched_but_nothing_recomputed_warns(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %a = joint.op "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"layers.0", "Block">]} : (tensor<4xf32>) -> tensor<4xf32>
   %g = joint.op "aten::neg.default"(%x) {name = "g", phase = #joint.phase<backward>} : (tensor<4xf32>) -> tensor<4xf32>

@@ -1,14 +1,16 @@
 // joint-cpu-offload selection: largest first while the running total fits
-// budget-gb (GiB = 2^30 bytes); a candidate that does not fit is skipped and
-// smaller ones are still tried. C12: budget-gb=0 means no limit (the
+// budget-gib (GiB = 2^30 bytes; budget-gb is its old spelling, same unit); a
+// candidate that does not fit is skipped and smaller ones are still tried.
+// C12: budget-gib=0 means no limit (the
 // default); tiny and huge budgets. The program order (mid, big, small)
 // differs from the size order.
 // RUN: joint-opt %s -joint-cpu-offload="min-bytes=64" 2>&1 | FileCheck %s --check-prefix=ALL
-// RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gb=0" 2>&1 | FileCheck %s --check-prefix=ALL
-// RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gb=1e6" 2>&1 | FileCheck %s --check-prefix=ALL
-// RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gb=1e-12" 2>&1 | FileCheck %s --check-prefix=NONE
+// RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gib=0" 2>&1 | FileCheck %s --check-prefix=ALL
+// RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gib=1e6" 2>&1 | FileCheck %s --check-prefix=ALL
+// RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gib=1e-12" 2>&1 | FileCheck %s --check-prefix=NONE
 // 4.76837158203125e-06 GiB = 5120 bytes: 4096 fits, 4096+2048 does not,
 // 4096+1024 does.
+// RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gib=4.76837158203125e-06" 2>&1 | FileCheck %s --check-prefix=FIT
 // RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gb=4.76837158203125e-06" 2>&1 | FileCheck %s --check-prefix=FIT
 
 // ALL: remark: joint-cpu-offload: offloaded 3 of 3 attention activation(s), 7168 bytes, prefetched 0 reload(s)

@@ -1,9 +1,11 @@
 // joint-cpu-offload option errors (C12): negative, non-finite and
 // non-numeric values are rejected with a clear message, never clamped.
-// RUN: not joint-opt %s -joint-cpu-offload="budget-gb=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// RUN: not joint-opt %s -joint-cpu-offload="budget-gb=abc" 2>&1 | FileCheck %s --check-prefix=NON-NUMERIC
-// RUN: not joint-opt %s -joint-cpu-offload="budget-gb=nan" 2>&1 | FileCheck %s --check-prefix=NAN
-// RUN: not joint-opt %s -joint-cpu-offload="budget-gb=inf" 2>&1 | FileCheck %s --check-prefix=INF
+// RUN: not joint-opt %s -joint-cpu-offload="budget-gib=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not joint-opt %s -joint-cpu-offload="budget-gb=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE-OLD
+// RUN: not joint-opt %s -joint-cpu-offload="budget-gib=abc" 2>&1 | FileCheck %s --check-prefix=NON-NUMERIC
+// RUN: not joint-opt %s -joint-cpu-offload="budget-gib=nan" 2>&1 | FileCheck %s --check-prefix=NAN
+// RUN: not joint-opt %s -joint-cpu-offload="budget-gib=inf" 2>&1 | FileCheck %s --check-prefix=INF
+// RUN: not joint-opt %s -joint-cpu-offload="budget-gib=1 budget-gb=1" 2>&1 | FileCheck %s --check-prefix=BOTH
 // RUN: not joint-opt %s -joint-cpu-offload="min-bytes=-5" 2>&1 | FileCheck %s --check-prefix=MIN-BYTES
 // RUN: not joint-opt %s -joint-cpu-offload="min-bytes=1MiB" 2>&1 | FileCheck %s --check-prefix=MIN-BYTES-TEXT
 // RUN: not joint-opt %s -joint-cpu-offload="prefetch-regions=-1" 2>&1 | FileCheck %s --check-prefix=PREFETCH
@@ -13,14 +15,16 @@
 // RUN: not joint-opt %s -joint-cpu-offload="budget-gb=-1" -o %t.mlir
 // RUN: not test -e %t.mlir
 
-// NEGATIVE: error: joint-cpu-offload: budget-gb must be a finite number of GiB >= 0 (0 means no limit), got -1.00
-// NON-NUMERIC: for the --budget-gb option: 'abc' value invalid for floating point argument!
-// NAN: error: joint-cpu-offload: budget-gb must be a finite number of GiB >= 0 (0 means no limit), got nan
-// INF: error: joint-cpu-offload: budget-gb must be a finite number of GiB >= 0 (0 means no limit), got INF
+// NEGATIVE: error: joint-cpu-offload: budget-gib must be a finite number of GiB >= 0 (0 means no limit), got -1.00
+// NEGATIVE-OLD: error: joint-cpu-offload: budget-gb must be a finite number of GiB >= 0 (0 means no limit), got -1.00
+// NON-NUMERIC: for the --budget-gib option: 'abc' value invalid for floating point argument!
+// NAN: error: joint-cpu-offload: budget-gib must be a finite number of GiB >= 0 (0 means no limit), got nan
+// INF: error: joint-cpu-offload: budget-gib must be a finite number of GiB >= 0 (0 means no limit), got INF
+// BOTH: error: joint-cpu-offload: give budget-gib or its old spelling budget-gb, not both
 // MIN-BYTES: error: joint-cpu-offload: min-bytes must be >= 0, got -5
 // MIN-BYTES-TEXT: for the --min-bytes option: '1MiB' value invalid for long argument!
 // PREFETCH: for the --prefetch-regions option: '-1' value invalid for uint argument!
-// SCOPE: error: joint-cpu-offload: unsupported scope='layers'; the only scope is 'attention'
+// SCOPE: for the --scope option: Cannot find option named 'layers'!
 joint.graph @options_are_checked_first(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.op "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %g = joint.op "aten::mul.Tensor"(%a, %a) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>

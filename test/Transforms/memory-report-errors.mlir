@@ -7,7 +7,7 @@
 // RUN: not joint-opt %s -joint-memory-report="output=%t.missing/report.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OUTPUT
 // RUN: echo 'module {}' | not joint-opt -joint-memory-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOGRAPH
 
-// FORMAT: error: joint-memory-report: format must be 'text' or 'json', got 'xml'
+// FORMAT: for the --format option: Cannot find option named 'xml'!
 // LINK: error: joint-memory-report: link-gbps must be a positive number, got 0
 // TFLOPS: error: joint-memory-report: peak-tflops must be a positive number, got -1
 // HBM: error: joint-memory-report: hbm-gbps must be a positive number, got nan

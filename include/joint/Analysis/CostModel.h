@@ -29,12 +29,6 @@ struct HardwareModel {
   double linkBytesPerSecond = 55e9;  // bytes/s, each direction
 };
 
-/// FLOPs of one joint.op by the rules of docs/cost-model.md; 0 for views,
-/// SymInt arithmetic and pure data movement. std::nullopt when a shape the
-/// formula needs has no trace-time hint.
-std::optional<uint64_t> estimateFlops(AtenOp op,
-                                      const StorageAliasAnalysis &aliases);
-
 /// One ao.offload (device to host) or ao.reload (host to device) copy.
 struct Transfer {
   Operation *copy = nullptr; // ao.offload or ao.reload

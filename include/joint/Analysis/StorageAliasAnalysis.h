@@ -11,6 +11,7 @@
 
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include <deque>
 
@@ -31,26 +32,6 @@ private:
   llvm::StringMap<OperatorOp> entries;
 };
 
-/// An operator whose kernel writes arguments that its schema does not mark
-/// `Tensor(a!)` (batch norm's running statistics), optionally only when a
-/// bool argument is true. The table is data in StorageAliasAnalysis.cpp,
-/// listed in docs/passes.md with how it was found.
-struct HiddenWrite {
-  /// Operator packet (`aten::native_batch_norm`): matches every overload.
-  llvm::StringLiteral target;
-  /// Names of the schema arguments the kernel writes (in place, when given).
-  llvm::StringLiteral args[2];
-  /// Name of the bool argument that enables the write (`training`); empty
-  /// when the op always writes.
-  llvm::StringLiteral when;
-};
-
-/// Every entry of the hidden-write table.
-ArrayRef<HiddenWrite> getHiddenWrites();
-
-/// The hidden-write entry of `target` (`ns::op.overload`), or null.
-const HiddenWrite *lookupHiddenWrite(StringRef target);
-
 /// One allocation and every value that lives in it.
 struct Storage {
   /// The recorded storage id (#joint.tensor), or a negative id synthesized
@@ -61,9 +42,9 @@ struct Storage {
   Value owner;
   /// Every value in this storage, owner first, in program order.
   SmallVector<Value, 2> members;
-  /// Ops that write this storage in place (schema `Tensor(a!)`, or an
-  /// argument of the hidden-write table), including ops that return nothing
-  /// and ops whose written argument could not be resolved (then every
+  /// Ops that write this storage in place (AtenOp::getWrittenOperands:
+  /// schema `Tensor(a!)` or the hidden-write table), including ops that return
+  /// nothing and ops whose written argument could not be resolved (then every
   /// tensor operand counts as written).
   SmallVector<Operation *, 1> writers;
   bool isGraphInput = false; // owner is a graph argument (param, buffer, input)
@@ -99,6 +80,12 @@ public:
     const Storage *s = lookup(value);
     return s && s->owner != value;
   }
+  /// True when `op` writes some storage in place (it is in a `writers`
+  /// list: schema `Tensor(a!)`, hidden writes, unresolved mutable ops).
+  bool isWriter(Operation *op) const { return writerOps.contains(op); }
+  /// True when `op` writes nothing and every tensor result lives in an
+  /// operand's storage: a view (t, view, expand, alias, split, ...).
+  bool isView(Operation *op) const;
   /// Storages in order of their owners.
   ArrayRef<Storage *> getStorages() const { return ordered; }
   const OperatorTable &getOperatorTable() const { return table; }
@@ -116,6 +103,7 @@ private:
   SmallVector<Storage *> ordered;
   llvm::DenseMap<int64_t, Storage *> byId;
   llvm::DenseMap<Value, Storage *> storageOf;
+  llvm::DenseSet<Operation *> writerOps;
   int64_t nextSynthesizedId = -1;
 };
 

@@ -13,6 +13,7 @@
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
 #include "joint/Target/JSON/Diagnostics.h"
+#include "joint/Support/Namespace.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -48,12 +49,7 @@ public:
 
 private:
   /// A fresh node name derived from `base`.
-  std::string uniqueName(StringRef base) {
-    std::string name = base.str();
-    for (unsigned i = 1; !usedNames.insert(name).second; ++i)
-      name = (base + "_" + Twine(i)).str();
-    return name;
-  }
+  std::string uniqueName(StringRef base) { return usedNames.newName(base); }
   json symIntToJson(const SymInt &s) {
     if (s.isStatic())
       return s.hint;
@@ -88,7 +84,7 @@ private:
   LogicalResult exportAOOp(Operation *op, NodeLines &nodes);
 
   GraphOp graph;
-  llvm::StringSet<> usedNames;
+  Namespace usedNames;
   DenseMap<Value, std::string> valueNames;
   DenseMap<Value, int64_t> assignedStorage;
   DenseMap<Value, json> aoFacts; // facts of each ao result, by value
@@ -290,7 +286,7 @@ LogicalResult Exporter::exportAtenOp(AtenOp op, NodeLines &nodes) {
     std::string name = given.empty()
                            ? uniqueName((op.getName() + "_getitem").str())
                            : given.str();
-    usedNames.insert(name);
+    usedNames.add(name);
     valueNames[r] = name;
     json g = n;
     g["name"] = name;
@@ -312,7 +308,7 @@ LogicalResult Exporter::exportAOOp(Operation *op, NodeLines &nodes) {
     name = given.str();
   else
     name = uniqueName(("ao_" + op->getName().stripDialect()).str());
-  usedNames.insert(name);
+  usedNames.add(name);
   Value result = op->getResult(0);
   valueNames[result] = name;
   TensorMetaAttr meta = getTensorMeta(result);
@@ -419,15 +415,8 @@ LogicalResult Exporter::run(ModuleOp module, json &doc, NodeLines &nodes) {
   };
   for (BlockArgument arg : body.getArguments())
     noteStorage(getTensorMeta(arg));
-  for (Operation &op : body)
-    if (auto name = op.getAttrOfType<StringAttr>("name"))
-      if (op.getDialect() && op.getDialect()->getNamespace() == "ao")
-        usedNames.insert(name.getValue());
+  usedNames.addGraph(graph);
   for (AtenOp op : body.getOps<AtenOp>()) {
-    usedNames.insert(op.getName());
-    if (ArrayAttr names = op.getResultNamesAttr())
-      for (Attribute n : names)
-        usedNames.insert(cast<StringAttr>(n).getValue());
     if (ArrayAttr metas = op.getResultMetaAttr())
       for (Attribute m : metas)
         noteStorage(dyn_cast<TensorMetaAttr>(m));
@@ -443,7 +432,7 @@ LogicalResult Exporter::run(ModuleOp module, json &doc, NodeLines &nodes) {
       name = n.str();
     else
       name = uniqueName(("arg" + Twine(i) + "_1").str());
-    usedNames.insert(name);
+    usedNames.add(name);
     valueNames[arg] = name;
     Role role = graph.getArgRole(i);
     if (role == Role::input) {

@@ -375,6 +375,66 @@ void AtenOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Hidden writes
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Ops whose kernels update running statistics in place although the schema
+/// marks no argument written (torch 2.x native_functions.yaml; found by
+/// running every aten op with snapshot-compared arguments, see
+/// docs/passes.md "Hidden writers").
+const HiddenWrite kHiddenWrites[] = {
+    {"aten::native_batch_norm", {"running_mean", "running_var"}, "training"},
+    {"aten::cudnn_batch_norm", {"running_mean", "running_var"}, "training"},
+    {"aten::miopen_batch_norm", {"running_mean", "running_var"}, "training"},
+    {"aten::_batch_norm_impl_index",
+     {"running_mean", "running_var"},
+     "training"},
+    {"aten::batch_norm", {"running_mean", "running_var"}, "training"},
+    {"aten::instance_norm", {"running_mean", "running_var"}, "use_input_stats"},
+    {"aten::batch_norm_update_stats", {"running_mean", "running_var"}, ""},
+    {"aten::batch_norm_gather_stats", {"running_mean", "running_var"}, ""},
+    {"aten::batch_norm_gather_stats_with_counts",
+     {"running_mean", "running_var"},
+     ""},
+};
+} // namespace
+
+ArrayRef<HiddenWrite> mlir::joint::getHiddenWrites() { return kHiddenWrites; }
+
+const HiddenWrite *mlir::joint::lookupHiddenWrite(StringRef target) {
+  // `ns::op.overload` -> `ns::op`; the namespace never contains a dot.
+  size_t ns = target.find("::");
+  StringRef packet =
+      target.take_front(target.find('.', ns == StringRef::npos ? 0 : ns + 2));
+  for (const HiddenWrite &h : kHiddenWrites)
+    if (h.target == packet)
+      return &h;
+  return nullptr;
+}
+
+/// Whether bool schema argument `name` of `op` is (or may be) true: its
+/// literal in args/kwargs, else the schema default. Anything else (an
+/// operand, no args recorded) counts as true, the conservative answer.
+static bool mayBeTrue(AtenOp op, OperatorOp entry, StringRef name) {
+  std::optional<unsigned> index = entry.getArgIndex(name);
+  if (!index)
+    return true;
+  Attribute value;
+  if (ArrayAttr args = op.getArgsAttr(); args && *index < args.size())
+    value = args[*index];
+  else if (DictionaryAttr kwargs = op.getKwargsAttr())
+    value = kwargs.get(name);
+  if (!value && (op.getArgsAttr() || op.getKwargsAttr()))
+    if (StringAttr d =
+            cast<SchemaArgAttr>(entry.getArguments()[*index]).getDefaultValue())
+      return d.getValue() != "False";
+  if (auto b = dyn_cast_or_null<BoolAttr>(value))
+    return b.getValue();
+  return true;
+}
+
 OperatorOp AtenOp::lookupOperator(SymbolTableCollection *tables) {
   StringAttr name = getTargetAttr();
   if (tables)
@@ -440,6 +500,69 @@ LogicalResult AtenOp::getOperandsOfSchemaArg(OperatorOp entry,
     forEachOperandRef(
         value, [&](OperandRefAttr ref) { out.push_back(ref.getIndex()); });
   return success();
+}
+
+std::optional<SmallVector<unsigned>>
+AtenOp::getWrittenOperands(OperatorOp entry) {
+  const HiddenWrite *hidden = lookupHiddenWrite(getTarget());
+  if (!entry) {
+    // No schema: a hidden writer, or an aten-style in-place name (`add_`),
+    // may write any tensor operand. Python SymInt arithmetic writes nothing.
+    StringRef name = getTarget().split("::").second.split('.').first;
+    if (hidden || (name.ends_with("_") && !name.ends_with("__")))
+      return std::nullopt;
+    return SmallVector<unsigned>();
+  }
+  SmallVector<unsigned> written = entry.getWrittenArgs();
+  if (hidden && (hidden->when.empty() || mayBeTrue(*this, entry, hidden->when)))
+    for (StringRef name : hidden->args) {
+      std::optional<unsigned> index =
+          name.empty() ? std::nullopt : entry.getArgIndex(name);
+      if (index && !llvm::is_contained(written, *index))
+        written.push_back(*index);
+    }
+  if (written.empty()) {
+    if (entry.getIsMutable())
+      return std::nullopt; // mutable without a resolvable write mark
+    return written;
+  }
+  SmallVector<unsigned> operands;
+  for (unsigned argIndex : written)
+    if (failed(getOperandsOfSchemaArg(entry, argIndex, operands)))
+      return std::nullopt;
+  return operands;
+}
+
+/// True for collectives and their waits, which talk to a process group.
+static bool isCommunication(StringRef target) {
+  return target.starts_with("_c10d_functional::") ||
+         target.starts_with("c10d_functional::") ||
+         target.starts_with("c10d::");
+}
+
+void AtenOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  OperatorOp entry = lookupOperator();
+  for (OpOperand &operand : getOperation()->getOpOperands())
+    if (isa<TensorType>(operand.get().getType()))
+      effects.emplace_back(MemoryEffects::Read::get(), &operand);
+  std::optional<SmallVector<unsigned>> written = getWrittenOperands(entry);
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    if (!isa<TensorType>(operand.get().getType()))
+      continue;
+    if (!written || llvm::is_contained(*written, operand.getOperandNumber()))
+      effects.emplace_back(MemoryEffects::Write::get(), &operand);
+  }
+  if (entry && entry.isRandom()) {
+    effects.emplace_back(MemoryEffects::Read::get(),
+                         RandomStateResource::get());
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         RandomStateResource::get());
+  }
+  if (isCommunication(getTarget()))
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         CommunicationResource::get());
 }
 
 //===----------------------------------------------------------------------===//

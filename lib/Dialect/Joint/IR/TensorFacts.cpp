@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/AO/IR/AOOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -161,7 +162,7 @@ TensorMetaAttr mlir::joint::getTensorMeta(Value value) {
     return dyn_cast_or_null<TensorMetaAttr>(
         op.getResultMetaAt(cast<OpResult>(value).getResultNumber()));
   // ao ops keep their source's layout; the first operand is the source.
-  if (def && def->getDialect() && def->getDialect()->getNamespace() == "ao" &&
+  if (def && isa_and_nonnull<ao::AODialect>(def->getDialect()) &&
       def->getNumOperands() > 0)
     return getTensorMeta(def->getOperand(0));
   return {};

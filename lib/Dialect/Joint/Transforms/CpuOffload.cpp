@@ -19,6 +19,7 @@
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
 #include "joint/Dialect/Joint/Transforms/ActivationCheckpoint.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
+#include "joint/Support/Namespace.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
@@ -430,15 +431,17 @@ struct CpuOffload : joint::impl::JointCpuOffloadBase<CpuOffload> {
 private:
   /// Option values the command-line parser accepts but the pass does not.
   LogicalResult checkOptions(ModuleOp module) {
-    if (scope != "attention")
+    if (budgetGB.hasValue() && budgetGiB.hasValue())
       return emitError(module.getLoc())
-             << "joint-cpu-offload: unsupported scope='" << scope
-             << "'; the only scope is 'attention'";
-    if (!std::isfinite(budgetGB) || budgetGB < 0)
+             << "joint-cpu-offload: give budget-gib or its old spelling "
+                "budget-gb, not both";
+    double budget = budgetGB.hasValue() ? budgetGB : budgetGiB;
+    StringRef budgetName = budgetGB.hasValue() ? "budget-gb" : "budget-gib";
+    if (!std::isfinite(budget) || budget < 0)
       return emitError(module.getLoc())
-             << "joint-cpu-offload: budget-gb must be a finite number of GiB "
-                ">= 0 (0 means no limit), got "
-             << llvm::formatv("{0}", static_cast<double>(budgetGB)).str();
+             << "joint-cpu-offload: " << budgetName
+             << " must be a finite number of GiB >= 0 (0 means no limit), got "
+             << llvm::formatv("{0}", budget).str();
     if (minBytes < 0)
       return emitError(module.getLoc())
              << "joint-cpu-offload: min-bytes must be >= 0, got "
@@ -505,12 +508,9 @@ static void renumberStorage(AtenOp op, int64_t from, int64_t to) {
 }
 
 /// A node name not used yet: `base`, else `base_1`, `base_2`, ...
-static StringAttr uniqueName(MLIRContext *ctx, llvm::StringSet<> &used,
+static StringAttr uniqueName(MLIRContext *ctx, Namespace &used,
                              const Twine &base) {
-  std::string name = base.str();
-  for (unsigned i = 1; !used.insert(name).second; ++i)
-    name = (base + "_" + Twine(i)).str();
-  return StringAttr::get(ctx, name);
+  return StringAttr::get(ctx, used.newName(base));
 }
 
 LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
@@ -544,7 +544,8 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
   // anchors refer only to these.
   llvm::DenseMap<Operation *, unsigned> position;
   SmallVector<Operation *> backwardOps;
-  llvm::StringSet<> usedNames;
+  Namespace usedNames;
+  usedNames.addGraph(graph);
   int64_t nextStorageId = 0;
   auto noteStorage = [&](TensorMetaAttr m) {
     if (m)
@@ -557,10 +558,6 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
     auto aten = dyn_cast<AtenOp>(op);
     if (!aten)
       continue;
-    usedNames.insert(aten.getName());
-    if (ArrayAttr names = aten.getResultNamesAttr())
-      for (Attribute n : names)
-        usedNames.insert(cast<StringAttr>(n).getValue());
     if (ArrayAttr metas = aten.getResultMetaAttr())
       for (Attribute m : metas)
         noteStorage(dyn_cast_or_null<TensorMetaAttr>(m));
@@ -588,8 +585,9 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
 
   // 2. Selection within the host budget.
   int64_t totalBytes = 0;
-  SmallVector<Candidate *> selected =
-      selectWithinBudget(candidates, budgetGB * kBytesPerGiB, totalBytes);
+  SmallVector<Candidate *> selected = selectWithinBudget(
+      candidates, (budgetGB.hasValue() ? budgetGB : budgetGiB) * kBytesPerGiB,
+      totalBytes);
 
   // 3. Rewrite: forward offload + wait, backward reload + wait, view replay.
   OpBuilder b(ctx);

@@ -95,7 +95,8 @@ std::string formatSeconds(double s) {
 /// The report's options and writers, shared by the pass and
 /// writeMemoryReport (the in-process entry point of the Python bindings).
 struct ReportWriter {
-  std::string format, label;
+  ReportFormat format;
+  std::string label;
   double peakTflops, hbmGbps, linkGbps;
 
   /// Validates the options and the module (exactly one joint.graph); emits
@@ -127,10 +128,6 @@ struct MemoryReport : joint::impl::JointMemoryReportBase<MemoryReport> {
 };
 
 LogicalResult ReportWriter::checkOptions(Location loc) {
-  if (format != "text" && format != "json")
-    return emitError(loc) << "joint-memory-report: format must be 'text' or "
-                             "'json', got '"
-                          << format << "'";
   for (auto [name, value] :
        {std::pair<StringRef, double>{"peak-tflops", peakTflops},
         {"hbm-gbps", hbmGbps},
@@ -372,7 +369,7 @@ size_t ReportWriter::write(raw_ostream &os, GraphOp graph,
   hw.linkBytesPerSecond = linkGbps * 1e9;
   CostModel cost(aliases, hw);
   warnAboutFacts(graph, mem, cost);
-  if (format == "json")
+  if (format == ReportFormat::json)
     writeJSON(os, graph, mem, cost, hw);
   else
     writeText(os, graph, mem, cost, hw);

@@ -1,14 +1,16 @@
 //===- Remat.cpp - Clone tagged forward ops into the backward -------------===//
 //
-// joint-remat: the seed's _remat. Every forward op tagged must/prefer_recompute
-// that the backward reads, directly or through other tagged ops, is cloned
-// right before its earliest backward consumer (one clone per forward op, so
-// a block traversed twice gets one chain per traversal); clones are created
-// in forward order and read earlier clones; backward consumers are
-// redirected; originals left without users are erased. The earliest
-// consumer of every tagged op comes from one reverse walk over the forward
-// ops (min over backward users and tagged forward users), so the pass is
-// O(#ops + #uses) rather than one graph walk per backward op.
+// joint-remat, the applier of recompute decisions: every forward op tagged
+// must/prefer_recompute that the backward reads, directly or through other
+// tagged ops, is cloned right before its earliest backward consumer (one
+// clone per forward op, so a block traversed twice gets one chain per
+// traversal). The decision is the `policy` attribute; application is one
+// rewrite pattern rooted at a backward op that reads a recomputable
+// producer, driven in program order by walkAndApplyPatterns: the first
+// backward reader met is the earliest consumer, so the pattern clones the
+// not yet cloned tagged producers it needs (in forward order) before it and
+// redirects every backward reader of them. Originals left without users are
+// erased afterwards. O(#ops + #uses).
 //
 // Composition with joint-cpu-offload (tag -> offload -> remat, as in torch's
 // graph trainer): a clone reading an offloaded forward value reads the wait
@@ -24,9 +26,10 @@
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
 #include "joint/Dialect/Joint/Transforms/OpSets.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
+#include "joint/Support/Namespace.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/ADT/StringSet.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir {
 namespace joint {
@@ -46,21 +49,29 @@ struct ReloadChain {
   ao::WaitTensorOp wait;
 };
 
-class Rematerializer {
+} // namespace
+
+/// The state the remat pattern shares: names in use, reload chains, clones
+/// made so far and the storage ids given to recomputed allocations.
+class mlir::joint::RematState {
 public:
-  Rematerializer(GraphOp graph, const StorageAliasAnalysis &aliases)
+  RematState(GraphOp graph, const StorageAliasAnalysis &aliases)
       : graph(graph), body(graph.getBody().front()), aliases(aliases),
         mutations(aliases) {}
 
   FailureOr<RematSummary> run();
 
+  /// Clones the tagged producers `user` needs before it and redirects their
+  /// backward readers; failure when `user` reads no uncloned tagged producer.
+  LogicalResult recomputeFor(AtenOp user, PatternRewriter &rewriter);
+
 private:
-  void collectNames();
   void collectReloadChains();
   int64_t maxStorageId();
   std::string uniqueName(StringRef base);
   /// The value a clone placed before `target` reads for forward value `v`.
-  FailureOr<Value> operandForClone(Value v, Operation *target);
+  FailureOr<Value> operandForClone(Value v, Operation *target,
+                                   RewriterBase &rewriter);
   void finishClone(AtenOp original, AtenOp clone);
 
   GraphOp graph;
@@ -68,18 +79,31 @@ private:
   const StorageAliasAnalysis &aliases;
   MutationFacts mutations;
   RematSummary summary;
-  /// Program position (2 * index); an op moved before `t` gets pos(t) - 1.
-  llvm::DenseMap<Operation *, int64_t> pos;
-  llvm::StringSet<> names;
+  Namespace names;
   llvm::DenseMap<Value, ReloadChain> reloads;
+  /// Tagged forward ops some backward op reads (verified recomputable).
+  llvm::DenseSet<Operation *> recomputable;
   /// Original tagged op -> its clone.
   llvm::DenseMap<Operation *, AtenOp> cloneOf;
   llvm::DenseSet<Operation *> clones;
   /// Storage id of a recomputed allocation -> the clones' fresh id.
   llvm::DenseMap<int64_t, int64_t> storageRemap;
   int64_t nextStorage = 0;
+  /// First failure inside the pattern (a diagnostic was emitted).
+  bool failedInPattern = false;
 };
 
+namespace {
+/// Root: a backward op reading a recomputable forward producer.
+struct RecomputeForBackwardUse : OpRewritePattern<AtenOp> {
+  RecomputeForBackwardUse(MLIRContext *ctx, RematState &state)
+      : OpRewritePattern<AtenOp>(ctx), state(state) {}
+  LogicalResult matchAndRewrite(AtenOp op,
+                                PatternRewriter &rewriter) const override {
+    return state.recomputeFor(op, rewriter);
+  }
+  RematState &state;
+};
 } // namespace
 
 static bool isRecompute(AtenOp op) {
@@ -137,27 +161,11 @@ unsigned mlir::joint::readForwardSizes(GraphOp graph) {
   return moved;
 }
 
-void Rematerializer::collectNames() {
-  for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
-    if (DictionaryAttr attrs = graph.getArgAttrDict(i))
-      if (auto n = attrs.getAs<StringAttr>("joint.name"))
-        names.insert(n.getValue());
-  for (AtenOp op : body.getOps<AtenOp>()) {
-    names.insert(op.getName());
-    if (ArrayAttr rn = op.getResultNamesAttr())
-      for (Attribute n : rn)
-        names.insert(cast<StringAttr>(n).getValue());
-  }
+std::string RematState::uniqueName(StringRef base) {
+  return names.newName(base + "_recomputed");
 }
 
-std::string Rematerializer::uniqueName(StringRef base) {
-  std::string name = (base + "_recomputed").str();
-  for (unsigned i = 1; !names.insert(name).second; ++i)
-    name = (base + "_recomputed_" + Twine(i)).str();
-  return name;
-}
-
-void Rematerializer::collectReloadChains() {
+void RematState::collectReloadChains() {
   for (auto offload : body.getOps<ao::OffloadOp>()) {
     for (Operation *w : offload->getUsers()) {
       auto forwardWait = dyn_cast<ao::WaitTensorOp>(w);
@@ -173,14 +181,14 @@ void Rematerializer::collectReloadChains() {
         auto [it, inserted] =
             reloads.try_emplace(offload.getInput(), ReloadChain{reload, wait});
         // Several reloads of one offload: use the earliest.
-        if (!inserted && pos[reload] < pos[it->second.reload])
+        if (!inserted && reload->isBeforeInBlock(it->second.reload))
           it->second = ReloadChain{reload, wait};
       }
     }
   }
 }
 
-int64_t Rematerializer::maxStorageId() {
+int64_t RematState::maxStorageId() {
   int64_t maxId = -1;
   for (BlockArgument arg : body.getArguments())
     if (TensorMetaAttr m = getTensorMeta(arg))
@@ -193,7 +201,8 @@ int64_t Rematerializer::maxStorageId() {
   return maxId;
 }
 
-FailureOr<Value> Rematerializer::operandForClone(Value v, Operation *target) {
+FailureOr<Value> RematState::operandForClone(Value v, Operation *target,
+                                             RewriterBase &rewriter) {
   if (Operation *def = v.getDefiningOp())
     if (AtenOp clone = cloneOf.lookup(def))
       return clone->getResult(cast<OpResult>(v).getResultNumber());
@@ -205,7 +214,6 @@ FailureOr<Value> Rematerializer::operandForClone(Value v, Operation *target) {
     return chain.wait.getResult();
   // Only what comes after the clone moves: a reload that offload already
   // issued earlier (prefetch) keeps its place, and just its wait moves.
-  IRRewriter rewriter(target->getContext());
   if (!chain.reload->isBeforeInBlock(target)) {
     Operation *forwardWait = chain.reload.getInput().getDefiningOp();
     if (!forwardWait || target->isBeforeInBlock(forwardWait))
@@ -219,7 +227,7 @@ FailureOr<Value> Rematerializer::operandForClone(Value v, Operation *target) {
   return chain.wait.getResult();
 }
 
-void Rematerializer::finishClone(AtenOp original, AtenOp clone) {
+void RematState::finishClone(AtenOp original, AtenOp clone) {
   MLIRContext *ctx = clone.getContext();
   clone.setPhaseAttr(PhaseAttr::get(ctx, Phase::backward));
   clone.setRecomputedFromAttr(original.getNameAttr());
@@ -258,106 +266,120 @@ void Rematerializer::finishClone(AtenOp original, AtenOp clone) {
   }
 }
 
-FailureOr<RematSummary> Rematerializer::run() {
-  summary.numSizeQueriesHoisted = readForwardSizes(graph);
-  SmallVector<AtenOp> forwardOps;
-  int64_t index = 0;
-  for (Operation &op : body) {
-    pos[&op] = 2 * index++;
-    if (auto aten = dyn_cast<AtenOp>(op)) {
-      if (aten.isForward())
-        forwardOps.push_back(aten);
-      if (aten.getRecomputedFromAttr())
-        summary.alreadyRematerialized = true;
-    }
-  }
-
-  // Earliest backward consumer of every tagged op, reached directly or
-  // through tagged forward users: one reverse walk.
-  llvm::DenseMap<Operation *, Operation *> earliest;
-  for (AtenOp op : llvm::reverse(forwardOps)) {
-    if (!isRecompute(op))
+LogicalResult RematState::recomputeFor(AtenOp user, PatternRewriter &rewriter) {
+  if (failedInPattern || !user.isBackward() || clones.contains(user))
+    return failure();
+  // The uncloned tagged producers `user` reads, directly or through other
+  // tagged forward ops: `user` is their earliest backward consumer.
+  SmallVector<AtenOp> needed;
+  llvm::DenseSet<Operation *> seen;
+  SmallVector<Value> worklist(user->getOperands());
+  while (!worklist.empty()) {
+    auto producer = worklist.pop_back_val().getDefiningOp<AtenOp>();
+    if (!producer || !recomputable.contains(producer) ||
+        cloneOf.count(producer) || !seen.insert(producer).second)
       continue;
-    ++summary.numTagged;
-    Operation *best = nullptr;
-    auto consider = [&](Operation *candidate) {
-      if (candidate && (!best || pos[candidate] < pos[best]))
-        best = candidate;
-    };
-    for (Operation *user : op->getUsers()) {
-      auto u = dyn_cast<AtenOp>(user);
-      if (!u)
-        continue;
-      if (u.isBackward())
-        consider(u);
-      else if (isRecompute(u))
-        consider(earliest.lookup(u));
-    }
-    if (best)
-      earliest[op] = best;
+    needed.push_back(producer);
+    llvm::append_range(worklist, producer->getOperands());
   }
-  if (earliest.empty())
-    return summary;
+  if (needed.empty())
+    return failure();
+  llvm::sort(needed, [](AtenOp a, AtenOp b) { return a->isBeforeInBlock(b); });
 
-  SmallVector<AtenOp> toClone;
-  for (AtenOp op : forwardOps)
-    if (earliest.count(op)) {
-      if (failed(verifyRecomputable(op, "a recompute policy", mutations)))
-        return failure();
-      toClone.push_back(op);
-    }
-
-  collectNames();
-  collectReloadChains();
-  nextStorage = maxStorageId() + 1;
-
-  OpBuilder builder(graph.getContext());
-  for (AtenOp op : toClone) {
-    Operation *target = earliest.lookup(op);
+  for (AtenOp op : needed) {
     IRMapping mapping;
     for (Value v : op->getOperands()) {
-      FailureOr<Value> mapped = operandForClone(v, target);
-      if (failed(mapped))
+      FailureOr<Value> mapped = operandForClone(v, user, rewriter);
+      if (failed(mapped)) {
+        failedInPattern = true;
         return failure();
+      }
       if (*mapped != v)
         mapping.map(v, *mapped);
     }
-    builder.setInsertionPoint(target);
-    auto clone = cast<AtenOp>(builder.clone(*op, mapping));
-    pos[clone] = pos[target] - 1;
+    rewriter.setInsertionPoint(user);
+    auto clone = cast<AtenOp>(rewriter.clone(*op, mapping));
     cloneOf[op] = clone;
     clones.insert(clone);
-    finishClone(op, clone);
+    rewriter.modifyOpInPlace(clone, [&] { finishClone(op, clone); });
+    ++summary.numClones;
   }
-  summary.numClones = toClone.size();
-
   // Backward consumers read the clones; their views of a clone live in the
   // clone's allocation, not in the forward one (C15).
-  IRRewriter rewriter(graph.getContext());
-  for (AtenOp op : toClone) {
+  for (AtenOp op : needed) {
     AtenOp clone = cloneOf.lookup(op);
     for (OpResult r : op->getResults()) {
       Value c = clone->getResult(r.getResultNumber());
       rewriter.replaceUsesWithIf(r, c, [&](OpOperand &use) {
-        auto user = dyn_cast<AtenOp>(use.getOwner());
-        return user && user.isBackward() && !clones.contains(user);
+        auto reader = dyn_cast<AtenOp>(use.getOwner());
+        return reader && reader.isBackward() && !clones.contains(reader);
       });
       if (std::optional<int64_t> oldId = getStorageId(r))
         followStorage(c, *oldId);
     }
   }
+  return success();
+}
+
+FailureOr<RematSummary> RematState::run() {
+  summary.numSizeQueriesHoisted = readForwardSizes(graph);
+  SmallVector<AtenOp> forwardOps;
+  for (AtenOp op : body.getOps<AtenOp>()) {
+    if (op.isForward())
+      forwardOps.push_back(op);
+    if (op.getRecomputedFromAttr())
+      summary.alreadyRematerialized = true;
+  }
+
+  // Tagged ops the backward reads, directly or through tagged forward
+  // users: one reverse walk. Verified before any rewrite, so a bad tag
+  // changes nothing.
+  for (AtenOp op : llvm::reverse(forwardOps)) {
+    if (!isRecompute(op))
+      continue;
+    ++summary.numTagged;
+    bool read = llvm::any_of(op->getUsers(), [&](Operation *user) {
+      auto u = dyn_cast<AtenOp>(user);
+      return u && (u.isBackward() || recomputable.contains(u));
+    });
+    if (read)
+      recomputable.insert(op);
+  }
+  if (recomputable.empty())
+    return summary;
+  for (AtenOp op : forwardOps)
+    if (recomputable.contains(op) &&
+        failed(verifyRecomputable(op, "a recompute policy", mutations)))
+      return failure();
+
+  names.addGraph(graph);
+  collectReloadChains();
+  nextStorage = maxStorageId() + 1;
+
+  RewritePatternSet patterns(graph.getContext());
+  populateRematerializationPatterns(patterns, *this);
+  walkAndApplyPatterns(graph, std::move(patterns));
+  if (failedInPattern)
+    return failure();
+
   // Originals no forward code reads any more.
-  for (AtenOp op : llvm::reverse(toClone))
-    if (op->use_empty()) {
-      op->erase();
+  IRRewriter rewriter(graph.getContext());
+  for (AtenOp op : llvm::reverse(forwardOps))
+    if (cloneOf.count(op) && op->use_empty()) {
+      rewriter.eraseOp(op);
       ++summary.numErased;
     }
   return summary;
 }
 
+void mlir::joint::populateRematerializationPatterns(RewritePatternSet &patterns,
+                                                    RematState &state) {
+  patterns.add<RecomputeForBackwardUse>(patterns.getContext(), state);
+}
+
 FailureOr<RematSummary>
 mlir::joint::rematerialize(GraphOp graph, const StorageAliasAnalysis &aliases) {
-  return Rematerializer(graph, aliases).run();
+  return RematState(graph, aliases).run();
 }
 
 //===----------------------------------------------------------------------===//

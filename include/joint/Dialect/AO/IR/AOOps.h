@@ -16,6 +16,17 @@
 
 #include "joint/Dialect/AO/IR/AODialect.h.inc"
 
+namespace mlir {
+namespace ao {
+/// The copy engine and host buffers the transfer ops drive: an ao op starts
+/// or finishes a copy and frees or holds storage, so none is merged, moved
+/// across another or dropped by upstream CSE/DCE.
+struct TransferResource : public SideEffects::Resource::Base<TransferResource> {
+  StringRef getName() final { return "ao.transfer"; }
+};
+} // namespace ao
+} // namespace mlir
+
 #define GET_OP_CLASSES
 #include "joint/Dialect/AO/IR/AOOps.h.inc"
 

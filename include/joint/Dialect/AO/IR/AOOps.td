@@ -11,8 +11,16 @@
 include "joint/Dialect/AO/IR/AODialect.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def AO_OffloadOp : AO_Op<"offload", [AllTypesMatch<["input", "result"]>]> {
+// Every ao op reads its tensor operands and starts or completes a copy on the
+// transfer resource (AOOps.h), so upstream CSE/DCE neither merge nor drop one.
+def AO_TransferResource : Resource<"::mlir::ao::TransferResource">;
+defvar AO_Transfer = MemoryEffects<[MemRead<AO_TransferResource>,
+                                    MemWrite<AO_TransferResource>]>;
+
+def AO_OffloadOp : AO_Op<"offload", [AO_Transfer,
+    AllTypesMatch<["input", "result"]>]> {
   let summary = "start copying a device tensor to host memory";
   let description = [{
     `ao.offload(Tensor) -> Tensor`: the result is the host copy; it is valid
@@ -23,13 +31,15 @@ def AO_OffloadOp : AO_Op<"offload", [AllTypesMatch<["input", "result"]>]> {
     %h = ao.offload %a : tensor<1024x1024xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input, OptionalAttr<StrAttr>:$name);
+  let arguments = (ins Arg<AnyRankedTensor, "", [MemRead]>:$input,
+                       OptionalAttr<StrAttr>:$name);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
 
-def AO_ReloadOp : AO_Op<"reload", [AllTypesMatch<["input", "result"]>]> {
+def AO_ReloadOp : AO_Op<"reload", [AO_Transfer,
+    AllTypesMatch<["input", "result"]>]> {
   let summary = "start copying an offloaded host tensor back to a device";
   let description = [{
     `ao.reload(Tensor, Device, SymInt[]? size, SymInt[]? stride) -> Tensor`.
@@ -40,7 +50,8 @@ def AO_ReloadOp : AO_Op<"reload", [AllTypesMatch<["input", "result"]>]> {
     %r = ao.reload %w to "cuda:0" : tensor<1024x1024xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input, StrAttr:$device,
+  let arguments = (ins Arg<AnyRankedTensor, "", [MemRead]>:$input,
+                       StrAttr:$device,
                        OptionalAttr<ArrayAttr>:$size,
                        OptionalAttr<ArrayAttr>:$stride,
                        OptionalAttr<StrAttr>:$name);
@@ -53,7 +64,7 @@ def AO_ReloadOp : AO_Op<"reload", [AllTypesMatch<["input", "result"]>]> {
   }];
 }
 
-def AO_WaitTensorOp : AO_Op<"wait_tensor", [
+def AO_WaitTensorOp : AO_Op<"wait_tensor", [AO_Transfer,
     AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
   let summary = "wait for an ao.offload or ao.reload copy to finish";
   let description = [{
@@ -69,7 +80,7 @@ def AO_WaitTensorOp : AO_Op<"wait_tensor", [
              last_use %b : tensor<1024x1024xf32> : tensor<1024x1024xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input,
+  let arguments = (ins Arg<AnyRankedTensor, "", [MemRead]>:$input,
                        Optional<AnyType>:$keepalive,
                        Optional<AnyType>:$last_use_of_storage,
                        OptionalAttr<StrAttr>:$name);

@@ -45,6 +45,40 @@ inline llvm::hash_code hash_value(const SymInt &s) {
 /// Prints `8`, `sym("s0*2", 16)` or `sym("u0")`.
 AsmPrinter &operator<<(AsmPrinter &printer, const SymInt &value);
 
+/// The RNG state that ops tagged `nondeterministic_seeded` read and advance
+/// (torch's generator): two random ops are never merged, reordered or dropped.
+struct RandomStateResource
+    : public SideEffects::Resource::Base<RandomStateResource> {
+  StringRef getName() final { return "joint.random_state"; }
+};
+
+/// The process group a collective (`_c10d_functional::`, `c10d::`) talks to:
+/// every rank must issue the same collectives in the same order.
+struct CommunicationResource
+    : public SideEffects::Resource::Base<CommunicationResource> {
+  StringRef getName() final { return "joint.communication"; }
+};
+
+/// An operator whose kernel writes arguments that its schema does not mark
+/// `Tensor(a!)` (batch norm's running statistics), optionally only when a
+/// bool argument is true. The table is data in JointOps.cpp, listed in
+/// docs/passes.md with how it was found.
+struct HiddenWrite {
+  /// Operator packet (`aten::native_batch_norm`): matches every overload.
+  llvm::StringLiteral target;
+  /// Names of the schema arguments the kernel writes (in place, when given).
+  llvm::StringLiteral args[2];
+  /// Name of the bool argument that enables the write (`training`); empty
+  /// when the op always writes.
+  llvm::StringLiteral when;
+};
+
+/// Every entry of the hidden-write table.
+ArrayRef<HiddenWrite> getHiddenWrites();
+
+/// The hidden-write entry of `target` (`ns::op.overload`), or null.
+const HiddenWrite *lookupHiddenWrite(StringRef target);
+
 } // namespace joint
 
 template <>

@@ -73,6 +73,7 @@ def Joint_OutputOp : Joint_Op<"output", [Pure, Terminator, ReturnLike,
 
 def Joint_AtenOp : Joint_Op<"op", [
     DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "one aten-level FX call_function node";
   let description = [{
@@ -84,6 +85,15 @@ def Joint_AtenOp : Joint_Op<"op", [
     `#joint.memory_format`, arrays, `unit` for None). When both are absent the
     operands are the positional arguments in order. Every FX `getitem` of a
     multi-output node is a result (its node name in `result_names`).
+
+    Memory effects come from the operator table: a read of every tensor
+    operand; a write of every operand the op writes in place (schema
+    `Tensor(a!)`, or the hidden-write table for kernels such as training batch
+    norm); a read and write of the RNG state for `nondeterministic_seeded`
+    operators; a write of the process group for collectives. Fresh results
+    are tensors with value semantics, so no allocation effect is declared
+    (the memory model counts allocations) and upstream CSE may merge two
+    equal reads with no writer between them.
 
     ```mlir
     %0 = joint.op "aten::mm.default"(%a, %b) {name = "mm"}
@@ -123,6 +133,13 @@ def Joint_AtenOp : Joint_Op<"op", [
     /// cannot be resolved (no table entry, index out of range).
     LogicalResult getOperandsOfSchemaArg(OperatorOp entry, unsigned argIndex,
                                          SmallVectorImpl<unsigned> &operands);
+    /// Operand indices this op writes in place, given its table `entry`
+    /// (may be null): schema `Tensor(a!)` arguments plus the hidden-write
+    /// table (torch kernels that write unmarked arguments). std::nullopt
+    /// when the written operands cannot be resolved (mutable schema without
+    /// a resolvable mark, no schema but an in-place name or a hidden write):
+    /// then every tensor operand may be written.
+    std::optional<SmallVector<unsigned>> getWrittenOperands(OperatorOp entry);
   }];
 }
 

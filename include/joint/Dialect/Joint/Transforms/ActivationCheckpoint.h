@@ -14,6 +14,7 @@
 #define JOINT_DIALECT_JOINT_TRANSFORMS_ACTIVATIONCHECKPOINT_H
 
 #include "joint/Dialect/Joint/IR/JointOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SmallVector.h"
 #include <optional>
 #include <string>
@@ -94,6 +95,18 @@ unsigned readForwardSizes(GraphOp graph);
 /// random or touches mutated storage. O(#ops + #uses).
 FailureOr<RematSummary> rematerialize(GraphOp graph,
                                       const StorageAliasAnalysis &aliases);
+
+/// What the remat pattern shares while it applies (names in use, reload
+/// chains, clones made); built by rematerialize.
+class RematState;
+
+/// The applier of recompute tags: one pattern rooted at a backward joint.op
+/// that reads a tagged, not yet cloned forward producer; it clones the
+/// producers it needs before it (forward order) and redirects every backward
+/// reader of them. Meant for walkAndApplyPatterns in program order, so the
+/// root is each producer's earliest backward consumer.
+void populateRematerializationPatterns(RewritePatternSet &patterns,
+                                       RematState &state);
 
 /// The FX-style name of a checkpoint mode ("off", "full", "selective").
 StringRef stringifyCheckpointMode(CheckpointMode mode);

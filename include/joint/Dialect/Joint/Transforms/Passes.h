@@ -15,6 +15,12 @@
 namespace mlir {
 namespace joint {
 
+/// `format` of joint-memory-report.
+enum class ReportFormat { text, json };
+
+/// `scope` of joint-cpu-offload: which forward activations are candidates.
+enum class OffloadScope { attention };
+
 #define GEN_PASS_DECL
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
 
@@ -28,6 +34,10 @@ LogicalResult writeMemoryReport(ModuleOp module,
 
 #define GEN_PASS_REGISTRATION
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
+
+/// Registers the pass pipelines: joint-activation-checkpoint
+/// (joint-tag-recompute-policy, then joint-remat).
+void registerJointPipelines();
 
 } // namespace joint
 } // namespace mlir

@@ -63,12 +63,19 @@ def JointCpuOffload : Pass<"joint-cpu-offload", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::ao::AODialect"];
   let options = [
-    Option<"scope", "scope", "std::string", "\"attention\"",
-           "Which activations: 'attention' (produced inside self_attn "
-           "modules) is the only scope">,
-    Option<"budgetGB", "budget-gb", "double", "0.0",
+    Option<"scope", "scope", "::mlir::joint::OffloadScope",
+           "::mlir::joint::OffloadScope::attention",
+           "Which activations are candidates",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::joint::OffloadScope::attention, "attention",
+                        "produced inside self_attn modules (the only "
+                        "scope)"))}]>,
+    Option<"budgetGiB", "budget-gib", "double", "0.0",
            "Host budget in GiB (2^30 bytes) for offloaded activations, "
            "filled largest first; 0 means no limit; must be >= 0">,
+    Option<"budgetGB", "budget-gb", "double", "0.0",
+           "Deprecated spelling of budget-gib (also counts 2^30 bytes); "
+           "excludes budget-gib">,
     Option<"prefetchRegions", "prefetch-regions", "unsigned", "0",
            "Issue each ao.reload this many attention regions earlier in "
            "the backward (0: right before its first backward consumer)">,
@@ -89,8 +96,8 @@ def JointCpuOffload : Pass<"joint-cpu-offload", "::mlir::ModuleOp"> {
 // Activation checkpointing
 //===----------------------------------------------------------------------===//
 
-// Options shared by joint-tag-recompute-policy and joint-activation-checkpoint
-// (the ActivationCheckpointConfig vocabulary).
+// Options of joint-tag-recompute-policy (the ActivationCheckpointConfig
+// vocabulary); the joint-activation-checkpoint pipeline takes the same.
 defvar JointCheckpointOptions = [
   Option<"mode", "mode", "::mlir::joint::CheckpointMode",
          "::mlir::joint::CheckpointMode::full",
@@ -169,18 +176,6 @@ def JointRemat : Pass<"joint-remat", "::mlir::ModuleOp"> {
   let statistics = JointRematStatistics;
 }
 
-def JointActivationCheckpoint : Pass<"joint-activation-checkpoint",
-                                     "::mlir::ModuleOp"> {
-  let summary = "Activation checkpointing: tag recompute policies, then remat";
-  let description = [{
-    `joint-tag-recompute-policy` followed by `joint-remat`, with the same
-    options as the tag pass. `mode=off` changes nothing. Emits one summary
-    remark, and a warning when the scope matched but nothing was recomputed.
-  }];
-  let options = JointCheckpointOptions;
-  let statistics = !listconcat(JointTagStatistics, JointRematStatistics);
-}
-
 //===----------------------------------------------------------------------===//
 // Memory report
 //===----------------------------------------------------------------------===//
@@ -207,9 +202,12 @@ def JointMemoryReport : Pass<"joint-memory-report", "::mlir::ModuleOp"> {
     `python -m joint_mlir.plot *.json -o memory.png` plots JSON reports.
   }];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Report format: 'text' (a table) or 'json' (the same numbers "
-           "plus the per-op timeline)">,
+    Option<"format", "format", "::mlir::joint::ReportFormat",
+           "::mlir::joint::ReportFormat::text", "Report format",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::joint::ReportFormat::text, "text", "a table"),
+             clEnumValN(::mlir::joint::ReportFormat::json, "json",
+                        "the same numbers plus the per-op timeline"))}]>,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "File to write the report to; '-' is stdout">,
     Option<"label", "label", "std::string", /*default=*/"\"\"",

@@ -1,0 +1,63 @@
+//===- Namespace.h - Fresh FX node names for one graph ----------*- C++ -*-===//
+//
+// The one generator of fresh node names (in the manner of CIRCT's Namespace):
+// it knows every FX node name a joint.graph uses (argument `joint.name`s,
+// joint.op names and result names, names of ao ops) and hands out names
+// derived from a base, `base`, then `base_1`, `base_2`, ..., each once. Remat
+// clones, offload replays and the JSON exporter draw from it, so no two FX
+// nodes of a transformed graph share a name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_SUPPORT_NAMESPACE_H
+#define JOINT_SUPPORT_NAMESPACE_H
+
+#include "joint/Dialect/AO/IR/AOOps.h"
+#include "joint/Dialect/Joint/IR/JointOps.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir {
+namespace joint {
+
+class Namespace {
+public:
+  /// Records every node name of `graph`. O(#ops + #arguments).
+  void addGraph(GraphOp graph) {
+    for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
+      if (DictionaryAttr attrs = graph.getArgAttrDict(i))
+        if (auto n = attrs.getAs<StringAttr>("joint.name"))
+          add(n.getValue());
+    for (Operation &op : graph.getBody().front()) {
+      if (auto aten = dyn_cast<AtenOp>(op)) {
+        add(aten.getName());
+        if (ArrayAttr names = aten.getResultNamesAttr())
+          for (Attribute n : names)
+            add(cast<StringAttr>(n).getValue());
+        continue;
+      }
+      if (isa_and_nonnull<ao::AODialect>(op.getDialect()))
+        if (auto n = op.getAttrOfType<StringAttr>("name"))
+          add(n.getValue());
+    }
+  }
+
+  /// Marks `name` as used.
+  void add(StringRef name) { used.insert(name); }
+
+  /// `base` when unused, else `base_<i>` for the smallest free i >= 1; the
+  /// result is recorded as used.
+  std::string newName(const Twine &base) {
+    std::string name = base.str();
+    for (unsigned i = 1; !used.insert(name).second; ++i)
+      name = (base + "_" + Twine(i)).str();
+    return name;
+  }
+
+private:
+  llvm::StringSet<> used;
+};
+
+} // namespace joint
+} // namespace mlir
+
+#endif // JOINT_SUPPORT_NAMESPACE_H
