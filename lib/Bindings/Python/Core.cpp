@@ -156,7 +156,7 @@ Outcome runPipeline(const std::string &document, const std::string &pipeline,
     return out;
   if (report) {
     joint::JointMemoryReportOptions options;
-    options.format = ReportFormat::json;
+    options.format = joint::ReportFormat::json;
     options.label = label;
     std::string json;
     llvm::raw_string_ostream reportStream(json);
