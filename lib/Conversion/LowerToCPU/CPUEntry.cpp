@@ -80,8 +80,9 @@ struct CPUEntryPass : public joint::impl::JointCPUEntryBase<CPUEntryPass> {
     Location loc = step.getLoc();
     auto entry = func::FuncOp::create(b, loc, kCPUEntryName,
                                       b.getFunctionType(argTypes, TypeRange{}));
-    entry->setAttr("joint.graph_name", b.getStringAttr(step.getName()));
     unsigned numArgs = type.getNumInputs();
+    entry->setAttr("joint.graph_name", b.getStringAttr(step.getName()));
+    entry->setAttr("joint.num_inputs", b.getI64IntegerAttr(numArgs));
     for (unsigned i = 0; i < numArgs; ++i)
       entry.setArgAttrs(i, step.getArgAttrDict(i));
     for (unsigned j = 0, e = type.getNumResults(); j < e; ++j)

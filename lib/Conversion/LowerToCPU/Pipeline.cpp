@@ -34,10 +34,14 @@
 using namespace mlir;
 using namespace mlir::joint;
 
-void joint::buildLowerToCPUPipeline(OpPassManager &pm,
-                                    const LowerToCPUOptions &options) {
-  // Tensors: the entry, then the matmul family in tiles.
+void joint::buildLowerToCPUTensorPipeline(OpPassManager &pm,
+                                          const LowerToCPUOptions &options) {
   pm.addPass(createJointCPUEntry());
+}
+
+void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
+                                        const LowerToCPUOptions &options) {
+  // Tensors: the matmul family in tiles.
   if (options.tileMatmuls) {
     JointTileMatmulsOptions tile;
     tile.tileM = options.tileM;
@@ -80,6 +84,12 @@ void joint::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void joint::buildLowerToCPUPipeline(OpPassManager &pm,
+                                    const LowerToCPUOptions &options) {
+  buildLowerToCPUTensorPipeline(pm, options);
+  buildLowerToCPULLVMPipeline(pm, options);
 }
 
 void joint::registerLowerToCPUPipeline() {

@@ -61,6 +61,12 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
 /// the conversions to the LLVM dialect (docs/lowering.md, "Pipeline").
 void buildLowerToCPUPipeline(OpPassManager &pm,
                              const LowerToCPUOptions &options);
+/// Its two halves: up to `@joint_entry` on tensors (convert-joint-to-linalg,
+/// joint-cpu-entry), then the rest (tiling to the LLVM dialect).
+void buildLowerToCPUTensorPipeline(OpPassManager &pm,
+                                   const LowerToCPUOptions &options);
+void buildLowerToCPULLVMPipeline(OpPassManager &pm,
+                                 const LowerToCPUOptions &options);
 
 /// Registers the `joint-lower-to-cpu` pipeline and the passes above.
 void registerLowerToCPUPipeline();

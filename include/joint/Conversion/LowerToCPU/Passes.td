@@ -21,7 +21,8 @@ def JointCPUEntry : Pass<"joint-cpu-entry", "::mlir::ModuleOp"> {
     arguments, then one caller-allocated memref per result (a 0-d `memref<i64>`
     for a SymInt result), filled with `bufferization.materialize_in_destination
     restrict writable`. Argument and result attributes move to the matching
-    memref arguments; the graph name is kept as `joint.graph_name`. Runs before
+    memref arguments; the graph name is kept as `joint.graph_name` and the
+    number of input slots as `joint.num_inputs`. Runs before
     one-shot bufferization; `joint-compile` wraps `@joint_entry` into the C
     entry point described in docs/lowering.md ("ABI").
     Errors: no or several public functions, an argument or result that is not
