@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/Conversion/LowerToCPU/Passes.h"
+#include "joint/Conversion/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -36,6 +37,7 @@ using namespace mlir::joint;
 
 void joint::buildLowerToCPUTensorPipeline(OpPassManager &pm,
                                           const LowerToCPUOptions &options) {
+  pm.addPass(createConvertJointToLinalg());
   pm.addPass(createJointCPUEntry());
 }
 
