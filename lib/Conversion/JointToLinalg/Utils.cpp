@@ -9,6 +9,8 @@
 #include "Utils.h"
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 using namespace mlir;
@@ -535,4 +537,108 @@ Value mlir::joint::broadcastToShape(OpBuilder &b, Location loc, Value input,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
         return convertScalar(nested, nestedLoc, args[0], elementType);
       });
+}
+
+Value mlir::joint::reshapeTo(OpBuilder &b, Location loc, Value input,
+                             RankedTensorType resultType,
+                             ArrayRef<OpFoldResult> resultSizes) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (inputType.getShape() == resultType.getShape() &&
+      inputType.getNumDynamicDims() <= 1) {
+    // Equal numel and all other dims equal: the `?` dim is equal too.
+    if (inputType.getElementType() == resultType.getElementType())
+      return input;
+  }
+  if (inputType.getRank() != resultType.getRank()) {
+    bool collapse = inputType.getRank() > resultType.getRank();
+    std::optional<SmallVector<ReassociationIndices>> reassociation =
+        collapse ? getReassociationIndicesForReshape(inputType, resultType)
+                 : getReassociationIndicesForReshape(resultType, inputType);
+    // With more than one `?` per group the regrouping is ambiguous.
+    auto unambiguous = [&](RankedTensorType wide) {
+      for (const ReassociationIndices &group : *reassociation) {
+        int dynamic = 0;
+        for (int64_t i : group)
+          dynamic += wide.isDynamicDim(i);
+        if (dynamic > 1)
+          return false;
+      }
+      return true;
+    };
+    if (reassociation && unambiguous(collapse ? inputType : resultType)) {
+      if (collapse)
+        return tensor::CollapseShapeOp::create(b, loc, resultType, input,
+                                               *reassociation);
+      return tensor::ExpandShapeOp::create(b, loc, resultType, input,
+                                           *reassociation, resultSizes);
+    }
+  }
+  SmallVector<Value> shape;
+  for (OpFoldResult size : resultSizes)
+    shape.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+  Value shapeTensor = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({resultType.getRank()}, b.getIndexType()),
+      shape);
+  return tensor::ReshapeOp::create(b, loc, resultType, input, shapeTensor);
+}
+
+/// Folds `fn` over two constants, else builds `Op` on index values.
+template <typename Op, typename Fn>
+static OpFoldResult foldOrCreate(OpBuilder &b, Location loc, OpFoldResult x,
+                                 OpFoldResult y, Fn fn) {
+  std::optional<int64_t> cx = getConstantIntValue(x),
+                         cy = getConstantIntValue(y);
+  if (cx && cy)
+    return b.getIndexAttr(fn(*cx, *cy));
+  return Op::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, x),
+                    getValueOrCreateConstantIndexOp(b, loc, y))
+      .getResult();
+}
+
+OpFoldResult mlir::joint::addIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                                   OpFoldResult y) {
+  if (isZeroInteger(y))
+    return x;
+  return foldOrCreate<arith::AddIOp>(
+      b, loc, x, y, [](int64_t l, int64_t r) { return l + r; });
+}
+OpFoldResult mlir::joint::subIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                                   OpFoldResult y) {
+  if (isZeroInteger(y))
+    return x;
+  return foldOrCreate<arith::SubIOp>(
+      b, loc, x, y, [](int64_t l, int64_t r) { return l - r; });
+}
+OpFoldResult mlir::joint::mulIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                                   OpFoldResult y) {
+  if (isOneInteger(y))
+    return x;
+  if (isOneInteger(x))
+    return y;
+  return foldOrCreate<arith::MulIOp>(
+      b, loc, x, y, [](int64_t l, int64_t r) { return l * r; });
+}
+OpFoldResult mlir::joint::divIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                                   OpFoldResult y) {
+  if (isOneInteger(y))
+    return x;
+  return foldOrCreate<arith::DivSIOp>(
+      b, loc, x, y, [](int64_t l, int64_t r) { return l / r; });
+}
+OpFoldResult mlir::joint::ceilDivIndex(OpBuilder &b, Location loc,
+                                       OpFoldResult x, OpFoldResult y) {
+  if (isOneInteger(y))
+    return x;
+  return foldOrCreate<arith::CeilDivSIOp>(
+      b, loc, x, y, [](int64_t l, int64_t r) { return (l + r - 1) / r; });
+}
+OpFoldResult mlir::joint::minIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                                   OpFoldResult y) {
+  return foldOrCreate<arith::MinSIOp>(
+      b, loc, x, y, [](int64_t l, int64_t r) { return std::min(l, r); });
+}
+OpFoldResult mlir::joint::maxIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                                   OpFoldResult y) {
+  return foldOrCreate<arith::MaxSIOp>(
+      b, loc, x, y, [](int64_t l, int64_t r) { return std::max(l, r); });
 }

@@ -224,6 +224,32 @@ Value broadcastToShape(OpBuilder &b, Location loc, Value input,
                        RankedTensorType resultType,
                        ArrayRef<OpFoldResult> resultSizes);
 
+/// `input` reshaped (row-major, torch's view/reshape) to `resultType` with
+/// `resultSizes`: `tensor.collapse_shape` / `tensor.expand_shape` when the
+/// dims regroup, else `tensor.reshape`; `input` itself when nothing changes.
+Value reshapeTo(OpBuilder &b, Location loc, Value input,
+                RankedTensorType resultType,
+                ArrayRef<OpFoldResult> resultSizes);
+
+/// Index arithmetic on mixed static/dynamic values: folds when both sides
+/// are constants, else emits `arith` ops on `index`.
+OpFoldResult addIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                      OpFoldResult y);
+OpFoldResult subIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                      OpFoldResult y);
+OpFoldResult mulIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                      OpFoldResult y);
+/// Exact division (`x` a multiple of `y`, both non-negative).
+OpFoldResult divIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                      OpFoldResult y);
+/// Ceiling division for non-negative `x` and positive `y`.
+OpFoldResult ceilDivIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                          OpFoldResult y);
+OpFoldResult minIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                      OpFoldResult y);
+OpFoldResult maxIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                      OpFoldResult y);
+
 } // namespace joint
 } // namespace mlir
 
