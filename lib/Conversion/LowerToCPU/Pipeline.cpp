@@ -56,6 +56,8 @@ void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
 
   // Buffers: caller-owned arguments and outputs, everything else allocated
   // and freed inside the step.
+  // A result computed into tensor.empty is computed in its output buffer.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -63,6 +65,7 @@ void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass()); // folds self-copies into outputs
 
   // Loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
