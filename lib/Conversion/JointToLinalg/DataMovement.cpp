@@ -190,7 +190,7 @@ private:
         !inputType.hasStaticShape() || !resultType.hasStaticShape())
       return rewriter.notifyMatchFailure(
           op, "as_strided needs static sizes, strides and offset");
-    TensorMetaAttr meta = getTensorMeta(op->getOperand(0));
+    TensorMetaAttr meta = getTracedMeta(op->getOperand(0));
     if (meta && (!meta.isContiguous() || !meta.getOffset().isStatic() ||
                  meta.getOffset().hint != 0))
       return rewriter.notifyMatchFailure(

@@ -139,7 +139,7 @@ Value bodyPow(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
     return math::IPowIOp::create(b, loc, x, y);
   if (auto c = y.getDefiningOp<arith::ConstantOp>()) {
     double e = cast<FloatAttr>(c.getValue()).getValueAsDouble();
-    Value one = constant(b, loc, t, 1.0);
+    auto one = [&] { return constant(b, loc, t, 1.0); };
     if (e == 0.5)
       return math::SqrtOp::create(b, loc, x);
     if (e == 2.0)
@@ -150,9 +150,9 @@ Value bodyPow(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
     if (e == -0.5)
       return math::RsqrtOp::create(b, loc, x);
     if (e == -1.0)
-      return divf(b, loc, one, x);
+      return divf(b, loc, one(), x);
     if (e == -2.0)
-      return divf(b, loc, one, arith::MulFOp::create(b, loc, x, x));
+      return divf(b, loc, one(), arith::MulFOp::create(b, loc, x, x));
   }
   return math::PowFOp::create(b, loc, x, y);
 }

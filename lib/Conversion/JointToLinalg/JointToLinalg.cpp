@@ -48,12 +48,31 @@ static bool isRandomTargetName(StringRef target) {
       op);
 }
 
-/// Refuses the first RNG op (tag `nondeterministic_seeded`).
+/// True when `op` (tagged `nondeterministic_seeded`) draws no random numbers
+/// because its `dropout_p` is 0 (SDPA variants carry the tag for their
+/// dropout; torch's default dropout_p is 0).
+static bool hasZeroDropout(AtenOp op, OperatorOp entry) {
+  std::optional<unsigned> index = entry.getArgIndex("dropout_p");
+  if (!index)
+    return false;
+  Attribute p = getArgAttr(op, {*index, "dropout_p"});
+  if (!p)
+    return true;
+  if (auto f = dyn_cast<FloatAttr>(p))
+    return f.getValueAsDouble() == 0.0;
+  if (auto i = dyn_cast<IntegerAttr>(p))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// Refuses the first RNG op (tag `nondeterministic_seeded`, unless its
+/// dropout probability is 0).
 static LogicalResult refuseRandomOps(ModuleOp module) {
   SymbolTableCollection tables;
   WalkResult result = module.walk([&](AtenOp op) {
     OperatorOp entry = op.lookupOperator(&tables);
-    bool random = entry ? entry.isRandom() : isRandomTargetName(op.getTarget());
+    bool random = entry ? entry.isRandom() && !hasZeroDropout(op, entry)
+                        : isRandomTargetName(op.getTarget());
     if (!random)
       return WalkResult::advance();
     op.emitError() << "RNG op " << describeOp(op)

@@ -67,11 +67,15 @@ public:
       FailureOr<int64_t> d = normalizeDim(op, rewriter, *dim, type.getRank());
       if (failed(d))
         return failure();
-      OpFoldResult size = getTensorSizes(rewriter, loc, *input)[*d];
-      rewriter.replaceOp(
-          op, convertScalar(
-                  rewriter, loc,
-                  getValueOrCreateConstantIndexOp(rewriter, loc, size), i64));
+      if (!type.isDynamicDim(*d)) {
+        rewriter.replaceOp(
+            op, arith::ConstantOp::create(
+                    rewriter, loc,
+                    rewriter.getI64IntegerAttr(type.getDimSize(*d))));
+        return success();
+      }
+      Value size = tensor::DimOp::create(rewriter, loc, *input, *d);
+      rewriter.replaceOp(op, convertScalar(rewriter, loc, size, i64));
       return success();
     }
     if (target == "aten::sym_numel.default") {
@@ -85,7 +89,7 @@ public:
       return success();
     }
     // Strides and offsets exist only in the traced facts.
-    TensorMetaAttr meta = getTensorMeta(op->getOperand(0));
+    TensorMetaAttr meta = getTracedMeta(op->getOperand(0));
     if (!meta)
       return rewriter.notifyMatchFailure(op, "no traced strides for the input");
     SymInt value = meta.getOffset();

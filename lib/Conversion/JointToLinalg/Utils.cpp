@@ -20,6 +20,17 @@ std::string mlir::joint::describeOp(AtenOp op) {
   return ("'" + op.getTarget() + "' (node '" + op.getName() + "')").str();
 }
 
+TensorMetaAttr mlir::joint::getTracedMeta(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto func =
+        dyn_cast_if_present<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    if (func && !isa<GraphOp>(func.getOperation()))
+      return func.getArgAttrOfType<TensorMetaAttr>(arg.getArgNumber(),
+                                                   kMetaAttr);
+  }
+  return getTensorMeta(value);
+}
+
 RankedTensorType mlir::joint::getResultTensorType(AtenOp op, unsigned i) {
   if (i >= op->getNumResults())
     return {};

@@ -61,6 +61,11 @@ private:
   llvm::StringSet<> targets;
 };
 
+/// Traced tensor facts of `value` (an original, unconverted value): op
+/// results' `result_meta`, and graph arguments' `joint.meta` also after the
+/// driver turned the graph into a `func.func`. Null when not recorded.
+TensorMetaAttr getTracedMeta(Value value);
+
 /// The first result type of `op` as a ranked tensor (null when it is not).
 RankedTensorType getResultTensorType(AtenOp op, unsigned i = 0);
 
