@@ -221,7 +221,8 @@ def run_compiled(step: CompiledStep, state: dict[str, torch.Tensor],
     """Run ``step`` on materialized state/inputs; a :class:`StepResult`.
 
     Arguments are matched by FQN (state) and path (inputs); buffer updates
-    (outputs with role ``buffer``) are written back into ``state``.
+    (outputs with ``updates``: the final value of an argument written in
+    place, docs/lowering.md) are copied back into that argument's tensor.
     """
     from .runner import StepResult
 
@@ -243,8 +244,10 @@ def run_compiled(step: CompiledStep, state: dict[str, torch.Tensor],
             grads[spec["fqn"]] = v
         elif role == "loss_dict":
             loss_dict[spec["key"]] = v
-        elif role == "buffer":
-            state[spec["fqn"]].copy_(v)
+        elif "updates" in spec:
+            args[spec["updates"]].copy_(v)
+        # role "output" (other step outputs): not part of StepResult, as in
+        # the torch backend
     buffers = {spec["fqn"]: state[spec["fqn"]]
                for spec in step.descriptor["arguments"]
                if spec.get("role") == "buffer"}

@@ -178,6 +178,10 @@ collectSlots(ModuleOp module, const GraphFacts &facts, std::string &graphName) {
     else if (slot.isOutput && i - numArgs < facts.results.size() &&
              facts.results[i - numArgs].size() == rank)
       slot.symbolic = facts.results[i - numArgs];
+    else if (auto updates = slot.attrs.getAs<IntegerAttr>("joint.updates"))
+      if (uint64_t arg = updates.getInt();
+          arg < facts.args.size() && facts.args[arg].size() == rank)
+        slot.symbolic = facts.args[arg]; // an updated argument's sizes
     slots.push_back(std::move(slot));
   }
   return slots;
@@ -203,6 +207,8 @@ static std::string buildDescriptor(StringRef graphName, StringRef library,
             j.attribute(key, joint::stringifyRole(role.getValue()));
           else if (auto s = dyn_cast<StringAttr>(attr.getValue()))
             j.attribute(key, s.getValue());
+          else if (auto i = dyn_cast<IntegerAttr>(attr.getValue()))
+            j.attribute(key, i.getInt()); // joint.updates: argument index
         }
         auto memref = dyn_cast<MemRefType>(slot.type);
         if (!memref) {
