@@ -88,6 +88,7 @@ void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass()); // poison from vectorization
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
