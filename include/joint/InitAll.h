@@ -71,6 +71,7 @@ inline void registerAllPasses() {
   memref::registerMemRefPasses();
   registerSCFPasses();
   registerArithToLLVMConversionPass();
+  registerConvertBufferizationToMemRefPass();
   registerConvertControlFlowToLLVMPass();
   registerConvertFuncToLLVMPass();
   registerConvertIndexToLLVMPass();

@@ -40,6 +40,10 @@ struct BodyParams {
   StringRef roundingMode; // div: "", "trunc", "floor"
   StringRef approximate;  // gelu: "none", "tanh"
   Value threshold;        // threshold_backward
+  Value lower, upper;     // clamp, clamp_min, clamp_max (null: no bound)
+  Value scale;            // native_dropout_backward, elu
+  Value slope;            // leaky_relu; elu: alpha * scale
+  Value inputScale;       // elu
 };
 
 using BodyFn = Value (*)(OpBuilder &, Location, ValueRange, const BodyParams &);
@@ -296,6 +300,78 @@ Value bodyThresholdBackward(OpBuilder &b, Location loc, ValueRange a,
   return arith::SelectOp::create(b, loc, le, zero, grad);
 }
 
+/// min(max(x, lower), upper) with NaN propagating (torch's clamp).
+Value bodyClamp(OpBuilder &b, Location loc, ValueRange a, const BodyParams &p) {
+  Value x = a[0];
+  bool f = isFloat(x.getType());
+  if (p.lower)
+    x = f ? Value(arith::MaximumFOp::create(b, loc, x, p.lower))
+          : Value(arith::MaxSIOp::create(b, loc, x, p.lower));
+  if (p.upper)
+    x = f ? Value(arith::MinimumFOp::create(b, loc, x, p.upper))
+          : Value(arith::MinSIOp::create(b, loc, x, p.upper));
+  return x;
+}
+Value bodyMinimum(OpBuilder &b, Location loc, ValueRange a,
+                  const BodyParams &) {
+  if (isFloat(a[0].getType()))
+    return arith::MinimumFOp::create(b, loc, a[0], a[1]);
+  return arith::MinSIOp::create(b, loc, a[0], a[1]);
+}
+Value bodyMaximum(OpBuilder &b, Location loc, ValueRange a,
+                  const BodyParams &) {
+  if (isFloat(a[0].getType()))
+    return arith::MaximumFOp::create(b, loc, a[0], a[1]);
+  return arith::MaxSIOp::create(b, loc, a[0], a[1]);
+}
+Value bodyErf(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
+  return math::ErfOp::create(b, loc, a[0]);
+}
+Value bodyLog1p(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
+  return math::Log1pOp::create(b, loc, a[0]);
+}
+Value bodyExpm1(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
+  return math::ExpM1Op::create(b, loc, a[0]);
+}
+Value bodyFloor(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
+  return math::FloorOp::create(b, loc, a[0]);
+}
+Value bodyCeil(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
+  return math::CeilOp::create(b, loc, a[0]);
+}
+/// torch's round: half to even.
+Value bodyRound(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
+  return math::RoundEvenOp::create(b, loc, a[0]);
+}
+/// x <= 0 ? (exp(x * input_scale) - 1) * alpha * scale : x * scale.
+Value bodyElu(OpBuilder &b, Location loc, ValueRange a, const BodyParams &p) {
+  Value x = a[0];
+  Type t = x.getType();
+  Value zero = constant(b, loc, t, 0.0), one = constant(b, loc, t, 1.0);
+  Value le = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, x, zero);
+  Value e = math::ExpOp::create(b, loc,
+                                arith::MulFOp::create(b, loc, x, p.inputScale));
+  Value negative = arith::MulFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, e, one), p.slope);
+  Value positive = arith::MulFOp::create(b, loc, x, p.scale);
+  return arith::SelectOp::create(b, loc, le, negative, positive);
+}
+/// x > 0 ? x : x * negative_slope.
+Value bodyLeakyRelu(OpBuilder &b, Location loc, ValueRange a,
+                    const BodyParams &p) {
+  Value x = a[0];
+  Value zero = constant(b, loc, x.getType(), 0.0);
+  Value gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+  return arith::SelectOp::create(b, loc, gt, x,
+                                 arith::MulFOp::create(b, loc, x, p.slope));
+}
+/// grad * mask * scale (the mask cast to the gradient's dtype).
+Value bodyDropoutBackward(OpBuilder &b, Location loc, ValueRange a,
+                          const BodyParams &p) {
+  return arith::MulFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, a[0], a[1]), p.scale);
+}
+
 Value compare(OpBuilder &b, Location loc, ValueRange a, arith::CmpFPredicate fp,
               arith::CmpIPredicate sp, arith::CmpIPredicate up) {
   Type t = a[0].getType();
@@ -390,6 +466,21 @@ const ElementwiseOpInfo kElementwiseOps[] = {
     {"relu", "v", ComputeKind::Result, bodyRelu, kDefault, true},
     {"threshold_backward", "vv", ComputeKind::Result, bodyThresholdBackward,
      kDefault, false},
+    {"clamp", "v", ComputeKind::Result, bodyClamp, kDefault, true},
+    {"clamp_min", "v", ComputeKind::Result, bodyClamp, kDefault, true},
+    {"clamp_max", "v", ComputeKind::Result, bodyClamp, kDefault, true},
+    {"minimum", "vv", ComputeKind::Result, bodyMinimum, kDefault, false},
+    {"maximum", "vv", ComputeKind::Result, bodyMaximum, kDefault, false},
+    {"erf", "v", ComputeKind::Result, bodyErf, kDefault, true},
+    {"log1p", "v", ComputeKind::Result, bodyLog1p, kDefault, true},
+    {"expm1", "v", ComputeKind::Result, bodyExpm1, kDefault, true},
+    {"floor", "v", ComputeKind::Result, bodyFloor, kDefault, true},
+    {"ceil", "v", ComputeKind::Result, bodyCeil, kDefault, true},
+    {"round", "v", ComputeKind::Result, bodyRound, kDefault, true},
+    {"elu", "v", ComputeKind::Result, bodyElu, kDefault, true},
+    {"leaky_relu", "v", ComputeKind::Result, bodyLeakyRelu, kDefault, true},
+    {"native_dropout_backward", "vv", ComputeKind::Result, bodyDropoutBackward,
+     kDefault, false},
     {"eq", "vv", ComputeKind::Compare, bodyEq, kTensorScalar, true},
     {"ne", "vv", ComputeKind::Compare, bodyNe, kTensorScalar, true},
     {"lt", "vv", ComputeKind::Compare, bodyLt, kTensorScalar, true},
@@ -415,6 +506,8 @@ StringRef getOperandName(StringRef op, unsigned i) {
     return std::array<StringRef, 3>{"condition", "self", "other"}[i];
   if (op == "masked_fill")
     return std::array<StringRef, 3>{"self", "mask", "value"}[i];
+  if (op == "native_dropout_backward")
+    return i == 0 ? "grad_output" : "mask";
   if (op.ends_with("_backward"))
     return i == 0 ? "grad_output" : (op == "tanh_backward" ? "output" : "self");
   if (op == "pow")
@@ -613,6 +706,49 @@ private:
       if (failed(threshold))
         return failure();
       params.threshold = *threshold;
+    } else if (name == "clamp" || name == "clamp_min" || name == "clamp_max") {
+      auto bound = [&](ArgRef arg, Value &out) -> LogicalResult {
+        if (isNoneArg(op, arg))
+          return success();
+        FailureOr<Value> v =
+            getScalarArg(op, adaptor, rewriter, arg, params.computeType);
+        if (failed(v))
+          return failure();
+        out = *v;
+        return success();
+      };
+      if (name != "clamp_max" && failed(bound({1, "min"}, params.lower)))
+        return failure();
+      ArgRef upper = name == "clamp" ? ArgRef{2, "max"} : ArgRef{1, "max"};
+      if (name != "clamp_min" && failed(bound(upper, params.upper)))
+        return failure();
+    } else if (name == "native_dropout_backward") {
+      FailureOr<Value> scale =
+          getScalarArg(op, adaptor, rewriter, {2, "scale"}, params.computeType);
+      if (failed(scale))
+        return failure();
+      params.scale = *scale;
+    } else if (name == "leaky_relu") {
+      FailureOr<Value> slope =
+          getScalarArg(op, adaptor, rewriter, {1, "negative_slope"},
+                       params.computeType, 0.01);
+      if (failed(slope))
+        return failure();
+      params.slope = *slope;
+    } else if (name == "elu") {
+      FailureOr<double> alpha = getFloatArg(op, rewriter, {1, "alpha"}, 1.0);
+      FailureOr<double> scale = getFloatArg(op, rewriter, {2, "scale"}, 1.0);
+      FailureOr<double> inputScale =
+          getFloatArg(op, rewriter, {3, "input_scale"}, 1.0);
+      if (failed(alpha) || failed(scale) || failed(inputScale))
+        return failure();
+      Location loc = op.getLoc();
+      params.slope = createScalarConstant(rewriter, loc, params.computeType,
+                                          *alpha * *scale);
+      params.scale =
+          createScalarConstant(rewriter, loc, params.computeType, *scale);
+      params.inputScale =
+          createScalarConstant(rewriter, loc, params.computeType, *inputScale);
     }
     return success();
   }

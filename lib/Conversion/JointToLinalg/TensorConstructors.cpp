@@ -102,6 +102,60 @@ public:
   }
 };
 
+/// one_hot(self, num_classes): result[..., c] = (self[...] == c), i64;
+/// the class count comes from the recorded result type.
+class OneHotConversion : public JointOpConversion {
+public:
+  OneHotConversion(const TypeConverter &converter, MLIRContext *context)
+      : JointOpConversion(converter, context, {"aten::one_hot.default"}) {}
+
+  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
+    RankedTensorType resultType = getResultTensorType(op);
+    if (failed(input) || !resultType || resultType.getRank() < 1 ||
+        resultType.isDynamicDim(resultType.getRank() - 1))
+      return rewriter.notifyMatchFailure(
+          op, "expects a result with a static class dim");
+    auto inputType = cast<RankedTensorType>(input->getType());
+    int64_t rank = resultType.getRank();
+    if (inputType.getRank() != rank - 1 ||
+        !isa<IntegerType>(inputType.getElementType()))
+      return rewriter.notifyMatchFailure(op, "expects an integer input");
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, *input);
+    sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(rank - 1)));
+    Value init =
+        createEmptyTensor(rewriter, loc, sizes, resultType.getElementType());
+    MLIRContext *context = rewriter.getContext();
+    AffineMap inputMap = AffineMap::getMultiDimIdentityMap(rank, context)
+                             .getMajorSubMap(rank - 1);
+    SmallVector<AffineMap> maps = {inputMap,
+                                   rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Type elementType = resultType.getElementType();
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{init.getType()}, ValueRange{*input},
+            ValueRange{init}, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value c =
+                  convertScalar(b, l, linalg::IndexOp::create(b, l, rank - 1),
+                                args[0].getType());
+              Value eq = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                               args[0], c);
+              linalg::YieldOp::create(b, l,
+                                      convertScalar(b, l, eq, elementType));
+            })
+            .getResult(0);
+    if (result.getType() != resultType)
+      result = tensor::CastOp::create(rewriter, loc, resultType, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// Where a fill takes its sizes and its value from.
 struct FillInfo {
   StringRef target;
@@ -201,7 +255,7 @@ void mlir::joint::populateTensorConstructorsPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<ArangeConversion>(typeConverter, context);
+  patterns.add<ArangeConversion, OneHotConversion>(typeConverter, context);
   SmallVector<StringRef> fills;
   for (const FillInfo &fill : kFills)
     fills.push_back(fill.target);

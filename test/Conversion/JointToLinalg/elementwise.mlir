@@ -221,3 +221,66 @@ joint.graph @mixed_int_comparison_promotes_and_threshold_backward(%x: tensor<4xi
   %1 = joint.op "aten::threshold_backward.default"(%g, %h) {args = [#joint.operand<0>, #joint.operand<1>, 0], name = "tb"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   joint.output %0, %1 : tensor<4xi1>, tensor<4xf32>
 }
+
+// -----
+
+// CHECK-DAG: #[[MAP:.+]] = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @clamp_and_nan_propagating_minimum(
+// CHECK-SAME: %[[ARG0:[a-zA-Z0-9_-]+]]: tensor<4xf32> {joint.path = "x", joint.role = #joint.role<input>}, %[[ARG1:[a-zA-Z0-9_-]+]]: tensor<4xf32> {joint.path = "y", joint.role = #joint.role<input>}) -> (tensor<4xf32> {joint.role = #joint.role<output>}, tensor<4xf32> {joint.role = #joint.role<output>}) {
+// CHECK-NEXT: %[[CST:[a-zA-Z0-9_-]+]] = arith.constant 6.000000e+00 : f32
+// CHECK-NEXT: %[[V0:[a-zA-Z0-9_-]+]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: %[[V1:[a-zA-Z0-9_-]+]] = linalg.generic {indexing_maps = [#[[MAP]], #[[MAP]]], iterator_types = ["parallel"]} ins(%[[ARG0]] : tensor<4xf32>) outs(%[[V0]] : tensor<4xf32>) {
+// CHECK-NEXT: ^bb0(%[[IN:[a-zA-Z0-9_-]+]]: f32, %[[OUT:[a-zA-Z0-9_-]+]]: f32):
+// CHECK-NEXT: %[[V4:[a-zA-Z0-9_-]+]] = arith.minimumf %[[IN]], %[[CST]] : f32
+// CHECK-NEXT: linalg.yield %[[V4]] : f32
+// CHECK-NEXT: } -> tensor<4xf32>
+// CHECK-NEXT: %[[V2:[a-zA-Z0-9_-]+]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: %[[V3:[a-zA-Z0-9_-]+]] = linalg.generic {indexing_maps = [#[[MAP]], #[[MAP]], #[[MAP]]], iterator_types = ["parallel"]} ins(%[[V1]], %[[ARG1]] : tensor<4xf32>, tensor<4xf32>) outs(%[[V2]] : tensor<4xf32>) {
+// CHECK-NEXT: ^bb0(%[[IN]]: f32, %[[IN_0:[a-zA-Z0-9_-]+]]: f32, %[[OUT]]: f32):
+// CHECK-NEXT: %[[V4]] = arith.minimumf %[[IN]], %[[IN_0]] : f32
+// CHECK-NEXT: linalg.yield %[[V4]] : f32
+// CHECK-NEXT: } -> tensor<4xf32>
+// CHECK-NEXT: return %[[V1]], %[[V3]] : tensor<4xf32>, tensor<4xf32>
+joint.graph @clamp_and_nan_propagating_minimum(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %y: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "y"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}, tensor<4xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.op "aten::clamp.default"(%x) {args = [#joint.operand<0>, unit, 6.0], name = "clamp"} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = joint.op "aten::minimum.default"(%0, %y) {name = "minimum"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  joint.output %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// CHECK-DAG: #[[MAP:.+]] = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @elu_and_dropout_backward(
+// CHECK-SAME: %[[ARG0:[a-zA-Z0-9_-]+]]: tensor<4xf32> {joint.path = "x", joint.role = #joint.role<input>}, %[[ARG1:[a-zA-Z0-9_-]+]]: tensor<4xi1> {joint.path = "m", joint.role = #joint.role<input>}) -> (tensor<4xf32> {joint.role = #joint.role<output>}, tensor<4xf32> {joint.role = #joint.role<output>}) {
+// CHECK-NEXT: %[[CST:[a-zA-Z0-9_-]+]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT: %[[CST_0:[a-zA-Z0-9_-]+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[CST_1:[a-zA-Z0-9_-]+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[V0:[a-zA-Z0-9_-]+]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: %[[V1:[a-zA-Z0-9_-]+]] = linalg.generic {indexing_maps = [#[[MAP]], #[[MAP]]], iterator_types = ["parallel"]} ins(%[[ARG0]] : tensor<4xf32>) outs(%[[V0]] : tensor<4xf32>) {
+// CHECK-NEXT: ^bb0(%[[IN:[a-zA-Z0-9_-]+]]: f32, %[[OUT:[a-zA-Z0-9_-]+]]: f32):
+// CHECK-NEXT: %[[CST_3:[a-zA-Z0-9_-]+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[CST_4:[a-zA-Z0-9_-]+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[V4:[a-zA-Z0-9_-]+]] = arith.cmpf ole, %[[IN]], %[[CST_3]] : f32
+// CHECK-NEXT: %[[V5:[a-zA-Z0-9_-]+]] = arith.mulf %[[IN]], %[[CST_1]] : f32
+// CHECK-NEXT: %[[V6:[a-zA-Z0-9_-]+]] = math.exp %[[V5]] : f32
+// CHECK-NEXT: %[[V7:[a-zA-Z0-9_-]+]] = arith.subf %[[V6]], %[[CST_4]] : f32
+// CHECK-NEXT: %[[V8:[a-zA-Z0-9_-]+]] = arith.mulf %[[V7]], %[[CST]] : f32
+// CHECK-NEXT: %[[V9:[a-zA-Z0-9_-]+]] = arith.mulf %[[IN]], %[[CST_0]] : f32
+// CHECK-NEXT: %[[V10:[a-zA-Z0-9_-]+]] = arith.select %[[V4]], %[[V8]], %[[V9]] : f32
+// CHECK-NEXT: linalg.yield %[[V10]] : f32
+// CHECK-NEXT: } -> tensor<4xf32>
+// CHECK-NEXT: %[[CST_2:[a-zA-Z0-9_-]+]] = arith.constant 1.250000e+00 : f32
+// CHECK-NEXT: %[[V2:[a-zA-Z0-9_-]+]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: %[[V3:[a-zA-Z0-9_-]+]] = linalg.generic {indexing_maps = [#[[MAP]], #[[MAP]], #[[MAP]]], iterator_types = ["parallel"]} ins(%[[V1]], %[[ARG1]] : tensor<4xf32>, tensor<4xi1>) outs(%[[V2]] : tensor<4xf32>) {
+// CHECK-NEXT: ^bb0(%[[IN]]: f32, %[[IN_3:[a-zA-Z0-9_-]+]]: i1, %[[OUT]]: f32):
+// CHECK-NEXT: %[[V4]] = arith.uitofp %[[IN_3]] : i1 to f32
+// CHECK-NEXT: %[[V5]] = arith.mulf %[[IN]], %[[V4]] : f32
+// CHECK-NEXT: %[[V6]] = arith.mulf %[[V5]], %[[CST_2]] : f32
+// CHECK-NEXT: linalg.yield %[[V6]] : f32
+// CHECK-NEXT: } -> tensor<4xf32>
+// CHECK-NEXT: return %[[V1]], %[[V3]] : tensor<4xf32>, tensor<4xf32>
+joint.graph @elu_and_dropout_backward(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %m: tensor<4xi1> {joint.role = #joint.role<input>, joint.path = "m"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}, tensor<4xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.op "aten::elu.default"(%x) {args = [#joint.operand<0>, 2.0], name = "elu"} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = joint.op "aten::native_dropout_backward.default"(%0, %m) {args = [#joint.operand<0>, #joint.operand<1>, 1.25], name = "db"} : (tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>
+  joint.output %0, %1 : tensor<4xf32>, tensor<4xf32>
+}

@@ -73,3 +73,14 @@ joint.graph @sdpa_with_dropout_is_rng(%q: tensor<1x1x4x8xf32> {joint.role = #joi
   %o, %l = joint.op "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %q, %q) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 1.000000e-01], name = "sdpa"} : (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) -> (tensor<1x1x4x8xf32>, tensor<1x1x4xf32>)
   joint.output %o : tensor<1x1x4x8xf32>
 }
+
+// -----
+
+// The view pattern builds index casts for the size list before it finds the
+// list too short: its IR is rolled back and the reason reported.
+joint.graph @refusal_after_building_ir_rolls_back(%x: tensor<4x?xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %n: i64 {joint.role = #joint.role<input>, joint.path = "n"}) -> (tensor<?x4xf32> {joint.role = #joint.role<output>}) {
+  %e = joint.op "aten::exp.default"(%x) {name = "e"} : (tensor<4x?xf32>) -> tensor<4x?xf32>
+  // expected-error @+1 {{no lowering for 'aten::view.default' (node 'bad_view'): size list does not match result}}
+  %v = joint.op "aten::view.default"(%e, %n) {args = [#joint.operand<0>, [#joint.operand<1>]], name = "bad_view"} : (tensor<4x?xf32>, i64) -> tensor<?x4xf32>
+  joint.output %v : tensor<?x4xf32>
+}

@@ -58,3 +58,24 @@ joint.graph @fills_and_aranges_take_the_recorded_dtype(%x: tensor<4x?xbf16> {joi
   %5 = joint.op "aten::full.default"(%n) {args = [[#joint.operand<0>, 2], true], name = "full"} : (i64) -> tensor<?x2xi1>
   joint.output %0, %1, %2, %3, %4, %5 : tensor<4x?xbf16>, tensor<2x3xf32>, tensor<f32>, tensor<?xi64>, tensor<5xf32>, tensor<?x2xi1>
 }
+
+// -----
+
+// CHECK-DAG: #[[MAP:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[MAP1:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @one_hot_compares_the_class_index(
+// CHECK-SAME: %[[ARG0:[a-zA-Z0-9_-]+]]: tensor<3xi64> {joint.path = "i", joint.role = #joint.role<input>}) -> (tensor<3x5xi64> {joint.role = #joint.role<output>}) {
+// CHECK-NEXT: %[[V0:[a-zA-Z0-9_-]+]] = tensor.empty() : tensor<3x5xi64>
+// CHECK-NEXT: %[[V1:[a-zA-Z0-9_-]+]] = linalg.generic {indexing_maps = [#[[MAP]], #[[MAP1]]], iterator_types = ["parallel", "parallel"]} ins(%[[ARG0]] : tensor<3xi64>) outs(%[[V0]] : tensor<3x5xi64>) {
+// CHECK-NEXT: ^bb0(%[[IN:[a-zA-Z0-9_-]+]]: i64, %[[OUT:[a-zA-Z0-9_-]+]]: i64):
+// CHECK-NEXT: %[[V2:[a-zA-Z0-9_-]+]] = linalg.index 1 : index
+// CHECK-NEXT: %[[V3:[a-zA-Z0-9_-]+]] = arith.index_cast %[[V2]] : index to i64
+// CHECK-NEXT: %[[V4:[a-zA-Z0-9_-]+]] = arith.cmpi eq, %[[IN]], %[[V3]] : i64
+// CHECK-NEXT: %[[V5:[a-zA-Z0-9_-]+]] = arith.extui %[[V4]] : i1 to i64
+// CHECK-NEXT: linalg.yield %[[V5]] : i64
+// CHECK-NEXT: } -> tensor<3x5xi64>
+// CHECK-NEXT: return %[[V1]] : tensor<3x5xi64>
+joint.graph @one_hot_compares_the_class_index(%i: tensor<3xi64> {joint.role = #joint.role<input>, joint.path = "i"}) -> (tensor<3x5xi64> {joint.role = #joint.role<output>}) {
+  %0 = joint.op "aten::one_hot.default"(%i) {args = [#joint.operand<0>, 5], name = "one_hot"} : (tensor<3xi64>) -> tensor<3x5xi64>
+  joint.output %0 : tensor<3x5xi64>
+}
