@@ -31,7 +31,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.joint_tools_dir, config.llvm_tools_dir]
-tools = ["joint-opt", "joint-translate", "not"]
+tools = ["joint-compile", "joint-opt", "joint-translate", "not"]
 # The CUDA runtime tests (test/Runtime/CUDA) need a build with the toolkit;
 # %cuda_stub_env runs a command against the toolkit's libcuda stub.
 if config.joint_enable_cuda in ("ON", "1", "TRUE", "YES", "On", "True"):

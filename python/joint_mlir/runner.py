@@ -57,7 +57,7 @@ from .format import read_document
 from .fx import build_graph_module
 
 __all__ = ["StepResult", "Difference", "materialize", "index_bounds",
-           "run", "run_graph", "compare", "not_bitwise",
+           "run", "run_graph", "compare", "compare_scaled", "not_bitwise",
            "deterministic_algorithms", "main"]
 
 _INDEX_USES = {
@@ -371,17 +371,44 @@ def run_graph(gm: torch.fx.GraphModule, state: dict[str, torch.Tensor],
                       threads=torch.get_num_threads())
 
 
+BACKENDS = ("torch", "mlir-cpu")
+
+# --compare tolerance of a compiled backend against torch, per dtype: an
+# output passes when max|got - ref| <= tol * max|ref| (issue 12).
+COMPILED_TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 1e-2,
+                      torch.float16: 1e-2, torch.float64: 1e-12}
+
+
 def run(path: str | dict[str, Any], *, seed: int = 0,
         device: str | torch.device = "cpu", safetensors: str | None = None,
         ao_impl: str = "auto",
-        imports: list[str] | tuple[str, ...] = ()) -> StepResult:
+        imports: list[str] | tuple[str, ...] = (), backend: str = "torch",
+        pipeline: str = "") -> StepResult:
     """Materialize state and inputs, run one step, return the results.
 
     ``path`` is a format v1 file or an already-parsed document; ``imports``
     are modules to import first (libraries registering the graph's
     operators, beyond the ``python_module`` the operator table records).
+    ``backend``
+    ``torch`` rebuilds the FX graph; ``mlir-cpu`` compiles it with
+    ``joint-compile`` (cached; ``pipeline`` is its ``--pipeline``) and calls
+    the library (:mod:`joint_mlir.mlir_cpu`).
     """
     doc = read_document(path) if isinstance(path, str) else path
+    if backend == "mlir-cpu":
+        from .mlir_cpu import CompiledStep, compile_graph, run_compiled
+        if torch.device(device).type != "cpu":
+            raise ValueError("--backend mlir-cpu runs on the cpu device only")
+        step = CompiledStep(compile_graph(path, pipeline=pipeline))
+        state, inputs = materialize(doc, seed=seed, device="cpu",
+                                    safetensors=safetensors)
+        return run_compiled(step, state, inputs)
+    if backend != "torch":
+        raise ValueError(f"unknown backend {backend!r} (expected one of "
+                         f"{', '.join(BACKENDS)})")
+    if pipeline:
+        raise ValueError("--pipeline is for compiled backends; run joint-opt "
+                         "for the torch backend")
     gm = build_graph_module(doc, device=device, ao_impl=ao_impl,
                             imports=imports)
     state, inputs = materialize(doc, seed=seed, device=device,
@@ -443,6 +470,35 @@ def not_bitwise(a: StepResult, b: StepResult) -> str | None:
         return (f"the comparison cannot be bitwise: the steps ran with "
                 f"{a.threads} and {b.threads} threads")
     return None
+
+def compare_scaled(got: StepResult, ref: StepResult) -> list[Difference]:
+    """Per-output differences of a compiled run against a torch reference:
+    ``max|got - ref| <= tol * max|ref|`` with ``tol`` from
+    :data:`COMPILED_TOLERANCE` by dtype; integer and bool outputs exactly."""
+    na, nb = got.named_outputs(), ref.named_outputs()
+    out = []
+    for k in list(nb) + [k for k in na if k not in nb]:
+        if k not in na or k not in nb:
+            out.append(Difference(k, math.inf, math.inf, False,
+                                  "missing in " + ("compiled" if k not in na
+                                                   else "reference")))
+            continue
+        a, b = na[k], nb[k]
+        if a is None or b is None or a.shape != b.shape or a.dtype != b.dtype:
+            out.append(Difference(k, math.inf, math.inf, False,
+                                  f"{None if a is None else (tuple(a.shape), a.dtype)} vs "
+                                  f"{None if b is None else (tuple(b.shape), b.dtype)}"))
+            continue
+        a64, b64 = a.detach().double(), b.detach().double()
+        d = (a64 - b64).abs()
+        max_abs = float(d.max()) if d.numel() else 0.0
+        scale = float(b64.abs().max()) if b64.numel() else 0.0
+        tol = COMPILED_TOLERANCE.get(b.dtype, 0.0)
+        ok = max_abs <= tol * scale  # NaN anywhere fails
+        out.append(Difference(k, max_abs, max_abs / scale if scale else 0.0,
+                              ok, "" if ok else f"beyond {tol:g} x max|ref| "
+                              f"= {tol * scale:.3g}"))
+    return out
 
 
 def compare(a: StepResult, b: StepResult, *, rtol: float | None = None,
@@ -540,6 +596,16 @@ def main(argv: list[str] | None = None) -> int:
                    "library that registers operators of the graph; modules "
                    "recorded in the operator table (python_module) are "
                    "imported without it")
+    p.add_argument("--backend", default="torch", choices=BACKENDS,
+                   help="torch (default) runs the FX graph; mlir-cpu "
+                   "compiles GRAPH with joint-compile (cached by content "
+                   "hash) and runs the library; with --compare, OTHER then "
+                   "runs on torch as the reference and each output must be "
+                   "within tol x max|ref| (tol 1e-5 float32, 1e-2 bfloat16)")
+    p.add_argument("--pipeline", default="",
+                   help="mlir-cpu: joint passes joint-compile runs before "
+                   "lowering, e.g. 'joint-tag-recompute-policy{mode=full},"
+                   "joint-remat'")
     p.add_argument("--ao", default="auto", choices=("auto", "torch", "fallback"),
                    help="ao op implementation: torch's ops on cuda when "
                    "available (auto), always torch's, or the synchronous "
@@ -550,7 +616,8 @@ def main(argv: list[str] | None = None) -> int:
             raise RuntimeError("--device cuda: no CUDA device is available")
         first = run(a.graph, seed=a.seed, device=a.device,
                     safetensors=a.safetensors, ao_impl=a.ao,
-                    imports=a.imports)
+                    imports=a.imports, backend=a.backend,
+                    pipeline=a.pipeline)
         if a.compare is None:
             print(f"loss {float(first.loss):.9g}")
             for k, v in first.grads.items():
@@ -572,14 +639,18 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    diffs = compare(first, second, rtol=a.rtol, atol=a.atol)
+    if a.backend == "torch":
+        diffs = compare(first, second, rtol=a.rtol, atol=a.atol)
+        mode = ("bitwise" if a.rtol is None and a.atol is None
+                else f"rtol={a.rtol} atol={a.atol}")
+    else:
+        diffs = compare_scaled(first, second)
+        mode = f"{a.backend} vs torch, tol x max|ref|"
     print(format_differences(diffs))
-    why = not_bitwise(first, second)
+    why = not_bitwise(first, second) if a.backend == "torch" else None
     if why and a.rtol is None and a.atol is None:
         print(f"note: {why}")
     bad = [d.name for d in diffs if not d.ok]
-    mode = ("bitwise" if a.rtol is None and a.atol is None
-            else f"rtol={a.rtol} atol={a.atol}")
     if bad:
         print(f"{len(bad)} of {len(diffs)} outputs differ ({mode}): "
               + ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))
