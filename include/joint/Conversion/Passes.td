@@ -1,0 +1,41 @@
+//===- Passes.td - Conversions out of the joint dialect ----*- tablegen -*-===//
+//
+// Lowerings of joint graphs to upstream dialects: joint/ao to linalg, tensor,
+// arith and math on tensors (the target-independent first half of the CPU and
+// GPU compile paths).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_CONVERSION_PASSES_TD
+#define JOINT_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertJointToLinalg : Pass<"convert-joint-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower joint graphs to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Converts every `joint.graph @g` into `func.func @g` with the same argument
+    and result types and attributes (`joint.role`, `joint.fqn`, ...),
+    `joint.output` into `func.return`, every `joint.op` and `ao` op into
+    value-semantics ops of the linalg, tensor, arith, math and bufferization
+    dialects, and erases the `joint.operator` table.
+
+    In-place writes into a graph argument (`add_`, `copy_` into a buffer) are
+    kept: the argument's final value becomes an extra result carrying the
+    argument's role and `joint.updates = <argument index>` (docs/lowering.md).
+    RNG ops (torch tag `nondeterministic_seeded`) are refused. Any op without
+    a lowering fails the pass with one error naming its target and node:
+    `no lowering for 'aten::foo.default' (node 'foo')`; nothing is written.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // JOINT_CONVERSION_PASSES_TD

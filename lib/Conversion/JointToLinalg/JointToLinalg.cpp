@@ -1,0 +1,322 @@
+//===- JointToLinalg.cpp - Driver of convert-joint-to-linalg ----*- C++ -*-===//
+//
+// The pass refuses RNG ops, makes in-place writes explicit (later readers of
+// a written value read the op's result; the final value of a written graph
+// argument becomes an extra result), turns every `joint.graph` into a
+// `func.func`, then runs one full dialect conversion with every family's
+// patterns. An op that stays illegal fails the pass with one diagnostic at
+// the op naming its target, its node and the pattern's reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Conversion/JointToLinalg/JointToLinalg.h"
+#include "Utils.h"
+#include "joint/Conversion/Passes.h"
+#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir {
+namespace joint {
+#define GEN_PASS_DEF_CONVERTJOINTTOLINALG
+#include "joint/Conversion/Passes.h.inc"
+} // namespace joint
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::joint;
+
+/// Attribute on an extra func result: index of the graph argument whose
+/// updated value it is (docs/lowering.md).
+static constexpr llvm::StringLiteral kUpdatesAttr = "joint.updates";
+
+/// RNG targets recognised by name when the operator table has no entry.
+static bool isRandomTargetName(StringRef target) {
+  StringRef op = target.drop_front(target.find("::") + 2);
+  op = op.take_front(op.find('.'));
+  op.consume_back("_");
+  return llvm::is_contained(
+      {"native_dropout", "dropout",     "feature_dropout",
+       "alpha_dropout",  "rrelu",       "rrelu_with_noise",
+       "rand",           "rand_like",   "randn",
+       "randn_like",     "randint",     "randint_like",
+       "randperm",       "bernoulli",   "normal",
+       "uniform",        "exponential", "geometric",
+       "cauchy",         "log_normal",  "multinomial",
+       "poisson"},
+      op);
+}
+
+/// True when `op` (tagged `nondeterministic_seeded`) draws no random numbers
+/// because its `dropout_p` is 0 (SDPA variants carry the tag for their
+/// dropout; torch's default dropout_p is 0).
+static bool hasZeroDropout(AtenOp op, OperatorOp entry) {
+  std::optional<unsigned> index = entry.getArgIndex("dropout_p");
+  if (!index)
+    return false;
+  Attribute p = getArgAttr(op, {*index, "dropout_p"});
+  if (!p)
+    return true;
+  if (auto f = dyn_cast<FloatAttr>(p))
+    return f.getValueAsDouble() == 0.0;
+  if (auto i = dyn_cast<IntegerAttr>(p))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// Refuses the first RNG op (tag `nondeterministic_seeded`, unless its
+/// dropout probability is 0).
+static LogicalResult refuseRandomOps(ModuleOp module) {
+  SymbolTableCollection tables;
+  WalkResult result = module.walk([&](AtenOp op) {
+    OperatorOp entry = op.lookupOperator(&tables);
+    bool random = entry ? entry.isRandom() && !hasZeroDropout(op, entry)
+                        : isRandomTargetName(op.getTarget());
+    if (!random)
+      return WalkResult::advance();
+    op.emitError() << "RNG op " << describeOp(op)
+                   << " is not supported by the lowering yet";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+namespace {
+/// Values of one graph that share a storage (tracer storage ids).
+using StorageMembers = llvm::DenseMap<int64_t, SmallVector<Value, 2>>;
+} // namespace
+
+/// Rewrites in-place writes of `graph` into value semantics: every use of a
+/// written operand after the writer reads the writer's aliasing result
+/// instead. Returns, per written graph argument, its final value. Refuses
+/// writes into a value whose storage other live values share (a view or a
+/// viewed base), which value semantics cannot express without a
+/// scatter back into the base.
+static FailureOr<llvm::MapVector<unsigned, Value>>
+functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
+  llvm::MapVector<unsigned, Value> updates;
+  Block &body = graph.getBody().front();
+  StorageMembers members;
+  for (Value arg : body.getArguments())
+    if (std::optional<int64_t> id = getStorageId(arg))
+      members[*id].push_back(arg);
+  for (Operation &op : body)
+    for (Value result : op.getResults())
+      if (std::optional<int64_t> id = getStorageId(result))
+        members[*id].push_back(result);
+
+  IRRewriter rewriter(graph.getContext());
+  for (AtenOp op : llvm::make_early_inc_range(body.getOps<AtenOp>())) {
+    OperatorOp entry = op.lookupOperator(&tables);
+    if (!entry)
+      continue;
+    SmallVector<unsigned> written = entry.getWrittenArgs();
+    if (written.empty())
+      continue;
+    ArrayRef<Attribute> schemaArgs = entry.getArguments().getValue();
+    ArrayRef<Attribute> schemaReturns = entry.getReturns().getValue();
+    for (unsigned argIndex : written) {
+      SmallVector<unsigned> operandIndices;
+      if (failed(op.getOperandsOfSchemaArg(entry, argIndex, operandIndices)))
+        return op.emitError() << "cannot resolve the written argument "
+                              << argIndex << " of " << describeOp(op),
+               failure();
+      StringRef alias = cast<SchemaArgAttr>(schemaArgs[argIndex]).getAlias();
+      // The result that aliases the written argument (`-> Tensor(a!)`).
+      Value result;
+      for (auto [i, ret] : llvm::enumerate(schemaReturns))
+        if (i < op->getNumResults() &&
+            cast<SchemaArgAttr>(ret).getAlias() == alias)
+          result = op->getResult(i);
+      for (unsigned operandIndex : operandIndices) {
+        Value target = op->getOperand(operandIndex);
+        if (!result || result.getType() != target.getType())
+          return op.emitError()
+                     << "in-place write of " << describeOp(op)
+                     << " has no result of the written tensor's type to "
+                        "carry the updated value",
+                 failure();
+        // Another value sharing the written storage and read later would
+        // see the write through the alias; refuse.
+        if (std::optional<int64_t> id = getStorageId(target)) {
+          for (Value member : members[*id]) {
+            if (member == target || member == result)
+              continue;
+            bool readLater = llvm::any_of(member.getUsers(), [&](Operation *u) {
+              return op->isBeforeInBlock(u);
+            });
+            bool aliasOfResult = getStorageId(result) == id &&
+                                 member.getDefiningOp() &&
+                                 op->isBeforeInBlock(member.getDefiningOp());
+            if (readLater && !aliasOfResult)
+              return op.emitError()
+                         << "in-place write of " << describeOp(op)
+                         << " into a tensor whose storage is shared with "
+                            "another live value (a view) is not supported "
+                            "by the lowering yet",
+                     failure();
+          }
+        }
+        rewriter.replaceUsesWithIf(target, result, [&](OpOperand &use) {
+          return op->isBeforeInBlock(use.getOwner());
+        });
+        if (auto arg = dyn_cast<BlockArgument>(target))
+          updates[arg.getArgNumber()] = result;
+        else
+          for (auto &[argNumber, value] : updates)
+            if (value == target)
+              value = result;
+      }
+    }
+  }
+  return updates;
+}
+
+/// Replaces `graph` by a `func.func` of the same name, argument and result
+/// types and attributes, plus one result per updated argument.
+static LogicalResult convertGraphToFunc(GraphOp graph,
+                                        SymbolTableCollection &tables) {
+  FailureOr<llvm::MapVector<unsigned, Value>> updates =
+      functionalizeWrites(graph, tables);
+  if (failed(updates))
+    return failure();
+  MLIRContext *context = graph.getContext();
+  IRRewriter rewriter(context);
+  OutputOp output = graph.getOutputOp();
+  SmallVector<Value> results(output.getOperands());
+  SmallVector<Type> resultTypes(graph.getResultTypes());
+  SmallVector<Attribute> resultAttrs;
+  for (unsigned i = 0, e = graph.getNumResults(); i < e; ++i)
+    resultAttrs.push_back(graph.getResultAttrDict(i)
+                              ? Attribute(graph.getResultAttrDict(i))
+                              : DictionaryAttr::get(context));
+  for (auto &[argNumber, value] : *updates) {
+    results.push_back(value);
+    resultTypes.push_back(value.getType());
+    NamedAttrList attrs;
+    attrs.set(kRoleAttr, graph.getArgAttr(argNumber, kRoleAttr));
+    if (Attribute fqn = graph.getArgAttr(argNumber, kFQNAttr))
+      attrs.set(kFQNAttr, fqn);
+    if (Attribute path = graph.getArgAttr(argNumber, kPathAttr))
+      attrs.set(kPathAttr, path);
+    attrs.set(kUpdatesAttr, rewriter.getI64IntegerAttr(argNumber));
+    resultAttrs.push_back(attrs.getDictionary(context));
+  }
+
+  rewriter.setInsertionPoint(graph);
+  auto func = func::FuncOp::create(
+      rewriter, graph.getLoc(), graph.getSymName(),
+      FunctionType::get(context, graph.getArgumentTypes(), resultTypes));
+  for (NamedAttribute attr : graph->getDiscardableAttrs())
+    func->setAttr(attr.getName(), attr.getValue());
+  if (ArrayAttr argAttrs = graph.getArgAttrsAttr())
+    func.setAllArgAttrs(argAttrs);
+  func.setAllResultAttrs(resultAttrs);
+  rewriter.inlineRegionBefore(graph.getBody(), func.getBody(), func.end());
+  rewriter.setInsertionPoint(output);
+  func::ReturnOp::create(rewriter, output.getLoc(), results);
+  rewriter.eraseOp(output);
+  rewriter.eraseOp(graph);
+  return success();
+}
+
+namespace {
+struct ConvertJointToLinalgPass
+    : public joint::impl::ConvertJointToLinalgBase<ConvertJointToLinalgPass> {
+  void runOnOperation() override;
+};
+} // namespace
+
+void ConvertJointToLinalgPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *context = &getContext();
+  if (failed(refuseRandomOps(module)))
+    return signalPassFailure();
+
+  SymbolTableCollection tables;
+  for (GraphOp graph : llvm::make_early_inc_range(module.getOps<GraphOp>()))
+    if (failed(convertGraphToFunc(graph, tables)))
+      return signalPassFailure();
+
+  TypeConverter typeConverter;
+  typeConverter.addConversion([](Type type) { return type; });
+  RewritePatternSet patterns(context);
+  ConversionTarget target(*context);
+  target.addLegalDialect<arith::ArithDialect,
+                         bufferization::BufferizationDialect, func::FuncDialect,
+                         linalg::LinalgDialect, math::MathDialect,
+                         scf::SCFDialect, tensor::TensorDialect>();
+  target.addLegalOp<ModuleOp, OperatorOp>();
+  // The op being legalized is the last one whose legality was asked; the
+  // diagnostic handler below attributes failures and refusals to it.
+  Operation *current = nullptr;
+  std::string currentReason;
+  target.addDynamicallyLegalDialect<JointDialect, ao::AODialect>(
+      [&](Operation *op) -> std::optional<bool> {
+        if (current != op)
+          currentReason.clear();
+        current = op;
+        return isa<OperatorOp>(op);
+      });
+
+  populateElementwisePatternsAndLegality(typeConverter, patterns, target);
+  populateTensorConstructorsPatternsAndLegality(typeConverter, patterns,
+                                                target);
+  populateDataMovementPatternsAndLegality(typeConverter, patterns, target);
+  populateSymIntPatternsAndLegality(typeConverter, patterns, target);
+  populateOffloadPatternsAndLegality(typeConverter, patterns, target);
+  populateLinearPatternsAndLegality(typeConverter, patterns, target);
+  populateReductionPatternsAndLegality(typeConverter, patterns, target);
+  populateNormalizationPatternsAndLegality(typeConverter, patterns, target);
+  populateAttentionPatternsAndLegality(typeConverter, patterns, target);
+  populateIndirectDataMovementPatternsAndLegality(typeConverter, patterns,
+                                                  target);
+
+  Operation *failedOp = nullptr;
+  std::string failedReason;
+  LogicalResult converted = failure();
+  {
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+      std::string text = diag.str();
+      StringRef message(text);
+      if (diag.getSeverity() == DiagnosticSeverity::Remark &&
+          message.consume_front(kLoweringRefusalPrefix)) {
+        currentReason = message.str();
+        return success();
+      }
+      if (diag.getSeverity() == DiagnosticSeverity::Error &&
+          message.starts_with("failed to legalize operation")) {
+        if (!failedOp) {
+          failedOp = current;
+          failedReason = currentReason;
+        }
+        return success();
+      }
+      return failure(); // anything else reaches the user
+    });
+    converted = applyFullConversion(module, target, std::move(patterns));
+  }
+  if (failed(converted)) {
+    if (!failedOp) {
+      module.emitError() << "convert-joint-to-linalg failed";
+    } else {
+      InFlightDiagnostic diag = failedOp->emitError() << "no lowering for ";
+      if (auto atenOp = dyn_cast<AtenOp>(failedOp))
+        diag << describeOp(atenOp);
+      else if (auto name = failedOp->getAttrOfType<StringAttr>("name"))
+        diag << "'" << failedOp->getName() << "' (node '" << name.getValue()
+             << "')";
+      else
+        diag << "'" << failedOp->getName() << "'";
+      if (!failedReason.empty())
+        diag << ": " << failedReason;
+    }
+    return signalPassFailure();
+  }
+
+  // The operator table has served the patterns; nothing refers to it now.
+  for (OperatorOp entry :
+       llvm::make_early_inc_range(module.getOps<OperatorOp>()))
+    entry.erase();
+}

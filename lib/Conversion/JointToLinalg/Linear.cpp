@@ -1,0 +1,18 @@
+//===- Linear.cpp - Lower Linear ops to linalg ------------------*- C++ -*-===//
+//
+// The Linear family of convert-joint-to-linalg: mm, bmm, addmm and matmul
+// pieces. Owned by the lower-ops work of issue 12; until its patterns land the
+// family adds nothing, so its targets fail with the driver's "no lowering"
+// diagnostic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+#include "joint/Conversion/JointToLinalg/JointToLinalg.h"
+
+using namespace mlir;
+using namespace mlir::joint;
+
+void mlir::joint::populateLinearPatternsAndLegality(
+    TypeConverter &typeConverter, RewritePatternSet &patterns,
+    ConversionTarget &target) {}

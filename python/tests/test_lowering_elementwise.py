@@ -1,0 +1,143 @@
+"""Numerics of the core elementwise lowering (convert-joint-to-linalg) against torch.
+
+Each case is one aten op on small f32 and bf16 tensors: the graph is lowered
+with ``joint-opt --convert-joint-to-linalg``, compiled with the CPU pipeline of
+docs/lowering.md, run under ``mlir-runner`` (results printed with
+``printMemrefF32``) and compared with torch's CPU kernel. Tolerance: max abs
+error <= tol x max |ref|, tol 1e-5 for f32 and 1e-2 for bf16 (issue 12).
+"""
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+
+from graph_tools import tool
+
+N = 8
+# name, target, operands ("x", "g"), extra attributes, torch reference.
+CASES = [
+    ("gelu", "aten::gelu.default", ["x"], "args = [#joint.operand<0>]",
+     lambda x, g: torch.nn.functional.gelu(x)),
+    ("gelu_tanh", "aten::gelu.default", ["x"],
+     'args = [#joint.operand<0>], kwargs = {approximate = "tanh"}',
+     lambda x, g: torch.nn.functional.gelu(x, approximate="tanh")),
+    ("gelu_backward", "aten::gelu_backward.default", ["g", "x"], "",
+     lambda x, g: torch.ops.aten.gelu_backward(g, x)),
+    ("gelu_backward_tanh", "aten::gelu_backward.default", ["g", "x"],
+     'args = [#joint.operand<0>, #joint.operand<1>], kwargs = {approximate = "tanh"}',
+     lambda x, g: torch.ops.aten.gelu_backward(g, x, approximate="tanh")),
+    ("silu", "aten::silu.default", ["x"], "", lambda x, g: torch.nn.functional.silu(x)),
+    ("silu_backward", "aten::silu_backward.default", ["g", "x"], "",
+     lambda x, g: torch.ops.aten.silu_backward(g, x)),
+    ("tanh_backward", "aten::tanh_backward.default", ["g", "x"], "",
+     lambda x, g: torch.ops.aten.tanh_backward(g, x)),
+    ("sigmoid", "aten::sigmoid.default", ["x"], "", lambda x, g: torch.sigmoid(x)),
+    ("rsqrt", "aten::rsqrt.default", ["g"], "", lambda x, g: torch.rsqrt(g)),
+    ("elu", "aten::elu.default", ["x"], "args = [#joint.operand<0>, 1.500000e+00]",
+     lambda x, g: torch.nn.functional.elu(x, 1.5)),
+    ("pow3", "aten::pow.Tensor_Scalar", ["x"], "args = [#joint.operand<0>, 3]",
+     lambda x, g: x ** 3),
+    ("sub_alpha", "aten::sub.Tensor", ["x", "g"],
+     "args = [#joint.operand<0>, #joint.operand<1>], kwargs = {alpha = 2 : i64}",
+     lambda x, g: torch.sub(x, g, alpha=2)),
+    ("div_floor", "aten::div.Tensor_mode", ["x", "g"],
+     'args = [#joint.operand<0>, #joint.operand<1>], kwargs = {rounding_mode = "floor"}',
+     lambda x, g: torch.div(x, g, rounding_mode="floor")),
+]
+
+PIPELINE = (
+    "builtin.module(convert-elementwise-to-linalg,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "convert-bufferization-to-memref,func.func(convert-linalg-to-loops),"
+    "convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-math-to-llvm,"
+    "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"
+    "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)")
+
+
+def _graph(elem: str) -> str:
+    """The joint graph with every case as one result, inputs x and g."""
+    t = f"tensor<{N}x{elem}>"
+    results = ", ".join(f"{t} {{joint.role = #joint.role<output>}}" for _ in CASES)
+    lines = [f'joint.graph @g(%x: {t} {{joint.role = #joint.role<input>, joint.path = "x"}}, '
+             f'%g: {t} {{joint.role = #joint.role<input>, joint.path = "g"}}) -> ({results}) {{']
+    for name, target, operands, attrs, _ in CASES:
+        attrs = (attrs + ", " if attrs else "") + f'name = "{name}"'
+        ins = ", ".join("%" + o for o in operands)
+        lines.append(f'  %{name} = joint.op "{target}"({ins}) {{{attrs}}} : '
+                     f'({", ".join([t] * len(operands))}) -> {t}')
+    lines.append(f'  joint.output {", ".join("%" + c[0] for c in CASES)} : '
+                 f'{", ".join([t] * len(CASES))}')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _main(elem: str, x: torch.Tensor, g: torch.Tensor) -> str:
+    """A main that calls @g on constants and prints every result as f32."""
+    t = f"tensor<{N}x{elem}>"
+
+    def dense(v: torch.Tensor) -> str:
+        return "dense<[" + ", ".join(f"{f:.9e}" for f in v.float().tolist()) + "]>"
+
+    lines = ["func.func @main() {",
+             f"  %x = arith.constant {dense(x)} : {t}",
+             f"  %g = arith.constant {dense(g)} : {t}",
+             f"  %r:{len(CASES)} = call @g(%x, %g) : ({t}, {t}) -> "
+             f"({', '.join([t] * len(CASES))})"]
+    for i in range(len(CASES)):
+        value = f"%r#{i}"
+        if elem != "f32":
+            lines.append(f"  %e{i} = arith.extf %r#{i} : {t} to tensor<{N}xf32>")
+            value = f"%e{i}"
+        lines.append(f"  %c{i} = tensor.cast {value} : tensor<{N}xf32> to tensor<*xf32>")
+        lines.append(f"  call @printMemrefF32(%c{i}) : (tensor<*xf32>) -> ()")
+    lines += ["  return", "}", "func.func private @printMemrefF32(tensor<*xf32>)"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("elem", ["f32", "bf16"])
+def test_elementwise_matches_torch(elem: str, tmp_path: Path) -> None:
+    prefix = Path(subprocess.run(["llvm-config-22", "--prefix"], capture_output=True,
+                                 text=True, check=True).stdout.strip())
+    runner = prefix / "bin" / "mlir-runner"
+    libm = "/lib/x86_64-linux-gnu/libm.so.6"
+    if not runner.exists() or not Path(libm).exists():
+        pytest.skip("mlir-runner or libm not found")
+    opt = tool("joint-opt")
+    dtype = torch.float32 if elem == "f32" else torch.bfloat16
+    gen = torch.Generator().manual_seed(0)
+    # x spans both signs; g is positive and away from 0 (rsqrt, div_floor).
+    x = (torch.rand(N, generator=gen) * 6 - 3).to(dtype)
+    g = (torch.rand(N, generator=gen) + 0.5).to(dtype)
+
+    (tmp_path / "g.mlir").write_text(_graph(elem))
+    lowered = subprocess.run([str(opt), str(tmp_path / "g.mlir"), "--convert-joint-to-linalg"],
+                             capture_output=True, text=True, timeout=120)
+    assert lowered.returncode == 0, lowered.stderr
+    module = lowered.stdout.rstrip()
+    assert module.endswith("}")
+    (tmp_path / "full.mlir").write_text(module[:-1] + _main(elem, x, g) + "}\n")
+    llvm = subprocess.run([str(opt), str(tmp_path / "full.mlir"), f"--pass-pipeline={PIPELINE}",
+                           "-o", str(tmp_path / "full.ll.mlir")],
+                          capture_output=True, text=True, timeout=120)
+    assert llvm.returncode == 0, llvm.stderr
+    libs = ",".join([str(prefix / "lib" / "libmlir_runner_utils.so"),
+                     str(prefix / "lib" / "libmlir_c_runner_utils.so"), libm])
+    run = subprocess.run([str(runner), str(tmp_path / "full.ll.mlir"), "-e", "main",
+                          "-entry-point-result=void", f"-shared-libs={libs}"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    printed = [json.loads(m) for m in re.findall(r"\[[^\[\]]*\]", run.stdout.split("data =", 1)[1])]
+    printed = [v for v in printed if len(v) == N]
+    assert len(printed) == len(CASES)
+    tol = 1e-5 if elem == "f32" else 1e-2
+    for (name, _, _, _, ref_fn), got in zip(CASES, printed):
+        ref = ref_fn(x, g).float()
+        err = (torch.tensor(got) - ref).abs().max().item()
+        bound = tol * max(ref.abs().max().item(), 1e-30)
+        # printMemrefF32 prints 6 significant digits; allow that on top.
+        assert err <= bound + 1e-6 * ref.abs().max().item(), (name, err, bound)
