@@ -1,18 +1,610 @@
-//===- Attention.cpp - Lower Attention ops to linalg ------------*- C++ -*-===//
+//===- Attention.cpp - Scaled dot product attention to linalg --*- C++ -*-===//
 //
-// The Attention family of convert-joint-to-linalg: scaled dot product
-// attention. Owned by the lower-ops work of issue 12; until its patterns land
-// the family adds nothing, so its targets fail with the driver's "no lowering"
-// diagnostic.
+// Every SDPA variant the exporter records (`_for_cpu`, flash, efficient,
+// cuDNN and math, forward and backward) decomposes into the same contractions
+// in f32 (bf16/f16 operands are extended, results cast once), with query
+// heads grouped as [B, Hk, G, L, E] so grouped-query attention (Hk key/value
+// heads, G = H / Hk) reads key/value head h / G without copies:
+//   x   = scale * q.k^T (+ attn_mask, always added: the aten kernels take
+//         float masks, and the math kernel adds a bool mask as 0/1 since
+//         its caller converts bool masks first; is_causal keeps s <= l)
+//   lse = max_s x + log(sum_s exp(x - max_s x))   (saved as torch does, f32)
+//   P   = exp(x - lse),  out = P.v
+// Backward from the saved logsumexp (the flash-attention formulas):
+//   dP = dO.v^T, D = rowsum(dO * O), dS = P * (dP - D),
+//   dQ = scale * dS.k, dK = scale * dS^T.q (summed over the group),
+//   dV = P^T.dO (summed over the group).
+// Dropout (dropout_p != 0) is refused: it needs the RNG. The extra results
+// of the CUDA variants (cumulative sequence lengths, RNG state, debug mask)
+// become zero tensors; max_q/max_k the sequence lengths.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Utils.h"
+#include "UtilsOps.h"
 #include "joint/Conversion/JointToLinalg/JointToLinalg.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::joint;
+using namespace mlir::joint::lowering;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Where each argument of a variant sits in its schema (-1: absent).
+struct SdpaSchema {
+  StringRef target;
+  bool backward;
+  int gradOut, q, k, v, out, lse, mask, dropout, causal, scale;
+  const char *maskName;
+};
+
+// clang-format off
+const SdpaSchema kSchemas[] = {
+  {"aten::_scaled_dot_product_flash_attention_for_cpu.default", false,
+   -1, 0, 1, 2, -1, -1, 5, 3, 4, 6, "attn_mask"},
+  {"aten::_scaled_dot_product_flash_attention_for_cpu_backward.default", true,
+   0, 1, 2, 3, 4, 5, 8, 6, 7, 9, "attn_mask"},
+  {"aten::_scaled_dot_product_flash_attention.default", false,
+   -1, 0, 1, 2, -1, -1, -1, 3, 4, 6, ""},
+  {"aten::_scaled_dot_product_flash_attention_backward.default", true,
+   0, 1, 2, 3, 4, 5, -1, 10, 11, 14, ""},
+  {"aten::_scaled_dot_product_efficient_attention.default", false,
+   -1, 0, 1, 2, -1, -1, 3, 5, 6, 7, "attn_bias"},
+  {"aten::_scaled_dot_product_efficient_attention_backward.default", true,
+   0, 1, 2, 3, 5, 6, 4, 9, 11, 12, "attn_bias"},
+  {"aten::_scaled_dot_product_cudnn_attention.default", false,
+   -1, 0, 1, 2, -1, -1, 3, 5, 6, 8, "attn_bias"},
+  {"aten::_scaled_dot_product_cudnn_attention_backward.default", true,
+   0, 1, 2, 3, 4, 5, 8, 13, 14, 15, "attn_bias"},
+  {"aten::_scaled_dot_product_attention_math.default", false,
+   -1, 0, 1, 2, -1, -1, 3, 4, 5, 7, "attn_mask"},
+};
+// clang-format on
+
+const char *kArgNames[] = {"grad_out", "query", "key",
+                           "value",    "out",   "logsumexp"};
+
+/// The pieces shared by the forward and backward decompositions.
+struct Sdpa {
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx;
+  Type f32;
+  // Grouped operands: q [B,Hk,G,L,E], k [B,Hk,S,E], v [B,Hk,S,Ev].
+  Value q, k, v, mask;
+  int64_t groups = 1;
+  bool causal = false;
+  Value scale; // f32 scalar
+
+  Sdpa(OpBuilder &b, Location loc)
+      : b(b), loc(loc), ctx(b.getContext()), f32(b.getF32Type()) {}
+
+  AffineExpr d(unsigned i) { return getAffineDimExpr(i, ctx); }
+  AffineMap map(unsigned n, ArrayRef<AffineExpr> e) {
+    return AffineMap::get(n, 0, e, ctx);
+  }
+
+  /// [B,H,L,X] -> [B,Hk,G,L,X].
+  Value group(Value t) {
+    auto type = cast<RankedTensorType>(t.getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, t);
+    int64_t h = type.getDimSize(1);
+    OpFoldResult hk =
+        groups == 1 ? sizes[1] : OpFoldResult(b.getIndexAttr(h / groups));
+    SmallVector<int64_t> shape{type.getDimSize(0), groups == 1 ? h : h / groups,
+                               groups, type.getDimSize(2), type.getDimSize(3)};
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, type.getElementType()), t,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
+        ArrayRef<OpFoldResult>{sizes[0], hk, b.getIndexAttr(groups), sizes[2],
+                               sizes[3]});
+  }
+
+  /// [B,Hk,G,...] -> [B,H,...].
+  Value ungroup(Value t) {
+    auto type = cast<RankedTensorType>(t.getType());
+    SmallVector<ReassociationIndices> re{{0}, {1, 2}};
+    for (int64_t i = 3; i < type.getRank(); ++i)
+      re.push_back({i});
+    return tensor::CollapseShapeOp::create(b, loc, t, re);
+  }
+
+  Value load(Value v) { return convertScalar(b, loc, v, f32); }
+
+  /// A contraction: out[numOut loops] += lhs * rhs over the remaining loops.
+  Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
+                 ArrayRef<OpFoldResult> outSizes, unsigned numLoops) {
+    unsigned numOut = outSizes.size();
+    Value init = createFilledTensor(b, loc, outSizes, f32, 0.0);
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iters;
+    for (unsigned i = 0; i < numLoops; ++i) {
+      if (i < numOut)
+        outExprs.push_back(d(i));
+      iters.push_back(i < numOut ? utils::IteratorType::parallel
+                                 : utils::IteratorType::reduction);
+    }
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), ValueRange{lhs, rhs}, ValueRange{init},
+               ArrayRef<AffineMap>{lhsMap, rhsMap, map(numLoops, outExprs)},
+               iters,
+               [&](OpBuilder &nb, Location nl, ValueRange a) {
+                 Value x = convertScalar(nb, nl, a[0], f32);
+                 Value y = convertScalar(nb, nl, a[1], f32);
+                 Value p = arith::MulFOp::create(nb, nl, x, y);
+                 linalg::YieldOp::create(
+                     nb, nl,
+                     arith::AddFOp::create(nb, nl, a[2], p).getResult());
+               })
+        .getResult(0);
+  }
+
+  /// Elementwise generic over the 5 (or `rank`) loops of `like`.
+  Value elementwise(Value like, Type elem, ValueRange inputs,
+                    ArrayRef<AffineMap> maps,
+                    function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
+    unsigned rank = cast<RankedTensorType>(like.getType()).getRank();
+    Value init = tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, like), elem);
+    SmallVector<AffineMap> all(maps);
+    all.push_back(b.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), inputs, ValueRange{init}, all, iters,
+               [&](OpBuilder &nb, Location nl, ValueRange a) {
+                 linalg::YieldOp::create(nb, nl, fn(nb, nl, a.drop_back()));
+               })
+        .getResult(0);
+  }
+
+  OpFoldResult size(Value t, unsigned i) {
+    return tensor::getMixedSize(b, loc, t, i);
+  }
+
+  /// x[b,hk,g,l,s] = scale * sum_e q.k + mask, causal entries -inf.
+  Value logits() {
+    // loops (b, hk, g, l, s, e)
+    Value dot = contract(
+        q, map(6, {d(0), d(1), d(2), d(3), d(5)}), k,
+        map(6, {d(0), d(1), d(4), d(5)}),
+        {size(q, 0), size(q, 1), size(q, 2), size(q, 3), size(k, 2)}, 6);
+    SmallVector<Value> inputs{dot};
+    AffineMap id5 = b.getMultiDimIdentityMap(5);
+    SmallVector<AffineMap> maps{id5};
+    if (mask) {
+      auto mType = cast<RankedTensorType>(mask.getType());
+      // Mask dims align right-most with [B, H, L, S]; h = hk * G + g.
+      AffineExpr targets[] = {d(0), d(1) * groups + d(2), d(3), d(4)};
+      SmallVector<AffineExpr> exprs;
+      int64_t off = 4 - mType.getRank();
+      for (int64_t i = 0; i < mType.getRank(); ++i)
+        exprs.push_back(mType.getDimSize(i) == 1 ? getAffineConstantExpr(0, ctx)
+                                                 : targets[off + i]);
+      inputs.push_back(mask);
+      maps.push_back(map(5, exprs));
+    }
+    bool hasMask = static_cast<bool>(mask);
+    bool isCausal = causal;
+    Value sc = scale;
+    return elementwise(
+        dot, f32, inputs, maps, [&](OpBuilder &nb, Location nl, ValueRange a) {
+          Value x = arith::MulFOp::create(nb, nl, a[0], sc);
+          Value negInf = createScalarConstant(nb, nl, f32, -kInf);
+          if (hasMask)
+            x = arith::AddFOp::create(nb, nl, x,
+                                      convertScalar(nb, nl, a[1], f32));
+          if (isCausal) {
+            Value l = linalg::IndexOp::create(nb, nl, 3);
+            Value s = linalg::IndexOp::create(nb, nl, 4);
+            Value keep =
+                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ule, s, l);
+            x = arith::SelectOp::create(nb, nl, keep, x, negInf);
+          }
+          return x;
+        });
+  }
+
+  /// lse[b,hk,g,l] of the logits.
+  Value logsumexp(Value x) {
+    AffineMap id5 = b.getMultiDimIdentityMap(5);
+    SmallVector<bool> lastDim{false, false, false, false, true};
+    AffineMap proj = getProjectionMap(ctx, 5, lastDim);
+    Value max =
+        buildReduction(
+            b, loc, {x}, {id5}, lastDim, {f32}, {-kInf},
+            [&](OpBuilder &nb, Location nl, ValueRange in, ValueRange acc) {
+              return SmallVector<Value>{
+                  arith::MaximumFOp::create(nb, nl, acc[0], in[0])};
+            })
+            .front();
+    Value sum =
+        buildReduction(
+            b, loc, {x, max}, {id5, proj}, lastDim, {f32}, {0.0},
+            [&](OpBuilder &nb, Location nl, ValueRange in, ValueRange acc) {
+              Value e = math::ExpOp::create(
+                  nb, nl, arith::SubFOp::create(nb, nl, in[0], in[1]));
+              return SmallVector<Value>{
+                  arith::AddFOp::create(nb, nl, acc[0], e)};
+            })
+            .front();
+    AffineMap id4 = b.getMultiDimIdentityMap(4);
+    return elementwise(max, f32, {max, sum}, {id4, id4},
+                       [&](OpBuilder &nb, Location nl, ValueRange a) {
+                         return arith::AddFOp::create(
+                                    nb, nl, a[0],
+                                    math::LogOp::create(nb, nl, a[1]))
+                             .getResult();
+                       });
+  }
+
+  /// P = exp(x - lse).
+  Value probs(Value x, Value lse) {
+    AffineMap id5 = b.getMultiDimIdentityMap(5);
+    AffineMap proj = map(5, {d(0), d(1), d(2), d(3)});
+    return elementwise(x, f32, {x, lse}, {id5, proj},
+                       [&](OpBuilder &nb, Location nl, ValueRange a) {
+                         return math::ExpOp::create(
+                                    nb, nl,
+                                    arith::SubFOp::create(nb, nl, a[0], a[1]))
+                             .getResult();
+                       });
+  }
+
+  /// out[b,hk,g,l,ev] = sum_s P * v.
+  Value attend(Value p) {
+    // loops (b, hk, g, l, ev, s)
+    return contract(
+        p, map(6, {d(0), d(1), d(2), d(3), d(5)}), v,
+        map(6, {d(0), d(1), d(5), d(4)}),
+        {size(p, 0), size(p, 1), size(p, 2), size(p, 3), size(v, 3)}, 6);
+  }
+
+  /// `t` * scale (when given), cast to `elem`.
+  Value finish(Value t, Type elem, bool scaled) {
+    Value sc = scale;
+    unsigned rank = cast<RankedTensorType>(t.getType()).getRank();
+    return elementwise(t, elem, {t}, {b.getMultiDimIdentityMap(rank)},
+                       [&](OpBuilder &nb, Location nl, ValueRange a) {
+                         Value x = a[0];
+                         if (scaled)
+                           x = arith::MulFOp::create(nb, nl, x, sc);
+                         return convertScalar(nb, nl, x, elem);
+                       });
+  }
+};
+
+/// Forward and backward of every SDPA variant in kSchemas.
+struct SdpaPattern : JointOpConversion {
+  SdpaPattern(const TypeConverter &tc, MLIRContext *ctx)
+      : JointOpConversion(tc, ctx, targets()) {}
+
+  static SmallVector<StringRef> targets() {
+    SmallVector<StringRef> t;
+    for (const SdpaSchema &s : kSchemas)
+      t.push_back(s.target);
+    return t;
+  }
+
+  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rw) const override {
+    const SdpaSchema *schema = nullptr;
+    for (const SdpaSchema &s : kSchemas)
+      if (s.target == op.getTarget())
+        schema = &s;
+    OpArgs args(op, adaptor.getOperands());
+    auto tensorAt = [&](int index, const char *name) -> FailureOr<Value> {
+      if (index < 0)
+        return failure();
+      return args.tensor(index, name);
+    };
+    FailureOr<Value> q = tensorAt(schema->q, "query");
+    FailureOr<Value> k = tensorAt(schema->k, "key");
+    FailureOr<Value> v = tensorAt(schema->v, "value");
+    if (failed(q) || failed(k) || failed(v))
+      return rw.notifyMatchFailure(op, "query/key/value must be tensors");
+    for (Value t : {*q, *k, *v})
+      if (cast<RankedTensorType>(t.getType()).getRank() != 4)
+        return rw.notifyMatchFailure(op, "expected 4-D [B, H, L, E] operands");
+    FailureOr<double> dropout =
+        args.getFloat(schema->dropout, "dropout_p", 0.0);
+    if (failed(dropout) || *dropout != 0.0)
+      return rw.notifyMatchFailure(
+          op, "dropout_p != 0 needs the RNG and is not supported");
+    FailureOr<bool> causal = args.getBool(schema->causal, "is_causal", false);
+    if (failed(causal))
+      return rw.notifyMatchFailure(op, "is_causal must be a constant");
+    Value mask;
+    if (schema->mask >= 0 && !args.isNone(schema->mask, schema->maskName)) {
+      FailureOr<Value> m = args.tensor(schema->mask, schema->maskName);
+      if (failed(m) || cast<RankedTensorType>(m->getType()).getRank() > 4)
+        return rw.notifyMatchFailure(op, "attention mask must be a tensor "
+                                         "broadcastable to [B, H, L, S]");
+      mask = *m;
+    }
+    if (op.getTarget() == "aten::_scaled_dot_product_attention_math.default" &&
+        !args.isNone(6, "dropout_mask"))
+      return rw.notifyMatchFailure(op, "dropout_mask is not supported");
+
+    Location loc = op.getLoc();
+    Sdpa sdpa(rw, loc);
+    auto qType = cast<RankedTensorType>(q->getType());
+    auto kType = cast<RankedTensorType>(k->getType());
+    int64_t h = qType.getDimSize(1), hk = kType.getDimSize(1);
+    if (h != hk) {
+      if (ShapedType::isDynamic(h) || ShapedType::isDynamic(hk) || hk == 0 ||
+          h % hk != 0)
+        return rw.notifyMatchFailure(
+            op, "query heads must be a static multiple of key/value heads");
+      sdpa.groups = h / hk;
+    }
+    sdpa.causal = *causal;
+    sdpa.mask = mask;
+    FailureOr<double> scale = args.getFloat(schema->scale, "scale", NAN);
+    if (failed(scale))
+      return rw.notifyMatchFailure(op, "scale must be a constant or None");
+    if (!std::isnan(*scale)) {
+      sdpa.scale = createScalarConstant(rw, loc, sdpa.f32, *scale);
+    } else {
+      // torch's default: 1 / sqrt(E).
+      Value e =
+          indexToScalar(rw, loc,
+                        getValueOrCreateConstantIndexOp(
+                            rw, loc, tensor::getMixedSize(rw, loc, *q, 3)),
+                        sdpa.f32);
+      sdpa.scale = math::RsqrtOp::create(rw, loc, e);
+    }
+    sdpa.q = sdpa.group(*q);
+    sdpa.k = *k;
+    sdpa.v = *v;
+
+    if (!schema->backward)
+      return rewriteForward(op, rw, sdpa);
+    return rewriteBackward(op, args, *schema, rw, sdpa);
+  }
+
+  LogicalResult rewriteForward(AtenOp op, ConversionPatternRewriter &rw,
+                               Sdpa &sdpa) const {
+    Location loc = op.getLoc();
+    RankedTensorType outType = getResultTensorType(op, 0);
+    if (!outType || op->getNumResults() < 2)
+      return rw.notifyMatchFailure(op, "unexpected results");
+    Value x = sdpa.logits();
+    Value lse = sdpa.logsumexp(x);
+    Value p = sdpa.probs(x, lse);
+    Value out = sdpa.ungroup(
+        sdpa.finish(sdpa.attend(p), outType.getElementType(), false));
+    SmallVector<Value> results{castToType(rw, loc, out, outType)};
+    bool isMath =
+        op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
+    RankedTensorType second = getResultTensorType(op, 1);
+    if (isMath) {
+      if (!second)
+        return rw.notifyMatchFailure(op, "attention weights not a tensor");
+      results.push_back(castToType(
+          rw, loc, sdpa.ungroup(sdpa.finish(p, second.getElementType(), false)),
+          second));
+    } else if (!second) {
+      if (!op->getResult(1).use_empty())
+        return rw.notifyMatchFailure(op, "logsumexp result is not a tensor");
+      results.push_back(Value());
+    } else {
+      results.push_back(fitLogsumexp(rw, loc, sdpa.ungroup(lse), second));
+      if (!results.back())
+        return rw.notifyMatchFailure(op, "unexpected logsumexp shape");
+    }
+    // The CUDA variants' bookkeeping results.
+    for (unsigned i = 2; i < op->getNumResults(); ++i) {
+      Value r = op->getResult(i);
+      Type type = r.getType();
+      auto tType = dyn_cast_or_null<RankedTensorType>(type);
+      if (tType && tType.hasStaticShape()) {
+        // A dense zero constant (valid for ui64 RNG state too, unlike a fill
+        // with an arith scalar).
+        Type elem = tType.getElementType();
+        if (tType.getNumElements() == 0) {
+          results.push_back(
+              tensor::EmptyOp::create(rw, loc, tType.getShape(), elem));
+          continue;
+        }
+        Attribute zero = isa<FloatType>(elem)
+                             ? Attribute(rw.getFloatAttr(elem, 0.0))
+                             : Attribute(rw.getIntegerAttr(elem, 0));
+        results.push_back(arith::ConstantOp::create(
+            rw, loc, DenseElementsAttr::get(tType, zero)));
+      } else if (type && type.isIntOrIndex() &&
+                 (i == 4 || i == 5)) { // max_q, max_k
+        Value len = getValueOrCreateConstantIndexOp(
+            rw, loc,
+            i == 4 ? tensor::getMixedSize(rw, loc, sdpa.q, 3)
+                   : tensor::getMixedSize(rw, loc, sdpa.k, 2));
+        results.push_back(indexToScalar(rw, loc, len, type));
+      } else if (r.use_empty()) {
+        results.push_back(Value());
+      } else {
+        return rw.notifyMatchFailure(op, "cannot produce result " +
+                                             std::to_string(i));
+      }
+    }
+    rw.replaceOp(op, results);
+    return success();
+  }
+
+  /// lse [B,H,L] in the layout the variant saves: [B,H,L] (flash, for_cpu),
+  /// [B,H,L,1] (cuDNN) or [B,H,Lpad] (efficient, padded with zeros).
+  static Value fitLogsumexp(OpBuilder &b, Location loc, Value lse,
+                            RankedTensorType type) {
+    auto lType = cast<RankedTensorType>(lse.getType());
+    if (type.getRank() == 4 && type.getDimSize(3) == 1) {
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, lse);
+      sizes.push_back(b.getIndexAttr(1));
+      lse = tensor::ExpandShapeOp::create(
+          b, loc,
+          RankedTensorType::get({lType.getDimSize(0), lType.getDimSize(1),
+                                 lType.getDimSize(2), 1},
+                                lType.getElementType()),
+          lse, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}}, sizes);
+    } else if (type.getRank() != 3) {
+      return Value();
+    } else if (type.getDimSize(2) != lType.getDimSize(2) &&
+               !ShapedType::isDynamic(type.getDimSize(2))) {
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, lse);
+      sizes[2] = b.getIndexAttr(type.getDimSize(2));
+      Value padded =
+          createFilledTensor(b, loc, sizes, lType.getElementType(), 0.0);
+      SmallVector<OpFoldResult> zeros(3, b.getIndexAttr(0));
+      SmallVector<OpFoldResult> ones(3, b.getIndexAttr(1));
+      lse = tensor::InsertSliceOp::create(
+          b, loc, lse, padded, zeros, tensor::getMixedSizes(b, loc, lse), ones);
+    }
+    return finishResult(b, loc, lse, type);
+  }
+
+  LogicalResult rewriteBackward(AtenOp op, const OpArgs &args,
+                                const SdpaSchema &schema,
+                                ConversionPatternRewriter &rw,
+                                Sdpa &sdpa) const {
+    Location loc = op.getLoc();
+    FailureOr<Value> dO = args.tensor(schema.gradOut, kArgNames[0]);
+    FailureOr<Value> o = args.tensor(schema.out, kArgNames[4]);
+    FailureOr<Value> lseIn = args.tensor(schema.lse, kArgNames[5]);
+    if (failed(dO) || failed(o) || failed(lseIn))
+      return rw.notifyMatchFailure(op,
+                                   "grad_out/out/logsumexp must be tensors");
+    if (op.getTarget() ==
+        "aten::_scaled_dot_product_efficient_attention_backward.default") {
+      FailureOr<SmallVector<bool>> gradMask =
+          args.getBoolList(10, "grad_input_mask");
+      if (failed(gradMask) || gradMask->size() != 4)
+        return rw.notifyMatchFailure(op, "expected bool[4] grad_input_mask");
+      if ((*gradMask)[3] && !op->getResult(3).use_empty())
+        return rw.notifyMatchFailure(
+            op, "the gradient of attn_bias is not supported");
+    }
+    SmallVector<RankedTensorType> types;
+    for (unsigned i = 0; i < 3; ++i) {
+      types.push_back(getResultTensorType(op, i));
+      if (!types.back())
+        return rw.notifyMatchFailure(op, "gradients must be tensors");
+    }
+    // Saved lse back to [B,H,L] f32: drop cuDNN's unit dim or efficient's
+    // padding.
+    Value lse = *lseIn;
+    auto lType = cast<RankedTensorType>(lse.getType());
+    if (lType.getRank() == 4)
+      lse = tensor::CollapseShapeOp::create(
+          rw, loc, lse, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    else if (lType.getRank() != 3)
+      return rw.notifyMatchFailure(op, "unexpected logsumexp rank");
+    OpFoldResult qLen = tensor::getMixedSize(rw, loc, sdpa.q, 3);
+    if (getConstantIntValue(qLen) !=
+        getConstantIntValue(tensor::getMixedSize(rw, loc, lse, 2))) {
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, lse);
+      sizes[2] = qLen;
+      SmallVector<OpFoldResult> zeros(3, rw.getIndexAttr(0));
+      SmallVector<OpFoldResult> ones(3, rw.getIndexAttr(1));
+      lse = tensor::ExtractSliceOp::create(rw, loc, lse, zeros, sizes, ones);
+    }
+    lse = convertElements(rw, loc, lse, sdpa.f32);
+    // [B,H,L] -> [B,Hk,G,L].
+    {
+      auto t = cast<RankedTensorType>(lse.getType());
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, lse);
+      int64_t g = sdpa.groups;
+      SmallVector<int64_t> shape{t.getDimSize(0),
+                                 g == 1 ? t.getDimSize(1) : t.getDimSize(1) / g,
+                                 g, t.getDimSize(2)};
+      OpFoldResult hk =
+          g == 1 ? sizes[1] : OpFoldResult(rw.getIndexAttr(shape[1]));
+      lse = tensor::ExpandShapeOp::create(
+          rw, loc, RankedTensorType::get(shape, sdpa.f32), lse,
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}},
+          ArrayRef<OpFoldResult>{sizes[0], hk, rw.getIndexAttr(g), sizes[2]});
+    }
+    Value gdO = sdpa.group(*dO);
+    Value gO = sdpa.group(*o);
+    Value x = sdpa.logits();
+    Value p = sdpa.probs(x, lse);
+    auto d = [&](unsigned i) { return sdpa.d(i); };
+    // dP[b,hk,g,l,s] = sum_ev dO * v; loops (b,hk,g,l,s,ev).
+    Value dP =
+        sdpa.contract(gdO, sdpa.map(6, {d(0), d(1), d(2), d(3), d(5)}), sdpa.v,
+                      sdpa.map(6, {d(0), d(1), d(4), d(5)}),
+                      {sdpa.size(gdO, 0), sdpa.size(gdO, 1), sdpa.size(gdO, 2),
+                       sdpa.size(gdO, 3), sdpa.size(sdpa.v, 2)},
+                      6);
+    // D[b,hk,g,l] = sum_ev dO * O.
+    AffineMap id5 = rw.getMultiDimIdentityMap(5);
+    Value rowDot =
+        buildReduction(
+            rw, loc, {gdO, gO}, {id5, id5}, {false, false, false, false, true},
+            {sdpa.f32}, {0.0},
+            [&](OpBuilder &nb, Location nl, ValueRange in, ValueRange acc) {
+              Value prod = arith::MulFOp::create(
+                  nb, nl, convertScalar(nb, nl, in[0], sdpa.f32),
+                  convertScalar(nb, nl, in[1], sdpa.f32));
+              return SmallVector<Value>{
+                  arith::AddFOp::create(nb, nl, acc[0], prod)};
+            })
+            .front();
+    // dS = P * (dP - D).
+    Value dS = sdpa.elementwise(
+        p, sdpa.f32, {p, dP, rowDot},
+        {id5, id5, sdpa.map(5, {d(0), d(1), d(2), d(3)})},
+        [&](OpBuilder &nb, Location nl, ValueRange a) {
+          return arith::MulFOp::create(
+                     nb, nl, a[0], arith::SubFOp::create(nb, nl, a[1], a[2]))
+              .getResult();
+        });
+    // dQ[b,hk,g,l,e] = sum_s dS * k; loops (b,hk,g,l,e,s).
+    Value dQ =
+        sdpa.contract(dS, sdpa.map(6, {d(0), d(1), d(2), d(3), d(5)}), sdpa.k,
+                      sdpa.map(6, {d(0), d(1), d(5), d(4)}),
+                      {sdpa.size(dS, 0), sdpa.size(dS, 1), sdpa.size(dS, 2),
+                       sdpa.size(dS, 3), sdpa.size(sdpa.k, 3)},
+                      6);
+    // dK[b,hk,s,e] = sum_{g,l} dS * q; loops (b,hk,s,e,g,l).
+    Value dK =
+        sdpa.contract(dS, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}), sdpa.q,
+                      sdpa.map(6, {d(0), d(1), d(4), d(5), d(3)}),
+                      {sdpa.size(sdpa.k, 0), sdpa.size(sdpa.k, 1),
+                       sdpa.size(sdpa.k, 2), sdpa.size(sdpa.k, 3)},
+                      6);
+    // dV[b,hk,s,ev] = sum_{g,l} P * dO; loops (b,hk,s,ev,g,l).
+    Value dV = sdpa.contract(p, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}),
+                             gdO, sdpa.map(6, {d(0), d(1), d(4), d(5), d(3)}),
+                             {sdpa.size(sdpa.v, 0), sdpa.size(sdpa.v, 1),
+                              sdpa.size(sdpa.v, 2), sdpa.size(sdpa.v, 3)},
+                             6);
+    SmallVector<Value> results{
+        castToType(
+            rw, loc,
+            sdpa.ungroup(sdpa.finish(dQ, types[0].getElementType(), true)),
+            types[0]),
+        castToType(rw, loc, sdpa.finish(dK, types[1].getElementType(), true),
+                   types[1]),
+        castToType(rw, loc, sdpa.finish(dV, types[2].getElementType(), false),
+                   types[2])};
+    for (unsigned i = 3; i < op->getNumResults(); ++i)
+      results.push_back(Value()); // unused attn_bias gradient (checked above)
+    rw.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
 
 void mlir::joint::populateAttentionPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {}
+    ConversionTarget &target) {
+  target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                         arith::ArithDialect, math::MathDialect>();
+  patterns.add<SdpaPattern>(typeConverter, patterns.getContext());
+}

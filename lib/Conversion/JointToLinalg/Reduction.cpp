@@ -1,18 +1,721 @@
-//===- Reduction.cpp - Lower Reduction ops to linalg ------------*- C++ -*-===//
+//===- Reduction.cpp - Reductions, softmax and nll_loss to linalg -*- C++
+//-*-===//
 //
-// The Reduction family of convert-joint-to-linalg: reductions, softmax and
-// nll_loss. Owned by the lower-ops work of issue 12; until its patterns land
-// the family adds nothing, so its targets fail with the driver's "no lowering"
-// diagnostic.
+// Reductions become one `linalg.generic` with reduction iterators into an
+// accumulator of torch's CPU accumulation type (f32 for bf16/f16, i64 for
+// integers), cast once to the result dtype: `sum` (dim list or full), `mean`,
+// `amax`, `var`/`var_mean` (two passes: mean, then the sum of squared
+// deviations divided by max(N - correction, 0)). `_softmax`/`_log_softmax`
+// compute max, then sum(exp(x - max)), then the normalised values; their
+// backward ops use the saved output (`g - exp(out) * sum(g)` and
+// `out * (g - sum(g * out))`). `cumsum` is a scan: an `scf.for` over the
+// scanned dim in increasing order carrying the running sum (the order torch's
+// CPU kernel adds in). `nll_loss_forward`/`nll_loss_backward` (weight None,
+// reduction none/mean/sum, ignore_index) gather the target column inside the
+// generic's body.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Utils.h"
+#include "UtilsOps.h"
 #include "joint/Conversion/JointToLinalg/JointToLinalg.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::joint;
+using namespace mlir::joint::lowering;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// The reduced dims of argument `index` (`int[1]? dim`): None or [] reduce
+/// every dim.
+static FailureOr<SmallVector<bool>> getDimsArg(const OpArgs &args,
+                                               unsigned index, int64_t rank) {
+  SmallVector<int64_t> dims;
+  if (!args.isNone(index, "dim")) {
+    FailureOr<SmallVector<int64_t>> list = args.getIntList(index, "dim");
+    if (failed(list)) {
+      FailureOr<int64_t> one = args.getInt(index, "dim");
+      if (failed(one))
+        return failure();
+      list = SmallVector<int64_t>{*one};
+    }
+    dims = *list;
+  }
+  return getReductionMask(dims, rank);
+}
+
+static Value addValues(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+/// Shape of the reduction result: the kept sizes, with unit dims when
+/// `keepdim`; converted to `resultType`.
+static Value finishReduction(OpBuilder &b, Location loc, Value reduced,
+                             ArrayRef<bool> mask, bool keepdim,
+                             RankedTensorType resultType) {
+  Value v = convertElements(b, loc, reduced, resultType.getElementType());
+  if (keepdim)
+    v = insertUnitDims(b, loc, v, mask);
+  return castToType(b, loc, v, resultType);
+}
+
+/// `sum / n` elementwise on the kept-dims accumulator (float).
+static Value divideByCount(OpBuilder &b, Location loc, Value sum, Value n) {
+  auto type = cast<RankedTensorType>(sum.getType());
+  Type elem = type.getElementType();
+  unsigned rank = type.getRank();
+  Value count = indexToScalar(b, loc, n, elem);
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  Value init =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, sum), elem);
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{sum}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id}, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               linalg::YieldOp::create(
+                   nb, nl,
+                   arith::DivFOp::create(nb, nl, a[0], count).getResult());
+             })
+      .getResult(0);
+}
+
+/// aten::sum.dim_IntList(self, int[1]? dim, bool keepdim=False, *, dtype),
+/// aten::sum.default(self, *, dtype), aten::mean.dim(self, dim, keepdim, *,
+/// dtype), aten::mean.default(self, *, dtype), aten::amax.default(self,
+/// int[1] dim=[], bool keepdim=False).
+struct ReducePattern : JointOpConversion {
+  ReducePattern(const TypeConverter &tc, MLIRContext *ctx)
+      : JointOpConversion(tc, ctx,
+                          {"aten::sum.dim_IntList", "aten::sum.default",
+                           "aten::mean.dim", "aten::mean.default",
+                           "aten::amax.default"}) {}
+
+  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rw) const override {
+    OpArgs args(op, adaptor.getOperands());
+    StringRef target = op.getTarget();
+    FailureOr<Value> input = args.tensor(0, "self");
+    RankedTensorType resultType = getResultTensorType(op, 0);
+    if (failed(input) || !resultType)
+      return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
+    int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+    bool full = target == "aten::sum.default" || target == "aten::mean.default";
+    FailureOr<SmallVector<bool>> mask =
+        full ? getReductionMask({}, rank) : getDimsArg(args, 1, rank);
+    FailureOr<bool> keepdim =
+        full ? FailureOr<bool>(false) : args.getBool(2, "keepdim", false);
+    if (failed(mask) || failed(keepdim))
+      return rw.notifyMatchFailure(op, "dim/keepdim must be constants");
+
+    Type resultElem = resultType.getElementType();
+    Type acc = getAccumulatorType(resultElem);
+    bool isMax = target == "aten::amax.default";
+    bool isMean = target.starts_with("aten::mean");
+    if (isMean && !isa<FloatType>(acc))
+      return rw.notifyMatchFailure(op, "mean of a non-float dtype");
+    if (isMax)
+      acc = resultElem;
+    if (isMax && !isa<FloatType>(acc) && !acc.isInteger(64) &&
+        !acc.isInteger(32))
+      return rw.notifyMatchFailure(op, "amax of an unsupported dtype");
+
+    Location loc = op.getLoc();
+    double init = 0.0;
+    if (isMax)
+      init = isa<FloatType>(acc)
+                 ? -kInf
+                 : static_cast<double>(
+                       acc.isInteger(64) ? std::numeric_limits<int64_t>::min()
+                                         : std::numeric_limits<int32_t>::min());
+    AffineMap id = rw.getMultiDimIdentityMap(rank);
+    Value reduced =
+        buildReduction(
+            rw, loc, {*input}, {id}, *mask, {acc}, {init},
+            [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+              Value x = convertScalar(b, l, in[0], acc);
+              if (!isMax)
+                return SmallVector<Value>{addValues(b, l, accs[0], x)};
+              if (isa<FloatType>(acc))
+                return SmallVector<Value>{
+                    arith::MaximumFOp::create(b, l, accs[0], x)};
+              return SmallVector<Value>{
+                  arith::MaxSIOp::create(b, l, accs[0], x)};
+            })
+            .front();
+    if (isMean)
+      reduced = divideByCount(rw, loc, reduced,
+                              getNumElements(rw, loc, *input, *mask));
+    rw.replaceOp(
+        op, finishReduction(rw, loc, reduced, *mask, *keepdim, resultType));
+    return success();
+  }
+};
+
+/// aten::var.correction(self, int[1]? dim=None, *, Scalar? correction=None,
+/// bool keepdim=False) and aten::var_mean.correction (same arguments,
+/// returns (var, mean)). var = sum((x - mean)^2) / max(N - correction, 0),
+/// correction defaulting to 1.
+struct VarPattern : JointOpConversion {
+  VarPattern(const TypeConverter &tc, MLIRContext *ctx)
+      : JointOpConversion(
+            tc, ctx, {"aten::var.correction", "aten::var_mean.correction"}) {}
+
+  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rw) const override {
+    OpArgs args(op, adaptor.getOperands());
+    FailureOr<Value> input = args.tensor(0, "self");
+    RankedTensorType varType = getResultTensorType(op, 0);
+    if (failed(input) || !varType)
+      return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
+    int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+    FailureOr<SmallVector<bool>> mask = getDimsArg(args, 1, rank);
+    FailureOr<double> correction = args.getFloat(2, "correction", 1.0);
+    FailureOr<bool> keepdim = args.getBool(3, "keepdim", false);
+    if (failed(mask) || failed(correction) || failed(keepdim))
+      return rw.notifyMatchFailure(op, "dim/correction/keepdim not constant");
+    Type acc = getAccumulatorType(varType.getElementType());
+    if (!isa<FloatType>(acc))
+      return rw.notifyMatchFailure(op, "var of a non-float dtype");
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rw.getContext();
+    AffineMap id = rw.getMultiDimIdentityMap(rank);
+    Value n = getNumElements(rw, loc, *input, *mask);
+    auto addBody = [&](OpBuilder &b, Location l, ValueRange in,
+                       ValueRange accs) {
+      return SmallVector<Value>{arith::AddFOp::create(
+          b, l, accs[0], convertScalar(b, l, in[0], acc))};
+    };
+    Value sum =
+        buildReduction(rw, loc, {*input}, {id}, *mask, {acc}, {0.0}, addBody)
+            .front();
+    Value mean = divideByCount(rw, loc, sum, n);
+    AffineMap proj = getProjectionMap(ctx, rank, *mask);
+    Value sq =
+        buildReduction(
+            rw, loc, {*input, mean}, {id, proj}, *mask, {acc}, {0.0},
+            [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+              Value d = arith::SubFOp::create(
+                  b, l, convertScalar(b, l, in[0], acc), in[1]);
+              Value d2 = arith::MulFOp::create(b, l, d, d);
+              return SmallVector<Value>{
+                  arith::AddFOp::create(b, l, accs[0], d2)};
+            })
+            .front();
+    // divisor = max(N - correction, 0) in the accumulator type.
+    Value nf = indexToScalar(rw, loc, n, acc);
+    Value divisor = arith::MaximumFOp::create(
+        rw, loc,
+        arith::SubFOp::create(rw, loc, nf,
+                              createScalarConstant(rw, loc, acc, *correction)),
+        createScalarConstant(rw, loc, acc, 0.0));
+    auto sqType = cast<RankedTensorType>(sq.getType());
+    unsigned keptRank = sqType.getRank();
+    AffineMap kid = rw.getMultiDimIdentityMap(keptRank);
+    SmallVector<utils::IteratorType> iters(keptRank,
+                                           utils::IteratorType::parallel);
+    Value init = tensor::EmptyOp::create(
+        rw, loc, tensor::getMixedSizes(rw, loc, sq), acc);
+    Value var =
+        linalg::GenericOp::create(
+            rw, loc, sqType, ValueRange{sq}, ValueRange{init},
+            ArrayRef<AffineMap>{kid, kid}, iters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              linalg::YieldOp::create(
+                  b, l, arith::DivFOp::create(b, l, a[0], divisor).getResult());
+            })
+            .getResult(0);
+    SmallVector<Value> results{
+        finishReduction(rw, loc, var, *mask, *keepdim, varType)};
+    if (op.getTarget() == "aten::var_mean.correction") {
+      RankedTensorType meanType = getResultTensorType(op, 1);
+      if (!meanType)
+        return rw.notifyMatchFailure(op, "mean result is not a tensor");
+      results.push_back(
+          finishReduction(rw, loc, mean, *mask, *keepdim, meanType));
+    }
+    rw.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Elementwise generic over the dims of `like` (rank r) reading `inputs` with
+/// `maps`, producing `elem`.
+static Value
+buildMap(OpBuilder &b, Location loc, Value like, Type elem, ValueRange inputs,
+         ArrayRef<AffineMap> maps,
+         function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
+  unsigned rank = cast<RankedTensorType>(like.getType()).getRank();
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, like), elem);
+  SmallVector<AffineMap> allMaps(maps);
+  allMaps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), inputs, ValueRange{init}, allMaps, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               linalg::YieldOp::create(nb, nl, fn(nb, nl, a.drop_back()));
+             })
+      .getResult(0);
+}
+
+/// aten::_softmax.default(self, int dim, bool half_to_float) and
+/// aten::_log_softmax.default (same arguments).
+struct SoftmaxPattern : JointOpConversion {
+  SoftmaxPattern(const TypeConverter &tc, MLIRContext *ctx)
+      : JointOpConversion(
+            tc, ctx, {"aten::_softmax.default", "aten::_log_softmax.default"}) {
+  }
+
+  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rw) const override {
+    OpArgs args(op, adaptor.getOperands());
+    FailureOr<Value> input = args.tensor(0, "self");
+    FailureOr<int64_t> dim = args.getInt(1, "dim");
+    RankedTensorType resultType = getResultTensorType(op, 0);
+    if (failed(input) || failed(dim) || !resultType)
+      return rw.notifyMatchFailure(op, "expected (tensor, int dim, bool)");
+    int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+    FailureOr<SmallVector<bool>> mask = getReductionMask({*dim}, rank);
+    Type acc = getAccumulatorType(resultType.getElementType());
+    if (failed(mask) || !isa<FloatType>(acc))
+      return rw.notifyMatchFailure(op, "bad dim or non-float dtype");
+    bool isLog = op.getTarget() == "aten::_log_softmax.default";
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rw.getContext();
+    AffineMap id = rw.getMultiDimIdentityMap(rank);
+    AffineMap proj = getProjectionMap(ctx, rank, *mask);
+    Value max =
+        buildReduction(
+            rw, loc, {*input}, {id}, *mask, {acc}, {-kInf},
+            [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+              return SmallVector<Value>{arith::MaximumFOp::create(
+                  b, l, accs[0], convertScalar(b, l, in[0], acc))};
+            })
+            .front();
+    Value sum =
+        buildReduction(
+            rw, loc, {*input, max}, {id, proj}, *mask, {acc}, {0.0},
+            [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+              Value d = arith::SubFOp::create(
+                  b, l, convertScalar(b, l, in[0], acc), in[1]);
+              return SmallVector<Value>{arith::AddFOp::create(
+                  b, l, accs[0], math::ExpOp::create(b, l, d))};
+            })
+            .front();
+    Type resultElem = resultType.getElementType();
+    Value result = buildMap(
+        rw, loc, *input, resultElem, {*input, max, sum}, {id, proj, proj},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value d =
+              arith::SubFOp::create(b, l, convertScalar(b, l, a[0], acc), a[1]);
+          Value v = isLog ? arith::SubFOp::create(
+                                b, l, d, math::LogOp::create(b, l, a[2]))
+                                .getResult()
+                          : arith::DivFOp::create(
+                                b, l, math::ExpOp::create(b, l, d), a[2])
+                                .getResult();
+          return convertScalar(b, l, v, resultElem);
+        });
+    rw.replaceOp(op, castToType(rw, loc, result, resultType));
+    return success();
+  }
+};
+
+/// aten::_softmax_backward_data.default(grad_output, output, int dim,
+/// ScalarType input_dtype): output * (grad - sum(grad * output));
+/// aten::_log_softmax_backward_data.default (same arguments):
+/// grad - exp(output) * sum(grad).
+struct SoftmaxBackwardPattern : JointOpConversion {
+  SoftmaxBackwardPattern(const TypeConverter &tc, MLIRContext *ctx)
+      : JointOpConversion(tc, ctx,
+                          {"aten::_softmax_backward_data.default",
+                           "aten::_log_softmax_backward_data.default"}) {}
+
+  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rw) const override {
+    OpArgs args(op, adaptor.getOperands());
+    FailureOr<Value> grad = args.tensor(0, "grad_output");
+    FailureOr<Value> output = args.tensor(1, "output");
+    FailureOr<int64_t> dim = args.getInt(2, "dim");
+    RankedTensorType resultType = getResultTensorType(op, 0);
+    if (failed(grad) || failed(output) || failed(dim) || !resultType)
+      return rw.notifyMatchFailure(op, "expected (tensor, tensor, int, dtype)");
+    int64_t rank = cast<RankedTensorType>(grad->getType()).getRank();
+    FailureOr<SmallVector<bool>> mask = getReductionMask({*dim}, rank);
+    Type acc = getAccumulatorType(resultType.getElementType());
+    if (failed(mask) || !isa<FloatType>(acc))
+      return rw.notifyMatchFailure(op, "bad dim or non-float dtype");
+    bool isLog = op.getTarget() == "aten::_log_softmax_backward_data.default";
+    Location loc = op.getLoc();
+    AffineMap id = rw.getMultiDimIdentityMap(rank);
+    AffineMap proj = getProjectionMap(rw.getContext(), rank, *mask);
+    Value sum =
+        buildReduction(
+            rw, loc, {*grad, *output}, {id, id}, *mask, {acc}, {0.0},
+            [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+              Value g = convertScalar(b, l, in[0], acc);
+              if (!isLog)
+                g = arith::MulFOp::create(b, l, g,
+                                          convertScalar(b, l, in[1], acc));
+              return SmallVector<Value>{
+                  arith::AddFOp::create(b, l, accs[0], g)};
+            })
+            .front();
+    Type resultElem = resultType.getElementType();
+    Value result =
+        buildMap(rw, loc, *grad, resultElem, {*grad, *output, sum},
+                 {id, id, proj}, [&](OpBuilder &b, Location l, ValueRange a) {
+                   Value g = convertScalar(b, l, a[0], acc);
+                   Value o = convertScalar(b, l, a[1], acc);
+                   Value v;
+                   if (isLog)
+                     v = arith::SubFOp::create(
+                         b, l, g,
+                         arith::MulFOp::create(
+                             b, l, math::ExpOp::create(b, l, o), a[2]));
+                   else
+                     v = arith::MulFOp::create(
+                         b, l, o, arith::SubFOp::create(b, l, g, a[2]));
+                   return convertScalar(b, l, v, resultElem);
+                 });
+    rw.replaceOp(op, castToType(rw, loc, result, resultType));
+    return success();
+  }
+};
+
+/// aten::cumsum.default(self, int dim, *, ScalarType? dtype=None): an
+/// `scf.for` over `dim` in increasing order; iteration k adds slice k to the
+/// running sum (accumulator type) and stores it, cast, at position k.
+struct CumsumPattern : JointOpConversion {
+  CumsumPattern(const TypeConverter &tc, MLIRContext *ctx)
+      : JointOpConversion(tc, ctx, {"aten::cumsum.default"}) {}
+
+  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rw) const override {
+    OpArgs args(op, adaptor.getOperands());
+    FailureOr<Value> input = args.tensor(0, "self");
+    FailureOr<int64_t> dimArg = args.getInt(1, "dim");
+    RankedTensorType resultType = getResultTensorType(op, 0);
+    if (failed(input) || failed(dimArg) || !resultType)
+      return rw.notifyMatchFailure(op, "expected (tensor, int dim)");
+    auto inputType = cast<RankedTensorType>(input->getType());
+    int64_t rank = inputType.getRank();
+    if (rank == 0)
+      return rw.notifyMatchFailure(op, "cumsum of a 0-d tensor");
+    FailureOr<unsigned> dim = normalizeDim(*dimArg, rank);
+    if (failed(dim))
+      return rw.notifyMatchFailure(op, "dim out of range");
+    Type resultElem = resultType.getElementType();
+    Type acc = getAccumulatorType(resultElem);
+    Location loc = op.getLoc();
+
+    SmallVector<bool> dropped(rank, false);
+    dropped[*dim] = true;
+    SmallVector<OpFoldResult> sliceSizes =
+        getKeptSizes(rw, loc, *input, dropped);
+    Value accInit = createFilledTensor(rw, loc, sliceSizes, acc, 0.0);
+    Value outInit = tensor::EmptyOp::create(
+        rw, loc, tensor::getMixedSizes(rw, loc, *input), resultElem);
+    Value lb = arith::ConstantIndexOp::create(rw, loc, 0);
+    Value ub = getValueOrCreateConstantIndexOp(
+        rw, loc, tensor::getMixedSize(rw, loc, *input, *dim));
+    Value step = arith::ConstantIndexOp::create(rw, loc, 1);
+    auto loop = scf::ForOp::create(
+        rw, loc, lb, ub, step, ValueRange{accInit, outInit},
+        [&](OpBuilder &b, Location l, Value k, ValueRange iter) {
+          SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+          SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, l, *input);
+          SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+          offsets[*dim] = k;
+          sizes[*dim] = b.getIndexAttr(1);
+          auto sliceType = cast<RankedTensorType>(iter[0].getType());
+          auto inSliceType = RankedTensorType::get(sliceType.getShape(),
+                                                   inputType.getElementType());
+          Value slice = tensor::ExtractSliceOp::create(
+              b, l, inSliceType, *input, offsets, sizes, strides);
+          unsigned sliceRank = sliceType.getRank();
+          AffineMap id = b.getMultiDimIdentityMap(sliceRank);
+          SmallVector<utils::IteratorType> iters(sliceRank,
+                                                 utils::IteratorType::parallel);
+          Value next =
+              linalg::GenericOp::create(
+                  b, l, sliceType, ValueRange{slice}, ValueRange{iter[0]},
+                  ArrayRef<AffineMap>{id, id}, iters,
+                  [&](OpBuilder &nb, Location nl, ValueRange a) {
+                    linalg::YieldOp::create(
+                        nb, nl,
+                        addValues(nb, nl, a[1],
+                                  convertScalar(nb, nl, a[0], acc)));
+                  })
+                  .getResult(0);
+          Value stored = convertElements(b, l, next, resultElem);
+          Value out = tensor::InsertSliceOp::create(b, l, stored, iter[1],
+                                                    offsets, sizes, strides);
+          scf::YieldOp::create(b, l, ValueRange{next, out});
+        });
+    rw.replaceOp(op, castToType(rw, loc, loop.getResult(1), resultType));
+    return success();
+  }
+};
+
+/// Reads (self, target, weight, reduction, ignore_index) of the nll_loss ops
+/// starting at argument `first`; 1-D `self` is treated as one row.
+struct NllArgs {
+  Value self, target;
+  int64_t reduction = 1, ignoreIndex = -100;
+  bool oneRow = false;
+};
+
+static FailureOr<NllArgs> readNllArgs(OpBuilder &b, Location loc,
+                                      const OpArgs &args, unsigned first,
+                                      std::string &why) {
+  NllArgs r;
+  FailureOr<Value> self = args.tensor(first, "self");
+  FailureOr<Value> target = args.tensor(first + 1, "target");
+  FailureOr<int64_t> reduction = args.getInt(first + 3, "reduction");
+  FailureOr<int64_t> ignore = args.getInt(first + 4, "ignore_index");
+  if (failed(self) || failed(target) || failed(reduction) || failed(ignore)) {
+    why = "expected (self, target, weight, int reduction, int ignore_index)";
+    return failure();
+  }
+  if (!args.isNone(first + 2, "weight")) {
+    why = "class weights are not supported (weight must be None)";
+    return failure();
+  }
+  if (*reduction < 0 || *reduction > 2) {
+    why = "unknown reduction";
+    return failure();
+  }
+  r.self = *self;
+  r.target = *target;
+  r.reduction = *reduction;
+  r.ignoreIndex = *ignore;
+  auto selfType = cast<RankedTensorType>(r.self.getType());
+  auto targetType = cast<RankedTensorType>(r.target.getType());
+  if (selfType.getRank() == 1 && targetType.getRank() == 0) {
+    r.oneRow = true;
+    r.self = tensor::ExpandShapeOp::create(
+        b, loc,
+        RankedTensorType::get({1, selfType.getDimSize(0)},
+                              selfType.getElementType()),
+        r.self, ArrayRef<ReassociationIndices>{{0, 1}},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1),
+                               tensor::getMixedSize(b, loc, r.self, 0)});
+    r.target = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({1}, targetType.getElementType()),
+        r.target, ArrayRef<ReassociationIndices>{},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  } else if (selfType.getRank() != 2 || targetType.getRank() != 1) {
+    why = "expected self [N, C] with target [N], or self [C] with target []";
+    return failure();
+  }
+  if (!isa<IntegerType>(
+          cast<RankedTensorType>(r.target.getType()).getElementType())) {
+    why = "target must be an integer tensor";
+    return failure();
+  }
+  return r;
+}
+
+/// -self[n, t] (0 when t == ignore_index) for target value `t`, in `acc`.
+static Value gatherNegLogProb(OpBuilder &b, Location l, Value self, Value n,
+                              Value t, Value valid, Type acc) {
+  Value zero = createScalarConstant(b, l, t.getType(), 0.0);
+  Value safe = arith::SelectOp::create(b, l, valid, t, zero);
+  Value c = arith::IndexCastOp::create(b, l, b.getIndexType(), safe);
+  Value x = tensor::ExtractOp::create(b, l, self, ValueRange{n, c});
+  Value neg = arith::NegFOp::create(b, l, convertScalar(b, l, x, acc));
+  return arith::SelectOp::create(b, l, valid, neg,
+                                 createScalarConstant(b, l, acc, 0.0));
+}
+
+/// aten::nll_loss_forward.default(self, target, weight, int reduction,
+/// int ignore_index) -> (output, total_weight).
+struct NllLossForwardPattern : JointOpConversion {
+  NllLossForwardPattern(const TypeConverter &tc, MLIRContext *ctx)
+      : JointOpConversion(tc, ctx, {"aten::nll_loss_forward.default"}) {}
+
+  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rw) const override {
+    OpArgs args(op, adaptor.getOperands());
+    Location loc = op.getLoc();
+    RankedTensorType outType = getResultTensorType(op, 0);
+    RankedTensorType twType = getResultTensorType(op, 1);
+    if (!outType || !twType)
+      return rw.notifyMatchFailure(op, "results must be ranked tensors");
+    Type acc = getAccumulatorType(outType.getElementType());
+    if (!isa<FloatType>(acc))
+      return rw.notifyMatchFailure(op, "non-float loss dtype");
+    std::string why;
+    FailureOr<NllArgs> nll = readNllArgs(rw, loc, args, 0, why);
+    if (failed(nll))
+      return rw.notifyMatchFailure(op, why);
+    Value self = nll->self;
+    int64_t ignore = nll->ignoreIndex;
+    Type targetElem =
+        cast<RankedTensorType>(nll->target.getType()).getElementType();
+    AffineMap id = rw.getMultiDimIdentityMap(1);
+
+    if (nll->reduction == 0) {
+      Value out =
+          buildMap(rw, loc, nll->target, acc, {nll->target}, {id},
+                   [&](OpBuilder &b, Location l, ValueRange a) {
+                     Value n = linalg::IndexOp::create(b, l, 0);
+                     Value valid = arith::CmpIOp::create(
+                         b, l, arith::CmpIPredicate::ne, a[0],
+                         createScalarConstant(b, l, targetElem, ignore));
+                     return gatherNegLogProb(b, l, self, n, a[0], valid, acc);
+                   });
+      out = convertElements(rw, loc, out, outType.getElementType());
+      if (nll->oneRow)
+        out = tensor::CollapseShapeOp::create(
+            rw, loc, RankedTensorType::get({}, outType.getElementType()), out,
+            ArrayRef<ReassociationIndices>{});
+      Value tw = createFilledTensor(rw, loc, {}, twType.getElementType(), 0.0);
+      rw.replaceOp(op, {castToType(rw, loc, out, outType),
+                        castToType(rw, loc, tw, twType)});
+      return success();
+    }
+
+    // One reduction over n: the summed loss and the number of counted rows.
+    SmallVector<Value> sums = buildReduction(
+        rw, loc, {nll->target}, {id}, {true}, {acc, acc}, {0.0, 0.0},
+        [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+          Value n = linalg::IndexOp::create(b, l, 0);
+          Value valid = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::ne, in[0],
+              createScalarConstant(b, l, targetElem, ignore));
+          Value loss = gatherNegLogProb(b, l, self, n, in[0], valid, acc);
+          Value one = arith::SelectOp::create(
+              b, l, valid, createScalarConstant(b, l, acc, 1.0),
+              createScalarConstant(b, l, acc, 0.0));
+          return SmallVector<Value>{arith::AddFOp::create(b, l, accs[0], loss),
+                                    arith::AddFOp::create(b, l, accs[1], one)};
+        });
+    Value loss = sums[0];
+    if (nll->reduction == 1) {
+      AffineMap scalarMap = AffineMap::get(0, 0, rw.getContext());
+      loss = buildMap(
+          rw, loc, sums[0], acc, {sums[0], sums[1]}, {scalarMap, scalarMap},
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            return arith::DivFOp::create(b, l, a[0], a[1]).getResult();
+          });
+    }
+    rw.replaceOp(op, {finishResult(rw, loc, loss, outType),
+                      finishResult(rw, loc, sums[1], twType)});
+    return success();
+  }
+};
+
+/// aten::nll_loss_backward.default(grad_output, self, target, weight,
+/// int reduction, int ignore_index, total_weight): grad_input[n, c] =
+/// -g(n) where c == target[n] != ignore_index, else 0; g is grad_output
+/// (sum), grad_output / total_weight (mean) or grad_output[n] (none).
+struct NllLossBackwardPattern : JointOpConversion {
+  NllLossBackwardPattern(const TypeConverter &tc, MLIRContext *ctx)
+      : JointOpConversion(tc, ctx, {"aten::nll_loss_backward.default"}) {}
+
+  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rw) const override {
+    OpArgs args(op, adaptor.getOperands());
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getResultTensorType(op, 0);
+    FailureOr<Value> gradOut = args.tensor(0, "grad_output");
+    FailureOr<Value> totalWeight = args.tensor(6, "total_weight");
+    if (!resultType || failed(gradOut) || failed(totalWeight))
+      return rw.notifyMatchFailure(op, "expected tensor operands");
+    Type acc = getAccumulatorType(resultType.getElementType());
+    if (!isa<FloatType>(acc))
+      return rw.notifyMatchFailure(op, "non-float gradient dtype");
+    std::string why;
+    FailureOr<NllArgs> nll = readNllArgs(rw, loc, args, 1, why);
+    if (failed(nll))
+      return rw.notifyMatchFailure(op, why);
+    int64_t ignore = nll->ignoreIndex;
+    Type targetElem =
+        cast<RankedTensorType>(nll->target.getType()).getElementType();
+    auto gradType = cast<RankedTensorType>(gradOut->getType());
+
+    // The per-row upstream gradient.
+    Value scale;
+    Value grad = *gradOut;
+    if (nll->reduction != 0) {
+      if (gradType.getRank() != 0)
+        return rw.notifyMatchFailure(op, "reduced loss grad must be 0-d");
+      scale =
+          convertScalar(rw, loc, tensor::ExtractOp::create(rw, loc, grad), acc);
+      if (nll->reduction == 1) {
+        Value tw = convertScalar(
+            rw, loc, tensor::ExtractOp::create(rw, loc, *totalWeight), acc);
+        scale = arith::DivFOp::create(rw, loc, scale, tw);
+      }
+    } else if (nll->oneRow) {
+      grad = tensor::ExpandShapeOp::create(
+          rw, loc, RankedTensorType::get({1}, gradType.getElementType()), grad,
+          ArrayRef<ReassociationIndices>{},
+          ArrayRef<OpFoldResult>{rw.getIndexAttr(1)});
+    }
+
+    MLIRContext *ctx = rw.getContext();
+    AffineMap rowMap = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+    SmallVector<Value> inputs{nll->target};
+    SmallVector<AffineMap> maps{rowMap};
+    if (!scale) {
+      inputs.push_back(grad);
+      maps.push_back(rowMap);
+    }
+    Type resultElem = resultType.getElementType();
+    Value result = buildMap(
+        rw, loc, nll->self, resultElem, inputs, maps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value c = linalg::IndexOp::create(b, l, 1);
+          Value cI = arith::IndexCastOp::create(b, l, targetElem, c);
+          Value hit = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[0], cI),
+              arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::ne, a[0],
+                  createScalarConstant(b, l, targetElem, ignore)));
+          Value g = scale ? scale : convertScalar(b, l, a[1], acc);
+          Value v =
+              arith::SelectOp::create(b, l, hit, arith::NegFOp::create(b, l, g),
+                                      createScalarConstant(b, l, acc, 0.0));
+          return convertScalar(b, l, v, resultElem);
+        });
+    if (nll->oneRow)
+      result = tensor::CollapseShapeOp::create(
+          rw, loc,
+          RankedTensorType::get(
+              {cast<RankedTensorType>(result.getType()).getDimSize(1)},
+              resultElem),
+          result, ArrayRef<ReassociationIndices>{{0, 1}});
+    rw.replaceOp(op, castToType(rw, loc, result, resultType));
+    return success();
+  }
+};
+
+} // namespace
 
 void mlir::joint::populateReductionPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {}
+    ConversionTarget &target) {
+  target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                         arith::ArithDialect, math::MathDialect,
+                         scf::SCFDialect>();
+  patterns
+      .add<ReducePattern, VarPattern, SoftmaxPattern, SoftmaxBackwardPattern,
+           CumsumPattern, NllLossForwardPattern, NllLossBackwardPattern>(
+          typeConverter, patterns.getContext());
+}

@@ -1,0 +1,304 @@
+//===- UtilsOps.cpp - Helpers of the linear/reduction/attention families --===//
+//
+// Implements the argument readers, scalar casts and reduction builders that
+// the Linear, Reduction, Normalization, Attention and IndirectDataMovement
+// families of convert-joint-to-linalg share (see UtilsOps.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "UtilsOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
+namespace mlir {
+namespace joint {
+namespace lowering {
+
+//===----------------------------------------------------------------------===//
+// OpArgs
+//===----------------------------------------------------------------------===//
+
+Attribute OpArgs::get(unsigned index, StringRef name) const {
+  return getArgAttr(op, ArgRef{index, name});
+}
+
+bool OpArgs::isNone(unsigned index, StringRef name) const {
+  Attribute attr = get(index, name);
+  return !attr || isa<UnitAttr>(attr);
+}
+
+FailureOr<Value> OpArgs::tensor(unsigned index, StringRef name) const {
+  auto ref = dyn_cast_or_null<OperandRefAttr>(get(index, name));
+  if (!ref || ref.getIndex() >= operands.size())
+    return failure();
+  Value v = operands[ref.getIndex()];
+  if (!isa<RankedTensorType>(v.getType()))
+    return failure();
+  return v;
+}
+
+FailureOr<int64_t> OpArgs::getInt(unsigned index, StringRef name,
+                                  std::optional<int64_t> dflt) const {
+  Attribute attr = get(index, name);
+  if (!attr || isa<UnitAttr>(attr)) {
+    if (dflt)
+      return *dflt;
+    return failure();
+  }
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getInt();
+  return failure();
+}
+
+FailureOr<double> OpArgs::getFloat(unsigned index, StringRef name,
+                                   std::optional<double> dflt) const {
+  Attribute attr = get(index, name);
+  if (!attr || isa<UnitAttr>(attr)) {
+    if (dflt)
+      return *dflt;
+    return failure();
+  }
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return static_cast<double>(i.getInt());
+  return failure();
+}
+
+FailureOr<bool> OpArgs::getBool(unsigned index, StringRef name,
+                                std::optional<bool> dflt) const {
+  Attribute attr = get(index, name);
+  if (!attr || isa<UnitAttr>(attr)) {
+    if (dflt)
+      return *dflt;
+    return failure();
+  }
+  if (auto bAttr = dyn_cast<BoolAttr>(attr))
+    return bAttr.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getInt() != 0;
+  return failure();
+}
+
+FailureOr<SmallVector<int64_t>> OpArgs::getIntList(unsigned index,
+                                                   StringRef name) const {
+  auto list = dyn_cast_or_null<ArrayAttr>(get(index, name));
+  if (!list)
+    return failure();
+  SmallVector<int64_t> values;
+  for (Attribute a : list) {
+    auto i = dyn_cast<IntegerAttr>(a);
+    if (!i)
+      return failure();
+    values.push_back(i.getInt());
+  }
+  return values;
+}
+
+FailureOr<SmallVector<bool>> OpArgs::getBoolList(unsigned index,
+                                                 StringRef name) const {
+  auto list = dyn_cast_or_null<ArrayAttr>(get(index, name));
+  if (!list)
+    return failure();
+  SmallVector<bool> values;
+  for (Attribute a : list) {
+    auto i = dyn_cast<IntegerAttr>(a);
+    if (!i)
+      return failure();
+    values.push_back(i.getInt() != 0);
+  }
+  return values;
+}
+
+//===----------------------------------------------------------------------===//
+// Types and scalars
+//===----------------------------------------------------------------------===//
+
+Type getAccumulatorType(Type elem) {
+  if (elem.isBF16() || elem.isF16())
+    return Float32Type::get(elem.getContext());
+  if (isa<IntegerType>(elem))
+    return IntegerType::get(elem.getContext(), 64);
+  return elem;
+}
+
+Value indexToScalar(OpBuilder &b, Location loc, Value v, Type type) {
+  return convertScalar(b, loc, v, type);
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+Value createFilledTensor(OpBuilder &b, Location loc,
+                         ArrayRef<OpFoldResult> sizes, Type elem, double fill) {
+  return createInitTensor(b, loc, sizes, elem,
+                          createScalarConstant(b, loc, elem, fill));
+}
+
+Value convertElements(OpBuilder &b, Location loc, Value t, Type elem) {
+  auto type = cast<RankedTensorType>(t.getType());
+  if (type.getElementType() == elem)
+    return t;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, t);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, elem);
+  unsigned rank = type.getRank();
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{t}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id}, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl,
+                                       convertScalar(nb, nl, args[0], elem));
+             })
+      .getResult(0);
+}
+
+Value castToType(OpBuilder &b, Location loc, Value t, Type type) {
+  if (t.getType() == type)
+    return t;
+  return tensor::CastOp::create(b, loc, type, t);
+}
+
+Value getNumElements(OpBuilder &b, Location loc, Value t, ArrayRef<bool> mask) {
+  Value n = arith::ConstantIndexOp::create(b, loc, 1);
+  for (auto [i, on] : llvm::enumerate(mask)) {
+    if (!on)
+      continue;
+    Value d = getValueOrCreateConstantIndexOp(
+        b, loc, tensor::getMixedSize(b, loc, t, i));
+    n = arith::MulIOp::create(b, loc, n, d);
+  }
+  return n;
+}
+
+SmallVector<OpFoldResult> getKeptSizes(OpBuilder &b, Location loc, Value t,
+                                       ArrayRef<bool> dropped) {
+  SmallVector<OpFoldResult> sizes;
+  for (auto [i, drop] : llvm::enumerate(dropped))
+    if (!drop)
+      sizes.push_back(tensor::getMixedSize(b, loc, t, i));
+  return sizes;
+}
+
+AffineMap getProjectionMap(MLIRContext *ctx, unsigned rank,
+                           ArrayRef<bool> dropped) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned i = 0; i < rank; ++i)
+    if (!dropped[i])
+      exprs.push_back(getAffineDimExpr(i, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+AffineMap getBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                          unsigned numLoops, ArrayRef<unsigned> loopsOfDims) {
+  // loopsOfDims are the loops of the broadcast result dims; `shape` aligns
+  // with their trailing part.
+  SmallVector<AffineExpr> exprs;
+  unsigned offset = loopsOfDims.size() - shape.size();
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    if (size == 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(loopsOfDims[offset + i], ctx));
+  }
+  return AffineMap::get(numLoops, 0, exprs, ctx);
+}
+
+SmallVector<Value> buildReduction(OpBuilder &b, Location loc, ValueRange inputs,
+                                  ArrayRef<AffineMap> inputMaps,
+                                  ArrayRef<bool> reduced,
+                                  ArrayRef<Type> accTypes,
+                                  ArrayRef<double> inits, ReduceBody body) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = reduced.size();
+  SmallVector<OpFoldResult> sizes = getKeptSizes(b, loc, inputs[0], reduced);
+  SmallVector<Value> outs;
+  SmallVector<Type> outTypes;
+  for (auto [type, init] : llvm::zip_equal(accTypes, inits)) {
+    outs.push_back(createFilledTensor(b, loc, sizes, type, init));
+    outTypes.push_back(outs.back().getType());
+  }
+  SmallVector<AffineMap> maps(inputMaps);
+  AffineMap outMap = getProjectionMap(ctx, rank, reduced);
+  maps.append(outs.size(), outMap);
+  SmallVector<utils::IteratorType> iters;
+  for (bool r : reduced)
+    iters.push_back(r ? utils::IteratorType::reduction
+                      : utils::IteratorType::parallel);
+  unsigned numInputs = inputs.size();
+  auto generic = linalg::GenericOp::create(
+      b, loc, outTypes, inputs, outs, maps, iters,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        SmallVector<Value> results = body(nb, nl, args.take_front(numInputs),
+                                          args.drop_front(numInputs));
+        linalg::YieldOp::create(nb, nl, results);
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+Value insertUnitDims(OpBuilder &b, Location loc, Value t,
+                     ArrayRef<bool> reduced) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> groups;
+  unsigned kept = 0;
+  for (auto [i, r] : llvm::enumerate(reduced)) {
+    if (r) {
+      shape.push_back(1);
+    } else {
+      shape.push_back(type.getDimSize(kept++));
+      groups.emplace_back();
+    }
+    if (groups.empty())
+      continue;
+    groups.back().push_back(i);
+  }
+  // Leading unit dims join the first group.
+  if (!groups.empty()) {
+    ReassociationIndices &first = groups.front();
+    SmallVector<int64_t> lead;
+    for (int64_t i = 0; i < first.front(); ++i)
+      lead.push_back(i);
+    first.insert(first.begin(), lead.begin(), lead.end());
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<OpFoldResult> outShape;
+  unsigned k = 0;
+  for (bool r : reduced)
+    outShape.push_back(r ? b.getIndexAttr(1)
+                         : tensor::getMixedSize(b, loc, t, k++));
+  return tensor::ExpandShapeOp::create(b, loc, resultType, t, groups, outShape);
+}
+
+Value finishResult(OpBuilder &b, Location loc, Value t, Type resultType) {
+  auto type = cast<RankedTensorType>(resultType);
+  Value v = convertElements(b, loc, t, type.getElementType());
+  return castToType(b, loc, v, type);
+}
+
+FailureOr<unsigned> normalizeDim(int64_t d, int64_t rank) {
+  int64_t r = std::max<int64_t>(rank, 1);
+  if (d < -r || d >= r)
+    return failure();
+  return static_cast<unsigned>(d < 0 ? d + r : d);
+}
+
+FailureOr<SmallVector<bool>> getReductionMask(ArrayRef<int64_t> dims,
+                                              int64_t rank) {
+  SmallVector<bool> mask(rank, dims.empty());
+  for (int64_t d : dims) {
+    FailureOr<unsigned> n = normalizeDim(d, rank);
+    if (failed(n))
+      return failure();
+    if (rank > 0)
+      mask[*n] = true;
+  }
+  return mask;
+}
+
+} // namespace lowering
+} // namespace joint
+} // namespace mlir

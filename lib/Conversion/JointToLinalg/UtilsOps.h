@@ -1,0 +1,145 @@
+//===- UtilsOps.h - Helpers of the linear/reduction/attention families -*- C++
+//-*-===//
+//
+// Building blocks shared by the "ops" families of convert-joint-to-linalg
+// (Linear, Reduction, Normalization, Attention, IndirectDataMovement):
+// schema-argument readers that do not need the operator table, accumulator
+// types (bf16/f16 accumulate in f32 as torch's CPU kernels do), scalar casts,
+// filled tensors, and reductions as one `linalg.generic` with reduction
+// iterators.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_LIB_CONVERSION_JOINTTOLINALG_UTILSOPS_H
+#define JOINT_LIB_CONVERSION_JOINTTOLINALG_UTILSOPS_H
+
+#include "Utils.h"
+#include "joint/Dialect/Joint/IR/JointOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace joint {
+namespace lowering {
+
+//===----------------------------------------------------------------------===//
+// Schema arguments
+//===----------------------------------------------------------------------===//
+
+/// Reads the schema arguments of one `joint.op` through getArgAttr (Utils.h)
+/// as plain values, leaving the reason for a failure to the caller's
+/// notifyMatchFailure; `#joint.operand<i>` resolves to the converted operand
+/// `i`.
+class OpArgs {
+public:
+  OpArgs(AtenOp op, ValueRange operands) : op(op), operands(operands) {}
+
+  /// The argument's attribute; null when not passed (schema default).
+  Attribute get(unsigned index, StringRef name) const;
+  /// True when the argument is absent or None (`unit`).
+  bool isNone(unsigned index, StringRef name) const;
+  /// The converted tensor operand; failure when the argument is not one.
+  FailureOr<Value> tensor(unsigned index, StringRef name) const;
+  /// A constant int (failure for a SymInt operand or another kind); `dflt`
+  /// when absent.
+  FailureOr<int64_t> getInt(unsigned index, StringRef name,
+                            std::optional<int64_t> dflt = std::nullopt) const;
+  FailureOr<double> getFloat(unsigned index, StringRef name,
+                             std::optional<double> dflt = std::nullopt) const;
+  FailureOr<bool> getBool(unsigned index, StringRef name,
+                          std::optional<bool> dflt = std::nullopt) const;
+  FailureOr<SmallVector<int64_t>> getIntList(unsigned index,
+                                             StringRef name) const;
+  FailureOr<SmallVector<bool>> getBoolList(unsigned index,
+                                           StringRef name) const;
+
+private:
+  mutable AtenOp op;
+  ValueRange operands;
+};
+
+//===----------------------------------------------------------------------===//
+// Types and scalars
+//===----------------------------------------------------------------------===//
+
+/// The type torch's CPU kernels accumulate `elem` in: f32 for bf16/f16
+/// (at::opmath_type), i64 for integers and bool, else `elem`.
+Type getAccumulatorType(Type elem);
+
+/// `index` value `v` as a scalar of float or integer type `type`.
+Value indexToScalar(OpBuilder &b, Location loc, Value v, Type type);
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+/// `tensor.empty` of `sizes` filled with the constant `fill`.
+Value createFilledTensor(OpBuilder &b, Location loc,
+                         ArrayRef<OpFoldResult> sizes, Type elem, double fill);
+
+/// `t` with its elements cast to `elem` (convertScalar); `t` itself when equal.
+Value convertElements(OpBuilder &b, Location loc, Value t, Type elem);
+
+/// `t` as type `type` (a `tensor.cast` when only static sizes differ).
+Value castToType(OpBuilder &b, Location loc, Value t, Type type);
+
+/// Product of the sizes of `t` over the dims where `mask` is true, as index.
+Value getNumElements(OpBuilder &b, Location loc, Value t, ArrayRef<bool> mask);
+
+/// Sizes of `t` with the dims where `dropped` is true removed.
+SmallVector<OpFoldResult> getKeptSizes(OpBuilder &b, Location loc, Value t,
+                                       ArrayRef<bool> dropped);
+
+/// Identity map over `rank` loops with the loops where `dropped` is true
+/// removed from the results (a projection).
+AffineMap getProjectionMap(MLIRContext *ctx, unsigned rank,
+                           ArrayRef<bool> dropped);
+
+/// Map reading an operand of shape `shape` broadcast (right-aligned, torch
+/// rules) onto `loopShape`: static size-1 dims read index 0.
+AffineMap getBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                          unsigned numLoops, ArrayRef<unsigned> loopsOfDims);
+
+/// Body of a reduction: combines the (already loaded) input elements with the
+/// accumulators and returns the new accumulators.
+using ReduceBody = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, ValueRange inputs, ValueRange accs)>;
+
+/// One `linalg.generic` over the loops of `inputs[0]` (rank r) reducing the
+/// loops where `reduced` is true. `inputMaps` index each input by the r loops;
+/// each result i is a tensor of `inputs[0]`'s kept sizes, of type
+/// `accTypes[i]`, initialised to `inits[i]`.
+SmallVector<Value> buildReduction(OpBuilder &b, Location loc, ValueRange inputs,
+                                  ArrayRef<AffineMap> inputMaps,
+                                  ArrayRef<bool> reduced,
+                                  ArrayRef<Type> accTypes,
+                                  ArrayRef<double> inits, ReduceBody body);
+
+/// `t` (the kept dims of a rank-r tensor) reshaped with unit dims inserted at
+/// the dims where `reduced` is true (torch's keepdim=True).
+Value insertUnitDims(OpBuilder &b, Location loc, Value t,
+                     ArrayRef<bool> reduced);
+
+/// Converts `t` to the element type of `resultType`, then casts it to
+/// `resultType` (static/dynamic sizes only).
+Value finishResult(OpBuilder &b, Location loc, Value t, Type resultType);
+
+/// Normalises dim `d` of a rank-`rank` tensor (negative counts from the end);
+/// failure when out of range.
+FailureOr<unsigned> normalizeDim(int64_t d, int64_t rank);
+
+/// A mask of `rank` bits with `dims` set (normalised); failure when a dim is
+/// out of range. An empty `dims` sets every bit (torch's full reduction).
+FailureOr<SmallVector<bool>> getReductionMask(ArrayRef<int64_t> dims,
+                                              int64_t rank);
+
+/// The converted type of result `i` as a ranked tensor, or null.
+RankedTensorType getResultTensorType(const TypeConverter *converter, AtenOp op,
+                                     unsigned i);
+
+} // namespace lowering
+} // namespace joint
+} // namespace mlir
+
+#endif // JOINT_LIB_CONVERSION_JOINTTOLINALG_UTILSOPS_H
