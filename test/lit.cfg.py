@@ -31,7 +31,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.joint_tools_dir, config.llvm_tools_dir]
-tools = ["joint-opt", "joint-translate", "not"]
+tools = ["joint-compile", "joint-opt", "joint-translate", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Sanitizer builds (-DJOINT_ENABLE_SANITIZERS=ON) link the uninstrumented

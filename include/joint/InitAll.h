@@ -11,6 +11,7 @@
 #ifndef JOINT_INITALL_H
 #define JOINT_INITALL_H
 
+#include "joint/Conversion/LowerToCPU/Passes.h"
 #include "joint/Conversion/Passes.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
@@ -56,12 +57,14 @@ inline void registerAllDialects(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerLowerToCPUExtensions(registry);
 }
 
 inline void registerAllPasses() {
   registerTransformsPasses();
   registerJointPasses();
   registerJointConversionPasses();
+  registerLowerToCPUPipeline();
   // Upstream passes of the CPU compile pipeline (joint-lower-to-cpu).
   bufferization::registerBufferizationPasses();
   registerLinalgPasses();

@@ -43,7 +43,7 @@ from .format import read_document
 from .fx import build_graph_module
 
 __all__ = ["StepResult", "Difference", "materialize", "index_bounds",
-           "run", "run_graph", "compare", "main"]
+           "run", "run_graph", "compare", "compare_scaled", "main"]
 
 _INDEX_USES = {
     # target: (index arg position, how to get the bound)
@@ -282,14 +282,40 @@ def run_graph(gm: torch.fx.GraphModule, state: dict[str, torch.Tensor],
                       buffers=buffers)
 
 
+BACKENDS = ("torch", "mlir-cpu")
+
+# --compare tolerance of a compiled backend against torch, per dtype: an
+# output passes when max|got - ref| <= tol * max|ref| (issue 12).
+COMPILED_TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 1e-2,
+                      torch.float16: 1e-2, torch.float64: 1e-12}
+
+
 def run(path: str | dict[str, Any], *, seed: int = 0,
         device: str | torch.device = "cpu", safetensors: str | None = None,
-        ao_impl: str = "auto") -> StepResult:
+        ao_impl: str = "auto", backend: str = "torch",
+        pipeline: str = "") -> StepResult:
     """Materialize state and inputs, run one step, return the results.
 
-    ``path`` is a format v1 file or an already-parsed document.
+    ``path`` is a format v1 file or an already-parsed document. ``backend``
+    ``torch`` rebuilds the FX graph; ``mlir-cpu`` compiles it with
+    ``joint-compile`` (cached; ``pipeline`` is its ``--pipeline``) and calls
+    the library (:mod:`joint_mlir.mlir_cpu`).
     """
     doc = read_document(path) if isinstance(path, str) else path
+    if backend == "mlir-cpu":
+        from .mlir_cpu import CompiledStep, compile_graph, run_compiled
+        if torch.device(device).type != "cpu":
+            raise ValueError("--backend mlir-cpu runs on the cpu device only")
+        step = CompiledStep(compile_graph(path, pipeline=pipeline))
+        state, inputs = materialize(doc, seed=seed, device="cpu",
+                                    safetensors=safetensors)
+        return run_compiled(step, state, inputs)
+    if backend != "torch":
+        raise ValueError(f"unknown backend {backend!r} (expected one of "
+                         f"{', '.join(BACKENDS)})")
+    if pipeline:
+        raise ValueError("--pipeline is for compiled backends; run joint-opt "
+                         "for the torch backend")
     gm = build_graph_module(doc, device=device, ao_impl=ao_impl)
     state, inputs = materialize(doc, seed=seed, device=device,
                                 safetensors=safetensors)
@@ -332,6 +358,36 @@ def _diff(name: str, a: Any, b: Any, rtol: float | None,
                                  equal_nan=True))
         note = "" if ok else f"beyond rtol={rtol} atol={atol}"
     return Difference(name, max_abs, max_rel, ok, note)
+
+
+def compare_scaled(got: StepResult, ref: StepResult) -> list[Difference]:
+    """Per-output differences of a compiled run against a torch reference:
+    ``max|got - ref| <= tol * max|ref|`` with ``tol`` from
+    :data:`COMPILED_TOLERANCE` by dtype; integer and bool outputs exactly."""
+    na, nb = got.named_outputs(), ref.named_outputs()
+    out = []
+    for k in list(nb) + [k for k in na if k not in nb]:
+        if k not in na or k not in nb:
+            out.append(Difference(k, math.inf, math.inf, False,
+                                  "missing in " + ("compiled" if k not in na
+                                                   else "reference")))
+            continue
+        a, b = na[k], nb[k]
+        if a is None or b is None or a.shape != b.shape or a.dtype != b.dtype:
+            out.append(Difference(k, math.inf, math.inf, False,
+                                  f"{None if a is None else (tuple(a.shape), a.dtype)} vs "
+                                  f"{None if b is None else (tuple(b.shape), b.dtype)}"))
+            continue
+        a64, b64 = a.detach().double(), b.detach().double()
+        d = (a64 - b64).abs()
+        max_abs = float(d.max()) if d.numel() else 0.0
+        scale = float(b64.abs().max()) if b64.numel() else 0.0
+        tol = COMPILED_TOLERANCE.get(b.dtype, 0.0)
+        ok = max_abs <= tol * scale  # NaN anywhere fails
+        out.append(Difference(k, max_abs, max_abs / scale if scale else 0.0,
+                              ok, "" if ok else f"beyond {tol:g} x max|ref| "
+                              f"= {tol * scale:.3g}"))
+    return out
 
 
 def compare(a: StepResult, b: StepResult, *, rtol: float | None = None,
@@ -410,6 +466,16 @@ def main(argv: list[str] | None = None) -> int:
                    "the default bitwise comparison, e.g. against an eager run")
     p.add_argument("--atol", type=float, default=None,
                    help="absolute tolerance, in the outputs' units")
+    p.add_argument("--backend", default="torch", choices=BACKENDS,
+                   help="torch (default) runs the FX graph; mlir-cpu "
+                   "compiles GRAPH with joint-compile (cached by content "
+                   "hash) and runs the library; with --compare, OTHER then "
+                   "runs on torch as the reference and each output must be "
+                   "within tol x max|ref| (tol 1e-5 float32, 1e-2 bfloat16)")
+    p.add_argument("--pipeline", default="",
+                   help="mlir-cpu: joint passes joint-compile runs before "
+                   "lowering, e.g. 'joint-tag-recompute-policy{mode=full},"
+                   "joint-remat'")
     p.add_argument("--ao", default="auto", choices=("auto", "torch", "fallback"),
                    help="ao op implementation: torch's ops on cuda when "
                    "available (auto), always torch's, or the synchronous "
@@ -419,7 +485,8 @@ def main(argv: list[str] | None = None) -> int:
         if a.device.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError("--device cuda: no CUDA device is available")
         first = run(a.graph, seed=a.seed, device=a.device,
-                    safetensors=a.safetensors, ao_impl=a.ao)
+                    safetensors=a.safetensors, ao_impl=a.ao,
+                    backend=a.backend, pipeline=a.pipeline)
         if a.compare is None:
             print(f"loss {float(first.loss):.9g}")
             for k, v in first.grads.items():
@@ -437,11 +504,15 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    diffs = compare(first, second, rtol=a.rtol, atol=a.atol)
+    if a.backend == "torch":
+        diffs = compare(first, second, rtol=a.rtol, atol=a.atol)
+        mode = ("bitwise" if a.rtol is None and a.atol is None
+                else f"rtol={a.rtol} atol={a.atol}")
+    else:
+        diffs = compare_scaled(first, second)
+        mode = f"{a.backend} vs torch, tol x max|ref|"
     print(format_differences(diffs))
     bad = [d.name for d in diffs if not d.ok]
-    mode = ("bitwise" if a.rtol is None and a.atol is None
-            else f"rtol={a.rtol} atol={a.atol}")
     if bad:
         print(f"{len(bad)} of {len(diffs)} outputs differ ({mode}): "
               + ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))

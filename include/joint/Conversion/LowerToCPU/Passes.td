@@ -1,0 +1,61 @@
+//===- Passes.td - Passes of the CPU lowering pipeline ----*- tablegen -*-===//
+//
+// The passes joint-mlir adds to upstream MLIR to take converted joint graphs
+// (func.func on tensors, from convert-joint-to-linalg) to a callable CPU
+// entry: the destination-passing entry and the tiling of the matmul family.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_CONVERSION_LOWERTOCPU_PASSES_TD
+#define JOINT_CONVERSION_LOWERTOCPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def JointCPUEntry : Pass<"joint-cpu-entry", "::mlir::ModuleOp"> {
+  let summary = "Rewrite the step function into a destination-passing entry";
+  let description = [{
+    Reads the module's one public `func.func` (the graph after
+    `convert-joint-to-linalg`) and rewrites it into `func.func @joint_entry`
+    whose arguments are, in order, one memref per graph argument (identity
+    layout, read-only: `bufferization.to_tensor restrict`), `i64` for SymInt
+    arguments, then one caller-allocated memref per result (a 0-d `memref<i64>`
+    for a SymInt result), filled with `bufferization.materialize_in_destination
+    restrict writable`. Argument and result attributes move to the matching
+    memref arguments; the graph name is kept as `joint.graph_name` and the
+    number of input slots as `joint.num_inputs`. Runs before
+    one-shot bufferization; `joint-compile` wraps `@joint_entry` into the C
+    entry point described in docs/lowering.md ("ABI").
+    Errors: no or several public functions, an argument or result that is not
+    a ranked tensor or an integer.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+def JointTileMatmuls : Pass<"joint-tile-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Tile the matmul family into cache-sized, vectorizable blocks";
+  let description = [{
+    Tiles every `linalg.matmul`, `linalg.batch_matmul` and contraction-shaped
+    `linalg.generic` (the matmul family of convert-joint-to-linalg) with
+    `scf.for` loops over `tile-m` x `tile-n` x `tile-k` blocks (batch
+    dimensions by 1), using the TilingInterface; then, when `vectorize` is
+    set, vectorizes every full static tile into `vector.contract` (partial
+    edge tiles stay scalar loops). Runs on tensors, before bufferization.
+  }];
+  let options = [
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
+           "rows of the result per tile (elements)">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"16",
+           "columns of the result per tile (elements)">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"8",
+           "reduction elements per tile">,
+    Option<"vectorize", "vectorize", "bool", /*default=*/"true",
+           "vectorize the static tiles">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+#endif // JOINT_CONVERSION_LOWERTOCPU_PASSES_TD

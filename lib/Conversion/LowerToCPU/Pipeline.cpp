@@ -1,0 +1,121 @@
+//===- Pipeline.cpp - The joint-lower-to-cpu pipeline -----------*- C++ -*-===//
+//
+// Builds and registers `joint-lower-to-cpu`: converted joint graphs become a
+// destination-passing entry on tensors, the matmul family is tiled and
+// vectorized, one-shot bufferization runs across function boundaries with
+// identity layouts, ownership-based deallocation frees every temporary, and
+// the standard conversions reach the LLVM dialect (the CPU route checked in
+// /work/shared/notes/lowering-facts.md, plus vector, libm and bf16 expansion).
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Conversion/LowerToCPU/Passes.h"
+#include "joint/Conversion/Passes.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::joint;
+
+void joint::buildLowerToCPUTensorPipeline(OpPassManager &pm,
+                                          const LowerToCPUOptions &options) {
+  pm.addPass(createConvertJointToLinalg());
+  pm.addPass(createJointCPUEntry());
+}
+
+void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
+                                        const LowerToCPUOptions &options) {
+  // Tensors: the matmul family in tiles.
+  if (options.tileMatmuls) {
+    JointTileMatmulsOptions tile;
+    tile.tileM = options.tileM;
+    tile.tileN = options.tileN;
+    tile.tileK = options.tileK;
+    tile.vectorize = options.vectorize;
+    pm.addNestedPass<func::FuncOp>(createJointTileMatmuls(tile));
+    pm.addPass(createCanonicalizerPass());
+  }
+
+  // Buffers: caller-owned arguments and outputs, everything else allocated
+  // and freed inside the step.
+  // A result computed into tensor.empty is computed in its output buffer.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass()); // folds self-copies into outputs
+
+  // Loops, then the LLVM dialect.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true; // bf16 <-> f32 casts as integer ops
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  ConvertVectorToLLVMPassOptions toLLVM;
+  // A tile's contraction becomes tile-k outer products: FMAs on rows.
+  toLLVM.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(toLLVM));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass()); // erf, tanh, ... from libm
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass()); // poison from vectorization
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void joint::buildLowerToCPUPipeline(OpPassManager &pm,
+                                    const LowerToCPUOptions &options) {
+  buildLowerToCPUTensorPipeline(pm, options);
+  buildLowerToCPULLVMPipeline(pm, options);
+}
+
+void joint::registerLowerToCPUPipeline() {
+  registerJointLowerToCPUPasses();
+  PassPipelineRegistration<LowerToCPUOptions>(
+      "joint-lower-to-cpu",
+      "Lower converted joint graphs to the LLVM dialect for the CPU "
+      "(docs/lowering.md, \"Pipeline\")",
+      buildLowerToCPUPipeline);
+}
+
+void joint::registerLowerToCPUExtensions(DialectRegistry &registry) {
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerTilingInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerBufferizableOpInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}

@@ -1,0 +1,124 @@
+//===- TileMatmuls.cpp - Tile and vectorize the matmul family ---*- C++ -*-===//
+//
+// Implements `joint-tile-matmuls`: every linalg contraction (matmul,
+// batch_matmul, and contraction-shaped generics such as the f32-accumulating
+// bf16 matmul) is tiled with scf.for over its batch, M, N and K dimensions
+// through the TilingInterface, and each tile with a static shape is
+// vectorized (linalg::vectorize) into vector.contract on vector.transfer
+// reads and writes, which the LLVM lowering turns into SIMD FMAs. Tile sizes
+// shrink to powers of two dividing static dimensions, so every tile is full;
+// ragged tiles of symbolic dimensions stay linalg (scalar loops).
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Conversion/LowerToCPU/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/TilingInterface.h"
+
+namespace mlir {
+namespace joint {
+#define GEN_PASS_DEF_JOINTTILEMATMULS
+#include "joint/Conversion/LowerToCPU/Passes.h.inc"
+} // namespace joint
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::joint;
+
+namespace {
+
+/// The largest power of two up to `requested` that divides the static
+/// `range` (so every tile is full and static), or `requested` for a dynamic
+/// range (ragged tiles, left scalar).
+static int64_t getDividingTile(int64_t range, int64_t requested) {
+  if (ShapedType::isDynamic(range))
+    return requested;
+  int64_t tile = 1;
+  while (tile * 2 <= requested && range % (tile * 2) == 0)
+    tile *= 2;
+  return tile;
+}
+
+/// Tile sizes per loop of `op` (0 = not tiled): the innermost M, N and K
+/// dimensions get `m`, `n`, `k` (shrunk to divide the loop range), every
+/// other contraction dimension 1.
+static SmallVector<int64_t>
+getTileSizes(linalg::LinalgOp op, const linalg::ContractionDimensions &dims,
+             int64_t m, int64_t n, int64_t k) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  for (unsigned d : dims.batch)
+    sizes[d] = 1;
+  auto assign = [&](ArrayRef<unsigned> group, int64_t size) {
+    for (unsigned d : group)
+      sizes[d] = 1;
+    if (!group.empty())
+      sizes[group.back()] = getDividingTile(ranges[group.back()], size);
+  };
+  assign(dims.m, m);
+  assign(dims.n, n);
+  assign(dims.k, k);
+  return sizes;
+}
+
+struct TileMatmulsPass
+    : public joint::impl::JointTileMatmulsBase<TileMatmulsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (tileM <= 0 || tileN <= 0 || tileK <= 0) {
+      getOperation().emitError()
+          << "joint-tile-matmuls: tile sizes must be positive, got tile-m="
+          << tileM << " tile-n=" << tileN << " tile-k=" << tileK;
+      return signalPassFailure();
+    }
+    SmallVector<linalg::LinalgOp> targets;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && op.getNumDpsInits() == 1 &&
+          linalg::isaContractionOpInterface(op))
+        targets.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : targets) {
+      FailureOr<linalg::ContractionDimensions> dims =
+          linalg::inferContractionDims(op);
+      if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
+        continue;
+      auto tileable = dyn_cast<TilingInterface>(op.getOperation());
+      if (!tileable)
+        continue; // no TilingInterface model registered: lowers untiled
+      scf::SCFTilingOptions options;
+      SmallVector<int64_t> sizes = getTileSizes(op, *dims, tileM, tileN, tileK);
+      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> tiled =
+          scf::tileUsingSCF(rewriter, tileable, options);
+      if (failed(tiled))
+        continue; // not tileable: the untiled op still lowers to loops
+      rewriter.replaceOp(op, tiled->replacements);
+      if (!vectorize)
+        continue;
+      for (Operation *tile : tiled->tiledOps) {
+        auto linalgTile = dyn_cast<linalg::LinalgOp>(tile);
+        if (!linalgTile || linalgTile.hasDynamicShape())
+          continue; // ragged tiles of a symbolic size stay scalar loops
+        rewriter.setInsertionPoint(tile);
+        FailureOr<linalg::VectorizationResult> vectorized =
+            linalg::vectorize(rewriter, tile, /*inputVectorSizes=*/{},
+                              /*inputScalableVecDims=*/{},
+                              /*vectorizeNDExtract=*/false,
+                              /*flatten1DDepthwiseConv=*/false,
+                              /*assumeDynamicDimsMatchVecSizes=*/false,
+                              /*createNamedContraction=*/true);
+        if (succeeded(vectorized))
+          rewriter.replaceOp(tile, vectorized->replacements);
+      }
+    }
+  }
+};
+
+} // namespace

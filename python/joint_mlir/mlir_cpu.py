@@ -1,0 +1,255 @@
+"""The ``mlir-cpu`` backend: compile a joint graph with ``joint-compile`` and
+run the step through its C entry point (docs/lowering.md, "ABI").
+
+:func:`compile_graph` calls ``joint-compile --target=cpu`` once per distinct
+(graph bytes, user pipeline, lowering options, tool binary, host) and keeps
+the library and its descriptor under ``$JOINT_MLIR_CACHE`` (default
+``~/.cache/joint_mlir``), keyed by the SHA-256 of those. :class:`CompiledStep`
+loads the library with ctypes and calls ``joint_step`` with the data pointers
+of the caller's tensors (no copies, except a non-contiguous input, which is
+made contiguous first) and of freshly allocated output tensors; dynamic sizes
+are read from the argument tensors and the outputs' sizes are evaluated from
+the symbolic expressions of the descriptor (``s0``, ``4*s0``, ...).
+"""
+
+from __future__ import annotations
+
+import ast
+import ctypes
+import hashlib
+import json
+import operator
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+__all__ = ["CompileError", "CompiledStep", "compile_graph", "find_tool",
+           "run_compiled"]
+
+
+class CompileError(RuntimeError):
+    """joint-compile refused the graph; the message has its error lines."""
+
+
+def find_tool(name: str = "joint-compile") -> Path:
+    """``$JOINT_BUILD_DIR/bin``, then ``PATH``, then ``<repo>/build/bin``."""
+    repo = Path(__file__).resolve().parents[2]
+    env = os.environ.get("JOINT_BUILD_DIR")
+    candidates = []
+    if env:
+        p = Path(env)
+        candidates.append((p if p.is_absolute() else repo / p) / "bin" / name)
+    found = shutil.which(name)
+    if found:
+        candidates.append(Path(found))
+    candidates.append(repo / "build" / "bin" / name)
+    for c in candidates:
+        if os.access(c, os.X_OK):
+            return c
+    raise CompileError(f"{name} is not built (run scripts/build, or put it "
+                       "on PATH)")
+
+
+def _cache_dir() -> Path:
+    env = os.environ.get("JOINT_MLIR_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "joint_mlir"
+
+
+def compile_graph(graph: str | Path | dict[str, Any], *, pipeline: str = "",
+                  lowering_options: str = "",
+                  cache_dir: str | Path | None = None) -> Path:
+    """Path of the compiled library of ``graph`` (a file or a document).
+
+    ``pipeline`` is joint-compile's ``--pipeline`` (joint passes run first).
+    Raises :class:`CompileError` with joint-compile's diagnostics.
+    """
+    tool = find_tool()
+    if isinstance(graph, dict):
+        data = json.dumps(graph, sort_keys=True).encode()
+        suffix = ".json"
+    else:
+        data = Path(graph).read_bytes()
+        name = str(graph)
+        suffix = ".json.gz" if name.endswith(".gz") else Path(name).suffix
+    st = tool.stat()
+    key = hashlib.sha256()
+    for part in (data, pipeline.encode(), lowering_options.encode(),
+                 f"{tool.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode(),
+                 platform.machine().encode(), platform.node().encode()):
+        key.update(hashlib.sha256(part).digest())
+    out_dir = Path(cache_dir) if cache_dir else _cache_dir()
+    out_dir = out_dir / key.hexdigest()[:32]
+    lib = out_dir / "step.so"
+    if lib.exists() and Path(str(lib) + ".json").exists():
+        return lib
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
+        # A file compiles in place, so diagnostics name it.
+        src = Path(tmp) / ("graph" + suffix)
+        if isinstance(graph, dict):
+            src.write_bytes(data)
+        else:
+            src = Path(graph)
+        cmd = [str(tool), str(src), "--target=cpu", "-o", str(lib)]
+        if pipeline:
+            cmd.append(f"--pipeline={pipeline}")
+        if lowering_options:
+            cmd.append(f"--lowering-options={lowering_options}")
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        # Diagnostics echo JSON source lines; keep the error lines, clipped.
+        lines = [ln[:400] for ln in r.stderr.splitlines() if "error" in ln]
+        raise CompileError(f"joint-compile failed ({r.returncode}) on "
+                           f"{graph if not isinstance(graph, dict) else 'document'}:\n"
+                           + "\n".join(lines[:10] or [r.stderr[-2000:]]))
+    return lib
+
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub,
+           ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+           ast.Mod: operator.mod}
+
+
+def _eval_expr(expr: str, env: dict[str, int]) -> int:
+    """Value of a torch SymInt expression (names, ints, + - * // %)."""
+    def ev(n: ast.AST) -> int:
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name):
+            if n.id not in env:
+                raise ValueError(f"symbol {n.id} of size {expr!r} is not "
+                                 "bound by any argument")
+            return env[n.id]
+        if isinstance(n, ast.BinOp) and type(n.op) in _BINOPS:
+            return _BINOPS[type(n.op)](ev(n.left), ev(n.right))
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return -ev(n.operand)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and \
+                n.func.id in ("floor", "ceiling", "FloorDiv") and n.args:
+            vals = [ev(a) for a in n.args]
+            return vals[0] // vals[1] if n.func.id == "FloorDiv" else vals[0]
+        raise ValueError(f"cannot evaluate size expression {expr!r}")
+    return ev(ast.parse(expr, mode="eval"))
+
+
+class CompiledStep:
+    """A loaded step library and its descriptor."""
+
+    def __init__(self, library: str | Path) -> None:
+        self.library = Path(library)
+        self.descriptor = json.loads(
+            Path(str(library) + ".json").read_text())
+        self._lib = ctypes.CDLL(str(self.library))
+        fn = getattr(self._lib, self.descriptor["entry"])
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        fn.restype = ctypes.c_int32
+        self._fn = fn
+
+    def __call__(self, args: list[Any]) -> list[torch.Tensor]:
+        """Run one step on ``args`` (graph argument order); returns outputs."""
+        d = self.descriptor
+        if len(args) != len(d["arguments"]):
+            raise ValueError(f"{len(args)} arguments for a step of "
+                             f"{len(d['arguments'])}")
+        dims = [0] * d["num_dims"]
+        env: dict[str, int] = {}
+        keep: list[torch.Tensor] = []
+        in_ptrs = []
+        for spec, a in zip(d["arguments"], args):
+            label = spec.get("fqn") or spec.get("path") or spec.get("name")
+            if spec["kind"] == "symint":
+                t = torch.tensor(int(a), dtype=torch.int64)
+            else:
+                t = a
+                want = getattr(torch, spec["dtype"])
+                if not isinstance(t, torch.Tensor) or t.dtype != want \
+                        or t.device.type != "cpu":
+                    raise ValueError(f"argument {label}: expected a cpu "
+                                     f"{spec['dtype']} tensor")
+                if t.dim() != len(spec["shape"]):
+                    raise ValueError(f"argument {label}: rank {t.dim()}, "
+                                     f"expected {len(spec['shape'])}")
+                for size, s in zip(t.shape, spec["shape"]):
+                    if isinstance(s, int):
+                        if size != s:
+                            raise ValueError(f"argument {label}: shape "
+                                             f"{tuple(t.shape)} vs "
+                                             f"{spec['shape']}")
+                        continue
+                    dims[s["dynamic_index"]] = int(size)
+                    if "expr" in s and s["expr"].isidentifier():
+                        env.setdefault(s["expr"], int(size))
+                t = t.contiguous()
+            keep.append(t)
+            in_ptrs.append(t.data_ptr())
+        outs = []
+        for spec in d["outputs"]:
+            shape = []
+            for s in spec["shape"]:
+                if isinstance(s, int):
+                    shape.append(s)
+                    continue
+                if "expr" not in s:
+                    raise ValueError("an output size has no symbolic "
+                                     "expression in the descriptor")
+                v = _eval_expr(s["expr"], env)
+                dims[s["dynamic_index"]] = v
+                shape.append(v)
+            outs.append(torch.empty(shape, dtype=getattr(torch,
+                                                         spec["dtype"])))
+        P = ctypes.c_void_p
+        ins = (P * max(len(in_ptrs), 1))(*in_ptrs)
+        ous = (P * max(len(outs), 1))(*[o.data_ptr() for o in outs])
+        dv = (ctypes.c_int64 * max(len(dims), 1))(*dims)
+        rc = self._fn(ins, ous, dv)
+        if rc != 0:
+            raise RuntimeError(f"joint_step returned {rc} (a negative "
+                               "dynamic size)")
+        return outs
+
+
+def run_compiled(step: CompiledStep, state: dict[str, torch.Tensor],
+                 inputs: dict[str, torch.Tensor]) -> Any:
+    """Run ``step`` on materialized state/inputs; a :class:`StepResult`.
+
+    Arguments are matched by FQN (state) and path (inputs); buffer updates
+    (outputs with ``updates``: the final value of an argument written in
+    place, docs/lowering.md) are copied back into that argument's tensor.
+    """
+    from .runner import StepResult
+
+    args = []
+    for spec in step.descriptor["arguments"]:
+        if spec.get("role") == "input":
+            args.append(inputs[spec["path"]])
+        elif "fqn" in spec:
+            args.append(state[spec["fqn"]])
+        else:
+            raise ValueError(f"argument {spec.get('name')} has no fqn or path")
+    outs = step(args)
+    loss, grads, loss_dict = None, {}, {}
+    for spec, v in zip(step.descriptor["outputs"], outs):
+        role = spec.get("role")
+        if role == "loss":
+            loss = v
+        elif role == "grad":
+            grads[spec["fqn"]] = v
+        elif role == "loss_dict":
+            loss_dict[spec["key"]] = v
+        elif "updates" in spec:
+            args[spec["updates"]].copy_(v)
+        # role "output" (other step outputs): not part of StepResult, as in
+        # the torch backend
+    buffers = {spec["fqn"]: state[spec["fqn"]]
+               for spec in step.descriptor["arguments"]
+               if spec.get("role") == "buffer"}
+    return StepResult(loss=loss, grads=grads, loss_dict=loss_dict,
+                      buffers=buffers)

@@ -1,0 +1,5 @@
+joint.operator @"aten::add.Tensor" {arguments = [#joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor">], schema = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", tags = ["core", "pointwise"]}
+joint.graph @add_bias(%x: tensor<?x8xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.name = "arg1_1", joint.meta = #joint.tensor<[sym("s0", 4), 8], strides = [8, 1], offset = 0, device = "cpu", storage = 1>}, %b: tensor<8xf32> {joint.role = #joint.role<param>, joint.fqn = "b", joint.name = "arg0_1"}) -> (tensor<?x8xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.op "aten::add.Tensor"(%x, %b) {name = "add", result_meta = [#joint.tensor<[sym("s0", 4), 8], strides = [8, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+  joint.output %0 : tensor<?x8xf32>
+}

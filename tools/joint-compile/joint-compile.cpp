@@ -1,0 +1,549 @@
+//===- joint-compile.cpp - Compile a joint graph to a shared library -----===//
+//
+// joint-compile g.json|g.json.gz|g.mlir --target=cpu -o step.so
+//   [--pipeline=<joint passes>]: imports the graph, runs the user's passes,
+// then `joint-lower-to-cpu`, translates to LLVM IR, wraps `@joint_entry` into
+// the one exported C function `joint_step` (docs/lowering.md, "ABI"), emits
+// an object file for the host CPU through LLVM's TargetMachine, links it
+// with the system C compiler driver (`cc -shared`), and writes the
+// descriptor `step.so.json` (names, roles, shapes, dtypes of every argument
+// and output). Both files appear only when everything succeeded: they are
+// written to temporary files in the output directory and renamed last.
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Conversion/LowerToCPU/Passes.h"
+#include "joint/Dialect/Joint/IR/JointOps.h"
+#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/InitAll.h"
+#include "joint/Target/JSON/Import.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string>
+    inputFilename(cl::Positional, cl::desc("<graph .json/.json.gz/.mlir>"),
+                  cl::Required);
+static cl::opt<std::string>
+    outputFilename("o",
+                   cl::desc("shared library to write; its descriptor goes to "
+                            "<output>.json"),
+                   cl::value_desc("step.so"), cl::Required);
+static cl::opt<std::string>
+    target("target", cl::desc("cpu (the host CPU); cuda is not built yet"),
+           cl::init("cpu"));
+static cl::opt<std::string> userPipeline(
+    "pipeline",
+    cl::desc("joint passes to run before lowering, as a textual pass list, "
+             "e.g. joint-tag-recompute-policy{mode=full},joint-remat"),
+    cl::init(""));
+static cl::opt<std::string> loweringOptions(
+    "lowering-options",
+    cl::desc("options of joint-lower-to-cpu, e.g. \"tile-matmuls=false\""),
+    cl::init(""));
+static cl::opt<std::string>
+    ccProgram("cc", cl::desc("C compiler driver that links the library"),
+              cl::init("cc"));
+
+namespace {
+
+/// One slot of the C ABI: a graph argument or an output, in ABI order.
+struct Slot {
+  bool isOutput = false;
+  Type type;                         // memref (tensor) or i64 (SymInt argument)
+  DictionaryAttr attrs;              // joint.role, joint.fqn, ... of the graph
+  SmallVector<std::string> symbolic; // per dim: expression or "" (static)
+};
+
+/// True for joint-graph JSON, as joint-opt decides.
+static bool isJointJSON(StringRef filename, StringRef buffer) {
+  if (filename.ends_with(".json") || filename.ends_with(".json.gz"))
+    return true;
+  StringRef head = buffer.ltrim();
+  return (!head.empty() && head.front() == '{') ||
+         (buffer.size() >= 2 && static_cast<unsigned char>(buffer[0]) == 0x1f &&
+          static_cast<unsigned char>(buffer[1]) == 0x8b);
+}
+
+/// Symbolic size expressions of `meta` ("" for static sizes).
+static SmallVector<std::string> getSymbolicSizes(joint::TensorMetaAttr meta,
+                                                 unsigned rank) {
+  SmallVector<std::string> out(rank);
+  if (!meta || meta.getSizes().size() != rank)
+    return out;
+  for (auto [i, s] : llvm::enumerate(meta.getSizes()))
+    if (!s.isStatic())
+      out[i] = s.expr.str();
+  return out;
+}
+
+/// The torch dtype name of an element type ("float32"), or its MLIR spelling.
+static std::string getDtypeName(Type elementType) {
+  if (std::optional<joint::ScalarType> dtype =
+          joint::getScalarType(elementType))
+    return joint::stringifyScalarType(*dtype).str();
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << elementType;
+  return s;
+}
+
+/// Symbolic sizes of the graph's arguments and results (from `joint.meta`
+/// and the producers' result facts), read before lowering erases them.
+struct GraphFacts {
+  std::string name;
+  SmallVector<SmallVector<std::string>> args, results;
+};
+
+static GraphFacts collectGraphFacts(ModuleOp module) {
+  GraphFacts facts;
+  for (auto graph : module.getOps<joint::GraphOp>()) {
+    facts.name = graph.getSymName().str();
+    Block &body = graph.getBody().front();
+    for (BlockArgument arg : body.getArguments()) {
+      auto shaped = dyn_cast<ShapedType>(arg.getType());
+      facts.args.push_back(getSymbolicSizes(joint::getTensorMeta(arg),
+                                            shaped ? shaped.getRank() : 0));
+    }
+    for (Value v : graph.getOutputOp().getOperands()) {
+      auto shaped = dyn_cast<ShapedType>(v.getType());
+      facts.results.push_back(getSymbolicSizes(joint::getTensorMeta(v),
+                                               shaped ? shaped.getRank() : 0));
+    }
+    break;
+  }
+  return facts;
+}
+
+/// The ABI slots of `@joint_entry` (after joint-cpu-entry), or failure.
+static FailureOr<SmallVector<Slot>>
+collectSlots(ModuleOp module, const GraphFacts &facts, std::string &graphName) {
+  auto entry = module.lookupSymbol<func::FuncOp>(joint::kCPUEntryName);
+  if (!entry) {
+    module.emitError() << "joint-compile: no @" << joint::kCPUEntryName
+                       << " after joint-cpu-entry";
+    return failure();
+  }
+  if (auto name = entry->getAttrOfType<StringAttr>("joint.graph_name"))
+    graphName = name.str();
+  auto numInputs = entry->getAttrOfType<IntegerAttr>("joint.num_inputs");
+  if (!numInputs) {
+    entry.emitError() << "joint-compile: @" << joint::kCPUEntryName
+                      << " has no joint.num_inputs";
+    return failure();
+  }
+  unsigned numArgs = numInputs.getInt();
+  SmallVector<Slot> slots;
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    Slot slot;
+    slot.type = type;
+    slot.attrs = entry.getArgAttrDict(i);
+    if (!slot.attrs)
+      slot.attrs = DictionaryAttr::get(module.getContext());
+    slot.isOutput = i >= numArgs; // graph arguments first, then outputs
+    unsigned rank = 0;
+    if (auto memref = dyn_cast<MemRefType>(type))
+      rank = memref.getRank();
+    slot.symbolic.assign(rank, "");
+    if (!slot.isOutput && i < facts.args.size() && facts.args[i].size() == rank)
+      slot.symbolic = facts.args[i];
+    else if (slot.isOutput && i - numArgs < facts.results.size() &&
+             facts.results[i - numArgs].size() == rank)
+      slot.symbolic = facts.results[i - numArgs];
+    else if (auto updates = slot.attrs.getAs<IntegerAttr>("joint.updates"))
+      if (uint64_t arg = updates.getInt();
+          arg < facts.args.size() && facts.args[arg].size() == rank)
+        slot.symbolic = facts.args[arg]; // an updated argument's sizes
+    slots.push_back(std::move(slot));
+  }
+  return slots;
+}
+
+/// The descriptor (docs/lowering.md, "Descriptor").
+static std::string buildDescriptor(StringRef graphName, StringRef library,
+                                   ArrayRef<Slot> slots) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream j(os, 2);
+  unsigned dynamicIndex = 0;
+  auto writeSlots = [&](bool outputs) {
+    for (const Slot &slot : slots) {
+      if (slot.isOutput != outputs)
+        continue;
+      j.object([&] {
+        for (NamedAttribute attr : slot.attrs) {
+          StringRef key = attr.getName().strref();
+          if (!key.consume_front("joint."))
+            continue;
+          if (auto role = dyn_cast<joint::RoleAttr>(attr.getValue()))
+            j.attribute(key, joint::stringifyRole(role.getValue()));
+          else if (auto s = dyn_cast<StringAttr>(attr.getValue()))
+            j.attribute(key, s.getValue());
+          else if (auto i = dyn_cast<IntegerAttr>(attr.getValue()))
+            j.attribute(key, i.getInt()); // joint.updates: argument index
+        }
+        auto memref = dyn_cast<MemRefType>(slot.type);
+        if (!memref) {
+          j.attribute("kind", "symint");
+          j.attribute("dtype", "int64");
+          return;
+        }
+        j.attribute("kind", "tensor");
+        j.attribute("dtype", getDtypeName(memref.getElementType()));
+        j.attributeArray("shape", [&] {
+          for (auto [d, size] : llvm::enumerate(memref.getShape())) {
+            if (!ShapedType::isDynamic(size)) {
+              j.value(size);
+              continue;
+            }
+            j.object([&] {
+              j.attribute("dynamic_index", dynamicIndex++);
+              if (!slot.symbolic[d].empty())
+                j.attribute("expr", slot.symbolic[d]);
+            });
+          }
+        });
+      });
+    }
+  };
+  j.object([&] {
+    j.attribute("format", "joint-cpu-step");
+    j.attribute("version", 1);
+    j.attribute("graph", graphName);
+    j.attribute("library", llvm::sys::path::filename(library));
+    j.attribute("entry", joint::kCPUStepSymbol);
+    j.attribute("signature",
+                "int32_t joint_step(void *const *inputs, void *const "
+                "*outputs, const int64_t *dims)");
+    j.attributeArray("arguments", [&] { writeSlots(false); });
+    j.attributeArray("outputs", [&] { writeSlots(true); });
+    j.attribute("num_dims", dynamicIndex);
+  });
+  os << "\n";
+  return text;
+}
+
+/// Adds `int32_t joint_step(void *const *inputs, void *const *outputs,
+/// const int64_t *dims)` calling the expanded memref signature of
+/// `joint_entry`; every other defined function becomes internal. Returns 1
+/// without calling the step when a dynamic size is negative.
+static LogicalResult addCEntry(llvm::Module &module, ArrayRef<Slot> slots,
+                               std::string &error) {
+  llvm::Function *entry = module.getFunction(joint::kCPUEntryName);
+  if (!entry) {
+    error = "no joint_entry function in the LLVM module";
+    return failure();
+  }
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptrTy = llvm::PointerType::getUnqual(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *fnTy = llvm::FunctionType::get(i32, {ptrTy, ptrTy, ptrTy}, false);
+  auto *fn = llvm::Function::Create(fnTy, llvm::GlobalValue::ExternalLinkage,
+                                    joint::kCPUStepSymbol, module);
+  llvm::Value *inputs = fn->getArg(0), *outputs = fn->getArg(1),
+              *dims = fn->getArg(2);
+  auto *body = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto *run = llvm::BasicBlock::Create(ctx, "run", fn);
+  auto *bad = llvm::BasicBlock::Create(ctx, "bad_dims", fn);
+  llvm::IRBuilder<> b(body);
+  SmallVector<llvm::Value *> args;
+  llvm::Value *anyNegative = b.getFalse();
+  unsigned inputIndex = 0, outputIndex = 0, dimIndex = 0;
+  for (const Slot &slot : slots) {
+    llvm::Value *table = slot.isOutput ? outputs : inputs;
+    unsigned index = slot.isOutput ? outputIndex++ : inputIndex++;
+    llvm::Value *ptr =
+        b.CreateLoad(ptrTy, b.CreateConstInBoundsGEP1_64(ptrTy, table, index));
+    auto memref = dyn_cast<MemRefType>(slot.type);
+    if (!memref) {
+      args.push_back(b.CreateLoad(i64, ptr)); // a SymInt argument
+      continue;
+    }
+    SmallVector<llvm::Value *> sizes;
+    for (int64_t size : memref.getShape()) {
+      if (!ShapedType::isDynamic(size)) {
+        sizes.push_back(b.getInt64(size));
+        continue;
+      }
+      llvm::Value *v = b.CreateLoad(
+          i64, b.CreateConstInBoundsGEP1_64(i64, dims, dimIndex++));
+      anyNegative = b.CreateOr(anyNegative, b.CreateICmpSLT(v, b.getInt64(0)));
+      sizes.push_back(v);
+    }
+    // Contiguous row-major strides.
+    SmallVector<llvm::Value *> strides(sizes.size());
+    llvm::Value *stride = b.getInt64(1);
+    for (int64_t d = sizes.size() - 1; d >= 0; --d) {
+      strides[d] = stride;
+      stride = b.CreateMul(stride, sizes[d]);
+    }
+    args.append({ptr, ptr, b.getInt64(0)});
+    args.append(sizes.begin(), sizes.end());
+    args.append(strides.begin(), strides.end());
+  }
+  if (args.size() != entry->arg_size()) {
+    error = "joint_entry takes " + std::to_string(entry->arg_size()) +
+            " LLVM arguments, the ABI slots give " +
+            std::to_string(args.size());
+    fn->eraseFromParent();
+    return failure();
+  }
+  b.CreateCondBr(anyNegative, bad, run);
+  b.SetInsertPoint(run);
+  b.CreateCall(entry, args);
+  b.CreateRet(b.getInt32(0));
+  b.SetInsertPoint(bad);
+  b.CreateRet(b.getInt32(1));
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() && &f != fn)
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  return success();
+}
+
+/// Emits `module` as an object file for the host CPU into `path`.
+static LogicalResult emitObject(llvm::Module &module, StringRef path,
+                                std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  const llvm::Target *tgt = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!tgt)
+    return failure();
+  llvm::SubtargetFeatures features;
+  for (const auto &f : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(f.first(), f.second);
+  std::unique_ptr<llvm::TargetMachine> machine(tgt->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features.getString(),
+      llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) {
+    error = "no target machine for " + triple.str();
+    return failure();
+  }
+  module.setDataLayout(machine->createDataLayout());
+  module.setTargetTriple(triple);
+  auto optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
+  if (llvm::Error err = optimize(&module)) {
+    error = llvm::toString(std::move(err));
+    return failure();
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = path.str() + ": " + ec.message();
+    return failure();
+  }
+  llvm::legacy::PassManager pm;
+  if (machine->addPassesToEmitFile(pm, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return failure();
+  }
+  pm.run(module);
+  os.close();
+  if (os.has_error()) {
+    error = path.str() + ": " + os.error().message();
+    os.clear_error();
+    return failure();
+  }
+  return success();
+}
+
+/// A unique temporary path in `dir` with `suffix`, removed on destruction
+/// unless released.
+struct TempFile {
+  SmallString<256> path;
+  bool keep = false;
+  ~TempFile() {
+    if (!path.empty() && !keep)
+      llvm::sys::fs::remove(path);
+  }
+  LogicalResult create(StringRef dir, StringRef suffix, std::string &error) {
+    SmallString<256> model(dir);
+    llvm::sys::path::append(model, ".joint-compile-%%%%%%%%" + suffix.str());
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, path)) {
+      error = model.str().str() + ": " + ec.message();
+      return failure();
+    }
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+    return success();
+  }
+};
+
+static int fail(const std::string &message) {
+  llvm::errs() << "joint-compile: error: " << message << "\n";
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  DialectRegistry registry;
+  joint::registerAllDialects(registry);
+  joint::registerAllPasses();
+  registerPassManagerCLOptions();
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "joint-compile: compile a joint graph into a shared library with one C "
+      "entry point (docs/lowering.md)\n");
+
+  if (target == "cuda")
+    return fail("--target=cuda is not built yet (the GPU lowering is the next "
+                "issue); use --target=cpu");
+  if (target != "cpu")
+    return fail("unknown --target '" + target + "' (expected cpu)");
+
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false); // diagnostics name the node already
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &error);
+  if (!input)
+    return fail(error);
+  OwningOpRef<ModuleOp> module;
+  if (isJointJSON(inputFilename, input->getBuffer())) {
+    module =
+        joint::importJointGraph(input->getBuffer(), &context, inputFilename);
+  } else {
+    sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
+  if (!module)
+    return 1;
+
+  // 1. The user's passes (implicit nesting, as joint-opt flags).
+  {
+    PassManager pm(&context, ModuleOp::getOperationName(),
+                   OpPassManager::Nesting::Implicit);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return 1;
+    if (!userPipeline.empty() &&
+        failed(parsePassPipeline(userPipeline, pm, llvm::errs())))
+      return fail("bad --pipeline '" + userPipeline + "'");
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+  GraphFacts facts = collectGraphFacts(*module);
+
+  // 2. Lowering: to the destination-passing entry on tensors, then LLVM.
+  joint::LowerToCPUOptions options;
+  if (failed(options.parseFromString(loweringOptions)))
+    return fail("bad --lowering-options '" + loweringOptions + "'");
+  SmallVector<Slot> slots;
+  std::string graphName = facts.name;
+  {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    if (failed(applyPassManagerCLOptions(pm)))
+      return 1;
+    joint::buildLowerToCPUTensorPipeline(pm, options);
+    if (failed(pm.run(*module)))
+      return 1;
+    FailureOr<SmallVector<Slot>> collected =
+        collectSlots(*module, facts, graphName);
+    if (failed(collected))
+      return 1;
+    slots = std::move(*collected);
+  }
+  {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    if (failed(applyPassManagerCLOptions(pm)))
+      return 1;
+    joint::buildLowerToCPULLVMPipeline(pm, options);
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+
+  // 3. LLVM IR, the C entry, an object file, a shared library.
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, graphName);
+  if (!llvmModule)
+    return fail("translation to LLVM IR failed");
+  if (failed(addCEntry(*llvmModule, slots, error)))
+    return fail(error);
+  if (llvm::verifyModule(*llvmModule, &llvm::errs()))
+    return fail("the generated LLVM IR does not verify");
+
+  SmallString<256> outDir(outputFilename.getValue());
+  llvm::sys::path::remove_filename(outDir);
+  if (outDir.empty())
+    outDir = ".";
+  TempFile object, library, descriptor;
+  if (failed(object.create(outDir, ".o", error)) ||
+      failed(library.create(outDir, ".so", error)) ||
+      failed(descriptor.create(outDir, ".json", error)))
+    return fail(error);
+  if (failed(emitObject(*llvmModule, object.path, error)))
+    return fail(error);
+
+  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName(ccProgram);
+  if (!cc)
+    return fail("no C compiler driver '" + ccProgram + "' on PATH to link");
+  SmallVector<StringRef> linkArgs = {*cc,          "-shared",   "-o",
+                                     library.path, object.path, "-lm"};
+  std::string linkError;
+  int rc = llvm::sys::ExecuteAndWait(*cc, linkArgs, std::nullopt, {}, 0, 0,
+                                     &linkError);
+  if (rc != 0)
+    return fail("linking with '" + *cc + "' failed" +
+                (linkError.empty() ? "" : ": " + linkError));
+
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(descriptor.path, ec);
+    if (ec)
+      return fail(descriptor.path.str().str() + ": " + ec.message());
+    os << buildDescriptor(graphName, outputFilename, slots);
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      return fail(descriptor.path.str().str() + ": write failed");
+    }
+  }
+  std::string descriptorName = outputFilename + ".json";
+  if (std::error_code ec = llvm::sys::fs::rename(library.path, outputFilename))
+    return fail(outputFilename + ": " + ec.message());
+  if (std::error_code ec =
+          llvm::sys::fs::rename(descriptor.path, descriptorName)) {
+    llvm::sys::fs::remove(outputFilename);
+    return fail(descriptorName + ": " + ec.message());
+  }
+  library.keep = descriptor.keep = true;
+  return 0;
+}
