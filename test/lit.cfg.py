@@ -32,6 +32,15 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.joint_tools_dir, config.llvm_tools_dir]
 tools = ["joint-compile", "joint-opt", "joint-translate", "not"]
+# The CUDA runtime tests (test/Runtime/CUDA) need a build with the toolkit;
+# %cuda_stub_env runs a command against the toolkit's libcuda stub.
+if config.joint_enable_cuda in ("ON", "1", "TRUE", "YES", "On", "True"):
+    config.available_features.add("cuda-runtime")
+    tools += ["joint-cuda-runtime-test", "joint-cuda-stub-test"]
+    if config.joint_cudnn_frontend in ("ON", "1", "TRUE", "YES", "On", "True"):
+        config.available_features.add("cudnn-frontend")
+    config.substitutions.append(
+        ("%cuda_stub_env", "env LD_LIBRARY_PATH=" + config.joint_cuda_stub_dir))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Sanitizer builds (-DJOINT_ENABLE_SANITIZERS=ON) link the uninstrumented

@@ -1,0 +1,202 @@
+//===- Blas.cpp - cuBLAS GEMM shim on the compute stream --------*- C++ -*-===//
+//
+// joint_cublas_gemm and its strided-batched form: row-major GEMMs as torch
+// writes them, run by cublasGemmEx / cublasGemmStridedBatchedEx on the
+// runtime's compute stream. A row-major C = op(A) op(B) is the column-major
+// C^T = op(B)^T op(A)^T, so the operands swap and no copy is made. bf16 and
+// f16 accumulate in f32 (CUBLAS_COMPUTE_32F), as torch's at::cuda::blas
+// does; f32 uses the default math mode (no TF32), torch's default for
+// matmul. One cuBLAS handle per device, created on first use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Global.h"
+#include "joint_cuda_runtime.h"
+
+#include <cublas_v2.h>
+
+#include <climits>
+#include <map>
+
+using namespace joint::cuda;
+
+namespace {
+
+struct GemmArgs {
+  const char *entry;
+  int32_t dtype;
+  bool transA, transB;
+  int64_t m, n, k;
+  const void *a, *b;
+  void *c;
+  int64_t lda, ldb, ldc;
+  float alpha, beta;
+  int64_t strideA = 0, strideB = 0, strideC = 0, batch = 1;
+};
+
+std::map<int, cublasHandle_t> &handles() {
+  static std::map<int, cublasHandle_t> perDevice;
+  return perDevice;
+}
+
+std::string blasFailure(const char *call, cublasStatus_t status) {
+  return std::string(call) + " failed: " + cublasGetStatusName(status) + " (" +
+         std::to_string(static_cast<int>(status)) + ")";
+}
+
+/// Checks shapes, leading dimensions and pointers; records the first
+/// violation with the node and returns false.
+bool validate(Runtime &rt, const GemmArgs &g) {
+  auto fail = [&](const std::string &why) {
+    rt.recordError(kStatusInvalidArgument, g.entry, why);
+    return false;
+  };
+  if (g.dtype != JOINT_DTYPE_F32 && g.dtype != JOINT_DTYPE_BF16 &&
+      g.dtype != JOINT_DTYPE_F16)
+    return fail("unsupported dtype " + std::to_string(g.dtype));
+  if (g.m < 0 || g.n < 0 || g.k < 0 || g.batch < 0)
+    return fail("negative size (m=" + std::to_string(g.m) +
+                ", n=" + std::to_string(g.n) + ", k=" + std::to_string(g.k) +
+                ", batch=" + std::to_string(g.batch) + ")");
+  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX || g.batch > INT_MAX ||
+      g.lda > INT_MAX || g.ldb > INT_MAX || g.ldc > INT_MAX)
+    return fail("size or leading dimension exceeds cuBLAS's int range");
+  // Row-major storage: rows x cols with row stride ld >= max(1, cols).
+  auto ldOk = [](int64_t ld, int64_t cols) {
+    return ld >= std::max<int64_t>(1, cols);
+  };
+  if (!ldOk(g.lda, g.transA ? g.m : g.k))
+    return fail("lda " + std::to_string(g.lda) + " is below the row length " +
+                std::to_string(g.transA ? g.m : g.k));
+  if (!ldOk(g.ldb, g.transB ? g.k : g.n))
+    return fail("ldb " + std::to_string(g.ldb) + " is below the row length " +
+                std::to_string(g.transB ? g.k : g.n));
+  if (!ldOk(g.ldc, g.n))
+    return fail("ldc " + std::to_string(g.ldc) + " is below the row length " +
+                std::to_string(g.n));
+  bool empty = g.m == 0 || g.n == 0 || g.batch == 0;
+  if (!empty && (!g.c || (g.k > 0 && (!g.a || !g.b))))
+    return fail("null operand pointer");
+  return true;
+}
+
+cudaDataType_t dataType(int32_t dtype) {
+  switch (dtype) {
+  case JOINT_DTYPE_BF16:
+    return CUDA_R_16BF;
+  case JOINT_DTYPE_F16:
+    return CUDA_R_16F;
+  default:
+    return CUDA_R_32F;
+  }
+}
+
+int32_t gemm(const GemmArgs &g, const char *node) {
+  GlobalLock rt;
+  rt->setNode(node);
+  if (!validate(*rt, g))
+    return rt->status();
+  if (g.m == 0 || g.n == 0 || g.batch == 0)
+    return kStatusOk;
+  Runtime::ContextScope scope(*rt, g.entry);
+  if (!scope)
+    return rt->status();
+  CUstream stream = rt->computeStream();
+  if (!stream)
+    return rt->status();
+  cublasHandle_t &handle = handles()[rt->defaultDevice()];
+  if (!handle) {
+    cublasStatus_t status = cublasCreate(&handle);
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      handle = nullptr;
+      rt->recordError(kStatusBlasFailure, g.entry,
+                      blasFailure("cublasCreate", status));
+      return rt->status();
+    }
+  }
+  // CUstream and cudaStream_t are the same handle type.
+  cublasStatus_t status =
+      cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream));
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    rt->recordError(kStatusBlasFailure, g.entry,
+                    blasFailure("cublasSetStream", status));
+    return rt->status();
+  }
+  cudaDataType_t type = dataType(g.dtype);
+  cublasOperation_t opA = g.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opB = g.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const char *call = "cublasGemmEx";
+  if (g.batch == 1) {
+    status = cublasGemmEx(handle, opB, opA, g.n, g.m, g.k, &g.alpha, g.b, type,
+                          g.ldb, g.a, type, g.lda, &g.beta, g.c, type, g.ldc,
+                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  } else {
+    call = "cublasGemmStridedBatchedEx";
+    status = cublasGemmStridedBatchedEx(
+        handle, opB, opA, g.n, g.m, g.k, &g.alpha, g.b, type, g.ldb, g.strideB,
+        g.a, type, g.lda, g.strideA, &g.beta, g.c, type, g.ldc, g.strideC,
+        g.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  }
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    rt->recordError(kStatusBlasFailure, g.entry, blasFailure(call, status),
+                    ", m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
+                        " k=" + std::to_string(g.k));
+    return rt->status();
+  }
+  return kStatusOk;
+}
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) int32_t
+joint_cublas_gemm(const char *node, int32_t dtype, int32_t trans_a,
+                  int32_t trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                  const void *a, int64_t lda, const void *b, int64_t ldb,
+                  float beta, void *c, int64_t ldc) {
+  GemmArgs g{"joint_cublas_gemm",
+             dtype,
+             trans_a != 0,
+             trans_b != 0,
+             m,
+             n,
+             k,
+             a,
+             b,
+             c,
+             lda,
+             ldb,
+             ldc,
+             alpha,
+             beta};
+  return gemm(g, node);
+}
+
+extern "C" __attribute__((visibility("default"))) int32_t
+joint_cublas_gemm_strided_batched(const char *node, int32_t dtype,
+                                  int32_t trans_a, int32_t trans_b, int64_t m,
+                                  int64_t n, int64_t k, float alpha,
+                                  const void *a, int64_t lda, int64_t stride_a,
+                                  const void *b, int64_t ldb, int64_t stride_b,
+                                  float beta, void *c, int64_t ldc,
+                                  int64_t stride_c, int64_t batch) {
+  GemmArgs g{"joint_cublas_gemm_strided_batched",
+             dtype,
+             trans_a != 0,
+             trans_b != 0,
+             m,
+             n,
+             k,
+             a,
+             b,
+             c,
+             lda,
+             ldb,
+             ldc,
+             alpha,
+             beta,
+             stride_a,
+             stride_b,
+             stride_c,
+             batch};
+  return gemm(g, node);
+}

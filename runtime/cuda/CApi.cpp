@@ -1,0 +1,266 @@
+//===- CApi.cpp - mgpu* and joint_* entry points ----------------*- C++ -*-===//
+//
+// The C ABI of libjoint_cuda_runtime.so: the mgpu* functions MLIR's
+// gpu-to-llvm and the GPU module translation call (signatures as MLIR 22
+// declares them: e.g. mgpuModuleLoad(ptr, i64), mgpuMemAlloc(i64, ptr, i8),
+// mgpuLaunchKernel(..., ptr params, ptr extra, i64 paramsCount)), and the
+// joint_* functions of joint_cuda_runtime.h. Each is a thin locked call into
+// the global `Runtime`; none of them aborts: failures set the status.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Global.h"
+#include "joint_cuda_runtime.h"
+
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+
+#include <cstdio>
+
+using namespace joint::cuda;
+
+GlobalLock::GlobalLock()
+    : guard([]() -> std::recursive_mutex & {
+        static std::recursive_mutex mutex;
+        return mutex;
+      }()),
+      rt([]() -> Runtime & {
+        // Never destroyed: at process exit the driver may already be torn
+        // down; joint_runtime_shutdown releases resources explicitly.
+        static Runtime *runtime = new Runtime(systemDriver());
+        return *runtime;
+      }()) {}
+
+#define JOINT_EXPORT extern "C" __attribute__((visibility("default")))
+
+//===----------------------------------------------------------------------===//
+// mgpu*
+//===----------------------------------------------------------------------===//
+
+JOINT_EXPORT void *mgpuModuleLoad(void *data, size_t /*bytes*/) {
+  return GlobalLock()->moduleLoad(data, "mgpuModuleLoad");
+}
+
+JOINT_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  return GlobalLock()->moduleLoadJIT(data, optLevel);
+}
+
+JOINT_EXPORT void mgpuModuleUnload(void *module) {
+  GlobalLock()->moduleUnload(static_cast<CUmodule>(module));
+}
+
+JOINT_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
+  return GlobalLock()->moduleGetFunction(static_cast<CUmodule>(module), name);
+}
+
+JOINT_EXPORT void mgpuLaunchKernel(void *fn, intptr_t gridX, intptr_t gridY,
+                                   intptr_t gridZ, intptr_t blockX,
+                                   intptr_t blockY, intptr_t blockZ,
+                                   int32_t smem, void *stream, void **params,
+                                   void **extra, size_t /*paramsCount*/) {
+  intptr_t grid[3] = {gridX, gridY, gridZ};
+  intptr_t block[3] = {blockX, blockY, blockZ};
+  GlobalLock()->launchKernel(static_cast<CUfunction>(fn), nullptr, grid, block,
+                             smem, static_cast<CUstream>(stream), params,
+                             extra);
+}
+
+JOINT_EXPORT void mgpuLaunchClusterKernel(void *fn, intptr_t clusterX,
+                                          intptr_t clusterY, intptr_t clusterZ,
+                                          intptr_t gridX, intptr_t gridY,
+                                          intptr_t gridZ, intptr_t blockX,
+                                          intptr_t blockY, intptr_t blockZ,
+                                          int32_t smem, void *stream,
+                                          void **params, void **extra) {
+  intptr_t cluster[3] = {clusterX, clusterY, clusterZ};
+  intptr_t grid[3] = {gridX, gridY, gridZ};
+  intptr_t block[3] = {blockX, blockY, blockZ};
+  GlobalLock()->launchKernel(static_cast<CUfunction>(fn), cluster, grid, block,
+                             smem, static_cast<CUstream>(stream), params,
+                             extra);
+}
+
+JOINT_EXPORT void *mgpuStreamCreate() { return GlobalLock()->streamCreate(); }
+
+JOINT_EXPORT void mgpuStreamDestroy(void *stream) {
+  GlobalLock()->streamDestroy(static_cast<CUstream>(stream));
+}
+
+JOINT_EXPORT void mgpuStreamSynchronize(void *stream) {
+  GlobalLock()->streamSynchronize(static_cast<CUstream>(stream));
+}
+
+JOINT_EXPORT void mgpuStreamWaitEvent(void *stream, void *event) {
+  GlobalLock()->streamWaitEvent(static_cast<CUstream>(stream),
+                                static_cast<CUevent>(event));
+}
+
+JOINT_EXPORT void *mgpuEventCreate() { return GlobalLock()->eventCreate(); }
+
+JOINT_EXPORT void mgpuEventDestroy(void *event) {
+  GlobalLock()->eventDestroy(static_cast<CUevent>(event));
+}
+
+JOINT_EXPORT void mgpuEventRecord(void *event, void *stream) {
+  GlobalLock()->eventRecord(static_cast<CUevent>(event),
+                            static_cast<CUstream>(stream));
+}
+
+JOINT_EXPORT void mgpuEventSynchronize(void *event) {
+  GlobalLock()->eventSynchronize(static_cast<CUevent>(event));
+}
+
+JOINT_EXPORT void *mgpuMemAlloc(uint64_t bytes, void *stream,
+                                bool isHostShared) {
+  return GlobalLock()->memAlloc(bytes, static_cast<CUstream>(stream),
+                                isHostShared);
+}
+
+JOINT_EXPORT void mgpuMemFree(void *ptr, void *stream) {
+  GlobalLock()->memFree(ptr, static_cast<CUstream>(stream));
+}
+
+JOINT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  GlobalLock()->memcpy(dst, src, bytes, static_cast<CUstream>(stream));
+}
+
+JOINT_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
+                               void *stream) {
+  GlobalLock()->memset32(dst, value, count, static_cast<CUstream>(stream));
+}
+
+JOINT_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                               void *stream) {
+  GlobalLock()->memset16(dst, value, count, static_cast<CUstream>(stream));
+}
+
+JOINT_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t bytes) {
+  GlobalLock()->hostRegister(ptr, bytes);
+}
+
+JOINT_EXPORT void mgpuMemHostUnregister(void *ptr) {
+  GlobalLock()->hostUnregister(ptr);
+}
+
+namespace {
+/// Start and byte size of a dense ranked memref; false (and an error) when
+/// its strides are not the row-major dense ones.
+bool denseMemRef(Runtime &rt, const char *entry, int64_t rank,
+                 StridedMemRefType<char, 1> *desc, int64_t elementBytes,
+                 char **start, uint64_t *bytes) {
+  // Ranked descriptors share the prefix {base, data, offset, sizes[rank],
+  // strides[rank]}; sizes and strides are read through the rank-1 view.
+  const int64_t *sizes = desc->sizes;
+  const int64_t *strides = sizes + rank;
+  int64_t expected = 1;
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    if (sizes[i] != 1 && strides[i] != expected) {
+      rt.recordError(kStatusInvalidArgument, entry,
+                     "memref is not dense (dimension " + std::to_string(i) +
+                         " has stride " + std::to_string(strides[i]) +
+                         ", expected " + std::to_string(expected) + ")");
+      return false;
+    }
+    expected *= sizes[i];
+  }
+  *start = desc->data + desc->offset * elementBytes;
+  *bytes = static_cast<uint64_t>(expected) * elementBytes;
+  return true;
+}
+} // namespace
+
+JOINT_EXPORT void mgpuMemHostRegisterMemRef(int64_t rank,
+                                            StridedMemRefType<char, 1> *desc,
+                                            int64_t elementBytes) {
+  GlobalLock rt;
+  char *start = nullptr;
+  uint64_t bytes = 0;
+  if (denseMemRef(*rt, "mgpuMemHostRegisterMemRef", rank, desc, elementBytes,
+                  &start, &bytes))
+    rt->hostRegister(start, bytes);
+}
+
+JOINT_EXPORT void mgpuMemHostUnregisterMemRef(int64_t rank,
+                                              StridedMemRefType<char, 1> *desc,
+                                              int64_t elementBytes) {
+  GlobalLock()->hostUnregister(desc->data + desc->offset * elementBytes);
+}
+
+JOINT_EXPORT void mgpuSetDefaultDevice(int32_t device) {
+  GlobalLock()->setDefaultDevice(device);
+}
+
+//===----------------------------------------------------------------------===//
+// joint_runtime_* and joint_ao_*
+//===----------------------------------------------------------------------===//
+
+JOINT_EXPORT int32_t joint_runtime_status(void) {
+  return GlobalLock()->status();
+}
+
+JOINT_EXPORT const char *joint_runtime_last_error(void) {
+  // The string lives until the next clear; callers copy it.
+  return GlobalLock()->lastError().c_str();
+}
+
+JOINT_EXPORT void joint_runtime_clear_error(void) {
+  GlobalLock()->clearError();
+}
+
+JOINT_EXPORT void joint_runtime_set_node(const char *name) {
+  GlobalLock()->setNode(name);
+}
+
+JOINT_EXPORT void *joint_runtime_compute_stream(void) {
+  return GlobalLock()->computeStream();
+}
+
+JOINT_EXPORT void joint_runtime_set_compute_stream(void *stream) {
+  GlobalLock()->setComputeStream(static_cast<CUstream>(stream));
+}
+
+JOINT_EXPORT int32_t joint_runtime_synchronize(void) {
+  return GlobalLock()->synchronize();
+}
+
+JOINT_EXPORT void joint_runtime_get_stats(JointRuntimeStats *stats) {
+  GlobalLock rt;
+  const DeviceMemoryStats &mem = rt->deviceMemory();
+  const PinnedPoolStats &pin = rt->pinnedPool().stats();
+  stats->live_bytes = mem.liveBytes;
+  stats->peak_bytes = mem.peakBytes;
+  stats->allocations = mem.allocations;
+  stats->frees = mem.frees;
+  stats->pinned_in_use_bytes = pin.inUseBytes;
+  stats->pinned_cached_bytes = pin.cachedBytes;
+  stats->pinned_peak_bytes = pin.peakBytes;
+  stats->pinned_fresh_allocations = pin.freshAllocations;
+  stats->pinned_reuses = pin.reuses;
+  stats->live_transfers = rt->liveTransfers();
+}
+
+JOINT_EXPORT uint64_t joint_runtime_peak_bytes(void) {
+  return GlobalLock()->deviceMemory().peakBytes;
+}
+
+JOINT_EXPORT void joint_runtime_reset_peak(void) { GlobalLock()->resetPeak(); }
+
+JOINT_EXPORT int32_t joint_runtime_shutdown(void) {
+  return GlobalLock()->shutdown();
+}
+
+JOINT_EXPORT void *joint_ao_offload(const void *src, uint64_t bytes,
+                                    const char *node) {
+  return GlobalLock()->offload(src, bytes, node);
+}
+
+JOINT_EXPORT int32_t joint_ao_wait(void *transfer) {
+  return GlobalLock()->wait(static_cast<Transfer *>(transfer));
+}
+
+JOINT_EXPORT void *joint_ao_reload(void *transfer, const char *node) {
+  return GlobalLock()->reload(static_cast<Transfer *>(transfer), node);
+}
+
+JOINT_EXPORT int32_t joint_ao_release(void *transfer) {
+  return GlobalLock()->release(static_cast<Transfer *>(transfer));
+}

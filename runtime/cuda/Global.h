@@ -1,0 +1,32 @@
+//===- Global.h - The process-wide runtime behind the C ABI -----*- C++ -*-===//
+//
+// The C entry points (CApi.cpp, Blas.cpp) share one `Runtime` over the system
+// driver and one lock; `GlobalLock` holds both for the duration of a call.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_RUNTIME_CUDA_GLOBAL_H
+#define JOINT_RUNTIME_CUDA_GLOBAL_H
+
+#include "Runtime.h"
+
+#include <mutex>
+
+namespace joint::cuda {
+
+/// Locks the global runtime for one C call; recursive so that shims may call
+/// other entry points.
+class GlobalLock {
+public:
+  GlobalLock();
+  Runtime &operator*() const { return rt; }
+  Runtime *operator->() const { return &rt; }
+
+private:
+  std::lock_guard<std::recursive_mutex> guard;
+  Runtime &rt;
+};
+
+} // namespace joint::cuda
+
+#endif // JOINT_RUNTIME_CUDA_GLOBAL_H

@@ -1,0 +1,217 @@
+//===- Runtime.h - Host runtime of the CUDA lowering ------------*- C++ -*-===//
+//
+// One `Runtime` owns what the lowered host code of a training step needs on
+// the device: the retained primary context of each device (shared with torch),
+// one compute stream and one transfer stream per device, stream-ordered device
+// allocations with a live-byte high-water mark, loaded modules and kernel
+// names, the pinned pool and the `ao` offload/reload transfers. Every failed
+// driver call is recorded with the entry point, the driver call, the kernel
+// and the node, and keeps the status non-zero until cleared: nothing fails
+// silently. The C ABI (CApi.cpp, joint_cuda_runtime.h) wraps one global
+// instance; tests build instances over a fake `DriverApi`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_RUNTIME_CUDA_RUNTIME_H
+#define JOINT_RUNTIME_CUDA_RUNTIME_H
+
+#include "Driver.h"
+#include "PinnedPool.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace joint::cuda {
+
+/// Status codes that are not CUresults (driver failures keep their CUresult,
+/// always positive).
+enum RuntimeStatus : int {
+  kStatusOk = 0,
+  kStatusInvalidArgument = -1, ///< misuse: unknown pointer, bad size, ...
+  kStatusBlasFailure = -2,     ///< a cuBLAS call failed
+  kStatusDnnFailure = -3,      ///< a cuDNN call failed
+};
+
+/// Device-memory counters in bytes, counted when the allocation or free is
+/// enqueued (stream order), so they follow the step's memory model.
+struct DeviceMemoryStats {
+  uint64_t liveBytes = 0;
+  uint64_t peakBytes = 0;
+  uint64_t allocations = 0;
+  uint64_t frees = 0;
+};
+
+/// One offloaded tensor: its pinned host copy and the event of its latest
+/// transfer (the D2H after `offload`, the H2D after `reload`).
+struct Transfer {
+  int device = 0;
+  uint64_t bytes = 0;
+  void *host = nullptr;
+  CUevent event = nullptr;
+  std::string node;
+  bool reloaded = false;
+};
+
+class Runtime {
+public:
+  explicit Runtime(const DriverApi &driver);
+  ~Runtime();
+  Runtime(const Runtime &) = delete;
+  Runtime &operator=(const Runtime &) = delete;
+
+  //===-- Errors ----------------------------------------------------------===//
+  /// First failure since the last `clearError` (0 when none): a CUresult or
+  /// a `RuntimeStatus`.
+  int status() const { return firstStatus; }
+  /// Message of the first failure ("" when none), e.g. "mgpuLaunchKernel:
+  /// cuLaunchKernel failed: CUDA_ERROR_STUB_LIBRARY (34), kernel 'k', node
+  /// 'mm_3'".
+  const std::string &lastError() const { return firstMessage; }
+  /// Failures recorded since the last `clearError`.
+  uint64_t errorCount() const { return errors; }
+  void clearError();
+  /// Names the node whose host code runs now; it is reported with errors.
+  void setNode(const char *name) { node = name ? name : ""; }
+  /// Records a failure of `call` (status != 0) inside entry point `entry`.
+  void recordError(int status, const char *entry, const std::string &call,
+                   const std::string &detail = "");
+
+  //===-- The mgpu* entry points of gpu-to-llvm ---------------------------===//
+  void setDefaultDevice(int device) { currentDevice = device; }
+  int defaultDevice() const { return currentDevice; }
+  CUmodule moduleLoad(const void *data, const char *entry);
+  CUmodule moduleLoadJIT(const void *data, int optLevel);
+  void moduleUnload(CUmodule module);
+  CUfunction moduleGetFunction(CUmodule module, const char *name);
+  /// `cluster` is null for a plain launch. Dimensions must be in [1, 2^32).
+  void launchKernel(CUfunction fn, const intptr_t *cluster,
+                    const intptr_t grid[3], const intptr_t block[3],
+                    int32_t smemBytes, CUstream stream, void **params,
+                    void **extra);
+  /// Every stream the generated code creates is the compute stream, so
+  /// kernels, library shims and `ao` transfers share one order.
+  CUstream streamCreate();
+  void streamDestroy(CUstream stream);
+  void streamSynchronize(CUstream stream);
+  void streamWaitEvent(CUstream stream, CUevent event);
+  CUevent eventCreate();
+  void eventDestroy(CUevent event);
+  void eventRecord(CUevent event, CUstream stream);
+  void eventSynchronize(CUevent event);
+  /// Stream-ordered allocation (cuMemAllocAsync; managed memory when
+  /// `hostShared`); 0 bytes gives null without a driver call.
+  void *memAlloc(uint64_t bytes, CUstream stream, bool hostShared);
+  /// Stream-ordered free of a pointer from `memAlloc`; null is a no-op.
+  void memFree(void *ptr, CUstream stream);
+  void memcpy(void *dst, const void *src, size_t bytes, CUstream stream);
+  void memset32(void *dst, uint32_t value, size_t count, CUstream stream);
+  void memset16(void *dst, uint16_t value, size_t count, CUstream stream);
+  void hostRegister(void *ptr, uint64_t bytes);
+  void hostUnregister(void *ptr);
+
+  //===-- Streams ---------------------------------------------------------===//
+  /// The compute stream of the current device (created non-blocking on
+  /// first use unless one was set); null after a failure.
+  CUstream computeStream();
+  /// Uses `stream` (e.g. torch's current stream) as the compute stream of
+  /// the current device; the runtime never destroys it.
+  void setComputeStream(CUstream stream);
+  /// The transfer stream of the current device, for both directions.
+  CUstream transferStream();
+  /// Host wait for the compute and transfer streams; returns `status()`.
+  int synchronize();
+
+  //===-- ao transfers (torch's _activation_offloading protocol) ----------===//
+  /// D2H of `bytes` at device pointer `src` into a pooled pinned buffer: an
+  /// event on the compute stream, the transfer stream waits on it, copies,
+  /// records the transfer's event. Null on failure.
+  Transfer *offload(const void *src, uint64_t bytes, const char *node);
+  /// The compute stream waits on the transfer's latest event (device side,
+  /// no host sync). Returns 0 or the failure status.
+  int wait(Transfer *transfer);
+  /// Device allocation on the compute stream, then (after the transfer
+  /// stream waits on it) the H2D copy on the transfer stream and its event;
+  /// the pinned buffer goes back to the pool (only the transfer stream uses
+  /// pinned buffers, in order). Null on failure.
+  void *reload(Transfer *transfer, const char *node);
+  /// Forgets a transfer: its event goes back to the event pool, its pinned
+  /// buffer to the pinned pool when it was never reloaded.
+  int release(Transfer *transfer);
+
+  //===-- Counters and teardown -------------------------------------------===//
+  const DeviceMemoryStats &deviceMemory() const { return memory; }
+  void resetPeak() { memory.peakBytes = memory.liveBytes; }
+  const PinnedPool &pinnedPool() const { return pinned; }
+  size_t liveTransfers() const { return transfers.size(); }
+  /// Events kept for reuse, over all devices.
+  size_t pooledEvents() const;
+  /// Releases everything the runtime owns (events, pinned buffers, owned
+  /// streams, primary contexts). Returns `status()`.
+  int shutdown();
+
+  /// Current-context guard: pushes the primary context of the current device
+  /// (retaining it once) and pops it on destruction; nested scopes on the
+  /// same device push nothing. False when that failed (the failure is
+  /// recorded under `entry`).
+  class ContextScope {
+  public:
+    ContextScope(Runtime &rt, const char *entry);
+    ~ContextScope();
+    explicit operator bool() const { return active; }
+
+  private:
+    Runtime &rt;
+    const char *entry;
+    bool active = false;
+    bool owns = false;
+    int outerDevice = -1;
+  };
+
+  const DriverApi &driverApi() const { return driver; }
+  /// Checks a driver result; on failure records it and returns false.
+  bool check(CUresult result, const char *entry, const char *call,
+             const std::string &detail = "");
+
+private:
+  struct Device {
+    CUdevice handle = 0;
+    CUcontext context = nullptr;
+    CUstream compute = nullptr;
+    bool ownsCompute = false;
+    CUstream transfer = nullptr;
+    std::vector<CUevent> freeEvents; ///< pooled, created in this context
+  };
+
+  Device *device(const char *entry);
+  CUstream orCompute(CUstream stream);
+  CUevent acquireEvent(const char *entry, const std::string &detail);
+  void releaseEvent(int ordinal, CUevent event);
+  std::string kernelDetail(CUfunction fn) const;
+
+  const DriverApi &driver;
+  int currentDevice = 0;
+  int pushedDevice = -1; ///< device of the outermost ContextScope
+  bool initialized = false;
+  std::map<int, Device> devices;
+  std::string node;
+  int firstStatus = 0;
+  std::string firstMessage;
+  uint64_t errors = 0;
+  std::unordered_map<CUfunction, std::string> kernelNames;
+  std::unordered_map<CUdeviceptr, uint64_t> allocations;
+  DeviceMemoryStats memory;
+  PinnedPool pinned;
+  std::unordered_map<Transfer *, std::unique_ptr<Transfer>> transfers;
+};
+
+/// Human name of a driver result ("CUDA_ERROR_STUB_LIBRARY"), from a fixed
+/// table (the stub's cuGetErrorName fails too).
+const char *resultName(int result);
+
+} // namespace joint::cuda
+
+#endif // JOINT_RUNTIME_CUDA_RUNTIME_H

@@ -1,0 +1,137 @@
+/*===- joint_cuda_runtime.h - C ABI of the joint CUDA runtime -----*- C -*-===*\
+|*                                                                            *|
+|* Functions the lowered host code (and the Python runner, through ctypes)    *|
+|* calls besides the mgpu* entry points of MLIR's gpu-to-llvm: error status,  *|
+|* streams, device-memory and pinned-pool counters, the `ao` offload protocol *|
+|* and the cuBLAS GEMM and cuDNN SDPA shims. All act on the current device    *|
+|* (mgpuSetDefaultDevice) and are serialised by one lock. docs/lowering.md,   *|
+|* section "CUDA runtime", documents the protocol.                            *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef JOINT_CUDA_RUNTIME_H
+#define JOINT_CUDA_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes besides CUresult values (which are positive). */
+#define JOINT_STATUS_OK 0
+#define JOINT_STATUS_INVALID_ARGUMENT (-1)
+#define JOINT_STATUS_BLAS_FAILURE (-2)
+#define JOINT_STATUS_DNN_FAILURE (-3)
+
+/* Counters; sizes in bytes. Device bytes are counted when an allocation or
+ * free is enqueued on its stream, so they follow the step's memory model. */
+typedef struct JointRuntimeStats {
+  uint64_t live_bytes;  /* device bytes allocated and not yet freed */
+  uint64_t peak_bytes;  /* high-water mark of live_bytes */
+  uint64_t allocations; /* device allocations */
+  uint64_t frees;       /* device frees */
+  uint64_t pinned_in_use_bytes;
+  uint64_t pinned_cached_bytes;
+  uint64_t pinned_peak_bytes;        /* high-water mark of in use + cached */
+  uint64_t pinned_fresh_allocations; /* cuMemHostAlloc calls */
+  uint64_t pinned_reuses;            /* pinned requests served by the pool */
+  uint64_t live_transfers;           /* ao transfers not yet released */
+} JointRuntimeStats;
+
+/* First failure since the last clear: 0, a CUresult or a JOINT_STATUS_*. The
+ * lowered step returns it, so any failed call fails the step. */
+int32_t joint_runtime_status(void);
+/* "entry: call failed: NAME (code), kernel 'k', node 'n'" or "" when none. */
+const char *joint_runtime_last_error(void);
+void joint_runtime_clear_error(void);
+/* Names the node whose host code runs next; errors report it. */
+void joint_runtime_set_node(const char *name);
+
+/* The compute stream (a CUstream) of the current device; every stream the
+ * generated code creates and the null stream alias it. */
+void *joint_runtime_compute_stream(void);
+/* Makes `stream` (e.g. torch.cuda.current_stream().cuda_stream) the compute
+ * stream; the runtime never destroys it. */
+void joint_runtime_set_compute_stream(void *stream);
+/* Host wait for the compute and transfer streams; returns the status. */
+int32_t joint_runtime_synchronize(void);
+
+void joint_runtime_get_stats(JointRuntimeStats *stats);
+uint64_t joint_runtime_peak_bytes(void);
+/* Restarts the high-water mark at the current live bytes. */
+void joint_runtime_reset_peak(void);
+/* Synchronises, then frees pooled events and pinned buffers, owned streams,
+ * and releases the primary contexts. Returns the status. */
+int32_t joint_runtime_shutdown(void);
+
+/* ao: D2H copy of `bytes` at device pointer `src` on the transfer stream,
+ * ordered after the work enqueued so far on the compute stream. Returns a
+ * transfer handle, NULL on failure. */
+void *joint_ao_offload(const void *src, uint64_t bytes, const char *node);
+/* The compute stream waits (on the device) for the transfer's latest copy. */
+int32_t joint_ao_wait(void *transfer);
+/* Device allocation on the compute stream, H2D copy on the transfer stream;
+ * returns the device pointer (free it with mgpuMemFree), NULL on failure.
+ * Call joint_ao_wait before the first consumer. */
+void *joint_ao_reload(void *transfer, const char *node);
+/* Drops the handle; its pinned buffer returns to the pool. */
+int32_t joint_ao_release(void *transfer);
+
+/* Element types of the library shims. */
+#define JOINT_DTYPE_F32 0
+#define JOINT_DTYPE_BF16 1
+#define JOINT_DTYPE_F16 2
+
+/* Row-major GEMM on the compute stream, torch's convention:
+ * C[m,n] = alpha * op(A)[m,k] @ op(B)[k,n] + beta * C, op = transpose when
+ * trans_* != 0; lda/ldb/ldc are row strides in elements. bf16/f16 accumulate
+ * in f32 (CUBLAS_COMPUTE_32F); f32 stays f32 (no TF32, as torch's default).
+ * Batched form: `batch` matrices at element strides stride_a/b/c. */
+int32_t joint_cublas_gemm(const char *node, int32_t dtype, int32_t trans_a,
+                          int32_t trans_b, int64_t m, int64_t n, int64_t k,
+                          float alpha, const void *a, int64_t lda,
+                          const void *b, int64_t ldb, float beta, void *c,
+                          int64_t ldc);
+int32_t joint_cublas_gemm_strided_batched(
+    const char *node, int32_t dtype, int32_t trans_a, int32_t trans_b,
+    int64_t m, int64_t n, int64_t k, float alpha, const void *a, int64_t lda,
+    int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b, float beta,
+    void *c, int64_t ldc, int64_t stride_c, int64_t batch);
+
+/* 1 when the runtime was built with the cuDNN frontend (SDPA shims work),
+ * 0 when those shims only report that. */
+int32_t joint_cudnn_sdpa_available(void);
+
+/* Scaled dot-product attention through cuDNN's fused flash attention on the
+ * compute stream (torch's _scaled_dot_product_cudnn_attention). Operands are
+ * [batch, heads, seq, head_dim] with 4 element strides each; k and v have
+ * heads_kv heads (heads_q a multiple of it). `stats` is the f32 logsumexp,
+ * contiguous [batch, heads_q, seq_q]; NULL skips it (inference). `causal` is
+ * torch's is_causal (top-left aligned). Supported: bf16/f16, head_dim a
+ * multiple of 8 up to 256; anything else returns
+ * JOINT_STATUS_INVALID_ARGUMENT, so the lowering keeps its decomposition. */
+int32_t joint_cudnn_sdpa_forward(
+    const char *node, int32_t dtype, int64_t batch, int64_t heads_q,
+    int64_t heads_kv, int64_t seq_q, int64_t seq_kv, int64_t head_dim,
+    float scale, int32_t causal, const void *q, const int64_t *q_strides,
+    const void *k, const int64_t *k_strides, const void *v,
+    const int64_t *v_strides, void *o, const int64_t *o_strides,
+    float *stats);
+/* Backward of the above from the saved o and stats: dq, dk, dv (dk, dv with
+ * heads_kv heads). */
+int32_t joint_cudnn_sdpa_backward(
+    const char *node, int32_t dtype, int64_t batch, int64_t heads_q,
+    int64_t heads_kv, int64_t seq_q, int64_t seq_kv, int64_t head_dim,
+    float scale, int32_t causal, const void *q, const int64_t *q_strides,
+    const void *k, const int64_t *k_strides, const void *v,
+    const int64_t *v_strides, const void *o, const int64_t *o_strides,
+    const void *d_o, const int64_t *d_o_strides, const float *stats,
+    void *d_q, const int64_t *d_q_strides, void *d_k,
+    const int64_t *d_k_strides, void *d_v, const int64_t *d_v_strides);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JOINT_CUDA_RUNTIME_H */
