@@ -1,10 +1,12 @@
-"""Numerics of the core elementwise lowering (convert-joint-to-linalg) against torch.
+"""Numerics of the core lowering (convert-joint-to-linalg) against torch.
 
 Each case is one aten op on small f32 and bf16 tensors: the graph is lowered
 with ``joint-opt --convert-joint-to-linalg``, compiled with the CPU pipeline of
 docs/lowering.md, run under ``mlir-runner`` (results printed with
 ``printMemrefF32``) and compared with torch's CPU kernel. Tolerance: max abs
 error <= tol x max |ref|, tol 1e-5 for f32 and 1e-2 for bf16 (issue 12).
+Data movement (slices with negative start and step, cat, pad with a crop,
+slice_backward, expand, split, permute) must match exactly.
 """
 
 import json
@@ -141,3 +143,92 @@ def test_elementwise_matches_torch(elem: str, tmp_path: Path) -> None:
         bound = tol * max(ref.abs().max().item(), 1e-30)
         # printMemrefF32 prints 6 significant digits; allow that on top.
         assert err <= bound + 1e-6 * ref.abs().max().item(), (name, err, bound)
+
+
+# Data movement: each case is joint IR on %x (4x6 f32) ending in a 1-D value
+# %<name>, and its torch reference (flattened). Values must match exactly.
+MOVES = [
+    ("slice", 12, [
+        '%s0 = joint.op "aten::slice.Tensor"(%x) {args = [#joint.operand<0>, 1, -5, 9223372036854775807, 2], name = "s0"} : (tensor<4x6xf32>) -> tensor<4x3xf32>',
+        '%slice = joint.op "aten::view.default"(%s0) {args = [#joint.operand<0>, [-1]], name = "slice"} : (tensor<4x3xf32>) -> tensor<12xf32>'],
+     lambda x: x[:, -5::2]),
+    ("transpose", 24, [
+        '%t0 = joint.op "aten::t.default"(%x) {name = "t0"} : (tensor<4x6xf32>) -> tensor<6x4xf32>',
+        '%transpose = joint.op "aten::view.default"(%t0) {args = [#joint.operand<0>, [24]], name = "transpose"} : (tensor<6x4xf32>) -> tensor<24xf32>'],
+     lambda x: x.t()),
+    ("cat", 48, [
+        '%c0 = joint.op "aten::cat.default"(%x, %x) {args = [[#joint.operand<0>, #joint.operand<1>], 1], name = "c0"} : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x12xf32>',
+        '%cat = joint.op "aten::view.default"(%c0) {args = [#joint.operand<0>, [48]], name = "cat"} : (tensor<4x12xf32>) -> tensor<48xf32>'],
+     lambda x: torch.cat([x, x], 1)),
+    ("pad", 35, [
+        '%p0 = joint.op "aten::constant_pad_nd.default"(%x) {args = [#joint.operand<0>, [2, -1, 1, 0], 5.000000e-01], name = "p0"} : (tensor<4x6xf32>) -> tensor<5x7xf32>',
+        '%pad = joint.op "aten::view.default"(%p0) {args = [#joint.operand<0>, [35]], name = "pad"} : (tensor<5x7xf32>) -> tensor<35xf32>'],
+     lambda x: torch.constant_pad_nd(x, [2, -1, 1, 0], 0.5)),
+    ("slice_backward", 24, [
+        '%b0 = joint.op "aten::slice.Tensor"(%x) {args = [#joint.operand<0>, 1, -5, 9223372036854775807, 2], name = "b0"} : (tensor<4x6xf32>) -> tensor<4x3xf32>',
+        '%b1 = joint.op "aten::slice_backward.default"(%b0) {args = [#joint.operand<0>, [4, 6], 1, -5, 9223372036854775807, 2], name = "b1"} : (tensor<4x3xf32>) -> tensor<4x6xf32>',
+        '%slice_backward = joint.op "aten::view.default"(%b1) {args = [#joint.operand<0>, [24]], name = "slice_backward"} : (tensor<4x6xf32>) -> tensor<24xf32>'],
+     lambda x: torch.ops.aten.slice_backward(x[:, -5::2], [4, 6], 1, -5, 2**63 - 1, 2)),
+    ("expand", 18, [
+        '%e0 = joint.op "aten::select.int"(%x) {args = [#joint.operand<0>, 0, -1], name = "e0"} : (tensor<4x6xf32>) -> tensor<6xf32>',
+        '%e1 = joint.op "aten::expand.default"(%e0) {args = [#joint.operand<0>, [3, -1]], name = "e1"} : (tensor<6xf32>) -> tensor<3x6xf32>',
+        '%expand = joint.op "aten::view.default"(%e1) {args = [#joint.operand<0>, [18]], name = "expand"} : (tensor<3x6xf32>) -> tensor<18xf32>'],
+     lambda x: x[-1].expand(3, 6)),
+    ("split", 8, [
+        '%q0, %q1, %q2 = joint.op "aten::split.Tensor"(%x) {args = [#joint.operand<0>, 2, 1], name = "q"} : (tensor<4x6xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>)',
+        '%split = joint.op "aten::view.default"(%q1) {args = [#joint.operand<0>, [8]], name = "split"} : (tensor<4x2xf32>) -> tensor<8xf32>'],
+     lambda x: x.split(2, 1)[1]),
+    ("permute", 24, [
+        '%u0 = joint.op "aten::unsqueeze.default"(%x) {args = [#joint.operand<0>, 0], name = "u0"} : (tensor<4x6xf32>) -> tensor<1x4x6xf32>',
+        '%u1 = joint.op "aten::permute.default"(%u0) {args = [#joint.operand<0>, [2, 0, 1]], name = "u1"} : (tensor<1x4x6xf32>) -> tensor<6x1x4xf32>',
+        '%permute = joint.op "aten::view.default"(%u1) {args = [#joint.operand<0>, [24]], name = "permute"} : (tensor<6x1x4xf32>) -> tensor<24xf32>'],
+     lambda x: x.unsqueeze(0).permute(2, 0, 1)),
+]
+
+
+def test_data_movement_matches_torch(tmp_path: Path) -> None:
+    prefix = Path(subprocess.run(["llvm-config-22", "--prefix"], capture_output=True,
+                                 text=True, check=True).stdout.strip())
+    runner = prefix / "bin" / "mlir-runner"
+    if not runner.exists():
+        pytest.skip("mlir-runner not found")
+    opt = tool("joint-opt")
+    x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+    types = [f"tensor<{n}xf32>" for _, n, _, _ in MOVES]
+    results = ", ".join(f"{t} {{joint.role = #joint.role<output>}}" for t in types)
+    lines = ['joint.graph @g(%x: tensor<4x6xf32> {joint.role = #joint.role<input>, '
+             f'joint.path = "x"}}) -> ({results}) {{']
+    for _, _, body, _ in MOVES:
+        lines += ["  " + line for line in body]
+    lines.append(f'  joint.output {", ".join("%" + m[0] for m in MOVES)} : {", ".join(types)}')
+    lines.append("}")
+    (tmp_path / "g.mlir").write_text("\n".join(lines) + "\n")
+    lowered = subprocess.run([str(opt), str(tmp_path / "g.mlir"), "--convert-joint-to-linalg"],
+                             capture_output=True, text=True, timeout=120)
+    assert lowered.returncode == 0, lowered.stderr
+    dense = "dense<[" + ", ".join(
+        "[" + ", ".join(f"{v:.1f}" for v in row) + "]" for row in x.tolist()) + "]>"
+    main = ["func.func @main() {",
+            f"  %x = arith.constant {dense} : tensor<4x6xf32>",
+            f"  %r:{len(MOVES)} = call @g(%x) : (tensor<4x6xf32>) -> ({', '.join(types)})"]
+    for i, t in enumerate(types):
+        main.append(f"  %c{i} = tensor.cast %r#{i} : {t} to tensor<*xf32>")
+        main.append(f"  call @printMemrefF32(%c{i}) : (tensor<*xf32>) -> ()")
+    main += ["  return", "}", "func.func private @printMemrefF32(tensor<*xf32>)"]
+    module = lowered.stdout.rstrip()
+    (tmp_path / "full.mlir").write_text(module[:-1] + "\n".join(main) + "\n}\n")
+    llvm = subprocess.run([str(opt), str(tmp_path / "full.mlir"), f"--pass-pipeline={PIPELINE}",
+                           "-o", str(tmp_path / "full.ll.mlir")],
+                          capture_output=True, text=True, timeout=120)
+    assert llvm.returncode == 0, llvm.stderr
+    libs = ",".join([str(prefix / "lib" / "libmlir_runner_utils.so"),
+                     str(prefix / "lib" / "libmlir_c_runner_utils.so")])
+    run = subprocess.run([str(runner), str(tmp_path / "full.ll.mlir"), "-e", "main",
+                          "-entry-point-result=void", f"-shared-libs={libs}"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    printed = [json.loads(m) for m in re.findall(r"\[[^\[\]]*\]", run.stdout)]
+    printed = [v for v in printed if len(v) > 1]
+    assert len(printed) == len(MOVES)
+    for (name, _, _, ref_fn), got in zip(MOVES, printed):
+        assert got == ref_fn(x).flatten().tolist(), name
