@@ -93,6 +93,8 @@ struct AddmmPattern : JointOpConversion {
 
     Location loc = op.getLoc();
     Type acc = getAccumulatorType(resultType.getElementType());
+    if (!isa<FloatType>(acc))
+      return rw.notifyMatchFailure(op, "addmm of a non-float dtype");
     Type resultElem = resultType.getElementType();
     Value product = buildMatmul(rw, loc, *lhs, *rhs, acc);
 

@@ -48,3 +48,11 @@ joint.graph @layer_norm_backward_unrequested_result_used(%dy: tensor<2x8xf32> {j
   %0, %1, %2 = joint.op "aten::native_layer_norm_backward.default"(%dy, %dy, %mean, %mean, %w) {args = [#joint.operand<0>, #joint.operand<1>, [8], #joint.operand<2>, #joint.operand<3>, #joint.operand<4>, unit, [true, false, false]], name = "lnb"} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>)
   joint.output %1 : tensor<8xf32>
 }
+
+// -----
+
+joint.graph @addmm_integer(%c: tensor<3xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %a: tensor<2x4xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<4x3xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x3xi64> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::addmm.default' (node 'addmm'): addmm of a non-float dtype}}
+  %0 = joint.op "aten::addmm.default"(%c, %a, %b) {name = "addmm"} : (tensor<3xi64>, tensor<2x4xi64>, tensor<4x3xi64>) -> tensor<2x3xi64>
+  joint.output %0 : tensor<2x3xi64>
+}
