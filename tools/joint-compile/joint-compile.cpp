@@ -544,8 +544,15 @@ int main(int argc, char **argv) {
   llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName(ccProgram);
   if (!cc)
     return fail("no C compiler driver '" + ccProgram + "' on PATH to link");
-  SmallVector<StringRef> linkArgs = {*cc,          "-shared",   "-o",
-                                     library.path, object.path, "-lm"};
+  // memref.copy of strided views calls memrefCopy from MLIR's C runner
+  // utilities (the LLVM/MLIR install's lib directory, found by rpath).
+  std::string libDir = JOINT_MLIR_LIB_DIR;
+  std::string libFlag = "-L" + libDir;
+  std::string rpath = "-Wl,-rpath," + libDir;
+  SmallVector<StringRef> linkArgs = {
+      *cc,         "-shared", "-o",  library.path,
+      object.path, libFlag,   rpath, "-lmlir_c_runner_utils",
+      "-lm"};
 #ifdef JOINT_CUDA_RUNTIME_DIR
   // The runtime (mgpu*, joint_runtime_*) from this build; its libcuda.so.1
   // resolves against the toolkit's stub at link time, the driver at run time.

@@ -100,7 +100,9 @@ struct TileMatmulsPass
       if (failed(tiled))
         continue; // not tileable: the untiled op still lowers to loops
       rewriter.replaceOp(op, tiled->replacements);
-      if (!vectorize)
+      // Vectorize plain M x N x K contractions only: batch dims (tiled by 1)
+      // leave unit vector dims that the outer-product lowering rejects.
+      if (!vectorize || op.getNumLoops() != 3)
         continue;
       for (Operation *tile : tiled->tiledOps) {
         auto linalgTile = dyn_cast<linalg::LinalgOp>(tile);

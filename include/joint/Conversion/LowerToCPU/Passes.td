@@ -40,8 +40,9 @@ def JointTileMatmuls : Pass<"joint-tile-matmuls", "::mlir::func::FuncOp"> {
     `linalg.generic` (the matmul family of convert-joint-to-linalg) with
     `scf.for` loops over `tile-m` x `tile-n` x `tile-k` blocks (batch
     dimensions by 1), using the TilingInterface; then, when `vectorize` is
-    set, vectorizes every full static tile into `vector.contract` (partial
-    edge tiles stay scalar loops). Runs on tensors, before bufferization.
+    set, vectorizes every full static tile of a plain M x N x K contraction
+    into `vector.contract` (batched tiles and tiles of symbolic sizes stay
+    scalar loops). Runs on tensors, before bufferization.
   }];
   let options = [
     Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
