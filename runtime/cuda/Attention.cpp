@@ -90,8 +90,7 @@ DnnState &state() {
   return s;
 }
 
-std::string cacheKey(const SdpaArgs &a, bool backward, bool stats,
-                     int device) {
+std::string cacheKey(const SdpaArgs &a, bool backward, bool stats, int device) {
   std::string key = std::to_string(device) + (backward ? "b" : "f") +
                     (stats ? "s" : "") + (a.causal ? "c" : "") + dims(a) +
                     " t" + std::to_string(a.dtype);
@@ -108,19 +107,21 @@ std::string cacheKey(const SdpaArgs &a, bool backward, bool stats,
 std::shared_ptr<fe::graph::Tensor_attributes>
 input(fe::graph::Graph &g, const char *name, Uid uid, int64_t b, int64_t h,
       int64_t s, int64_t d, const int64_t *strides) {
-  return g.tensor(fe::graph::Tensor_attributes()
-                      .set_name(name)
-                      .set_uid(uid)
-                      .set_dim({b, h, s, d})
-                      .set_stride({strides[0], strides[1], strides[2],
-                                   strides[3]}));
+  return g.tensor(
+      fe::graph::Tensor_attributes()
+          .set_name(name)
+          .set_uid(uid)
+          .set_dim({b, h, s, d})
+          .set_stride({strides[0], strides[1], strides[2], strides[3]}));
 }
 
 void output(const std::shared_ptr<fe::graph::Tensor_attributes> &t, Uid uid,
             int64_t b, int64_t h, int64_t s, int64_t d,
             const int64_t *strides) {
-  t->set_output(true).set_uid(uid).set_dim({b, h, s, d}).set_stride(
-      {strides[0], strides[1], strides[2], strides[3]});
+  t->set_output(true)
+      .set_uid(uid)
+      .set_dim({b, h, s, d})
+      .set_stride({strides[0], strides[1], strides[2], strides[3]});
 }
 
 /// Builds (or finds) the graph; null with the error recorded on failure.
@@ -138,12 +139,12 @@ std::shared_ptr<fe::graph::Graph> graphFor(Runtime &rt, cudnnHandle_t handle,
   g->set_io_data_type(io)
       .set_intermediate_data_type(fe::DataType_t::FLOAT)
       .set_compute_data_type(fe::DataType_t::FLOAT);
-  auto q = input(*g, "Q", kQ, a.batch, a.headsQ, a.seqQ, a.headDim,
-                 a.strides[0]);
-  auto k = input(*g, "K", kK, a.batch, a.headsKV, a.seqKV, a.headDim,
-                 a.strides[1]);
-  auto v = input(*g, "V", kV, a.batch, a.headsKV, a.seqKV, a.headDim,
-                 a.strides[2]);
+  auto q =
+      input(*g, "Q", kQ, a.batch, a.headsQ, a.seqQ, a.headDim, a.strides[0]);
+  auto k =
+      input(*g, "K", kK, a.batch, a.headsKV, a.seqKV, a.headDim, a.strides[1]);
+  auto v =
+      input(*g, "V", kV, a.batch, a.headsKV, a.seqKV, a.headDim, a.strides[2]);
   // Statistics: contiguous f32 [batch, heads_q, seq_q, 1].
   int64_t statsStrides[4] = {a.headsQ * a.seqQ, a.seqQ, 1, 1};
   if (!backward) {
@@ -159,8 +160,8 @@ std::shared_ptr<fe::graph::Graph> graphFor(Runtime &rt, cudnnHandle_t handle,
       lse->set_data_type(fe::DataType_t::FLOAT);
     }
   } else {
-    auto o = input(*g, "O", kO, a.batch, a.headsQ, a.seqQ, a.headDim,
-                   a.strides[3]);
+    auto o =
+        input(*g, "O", kO, a.batch, a.headsQ, a.seqQ, a.headDim, a.strides[3]);
     auto dO = input(*g, "dO", kDO, a.batch, a.headsQ, a.seqQ, a.headDim,
                     a.strides[4]);
     auto lse = g->tensor(fe::graph::Tensor_attributes()
@@ -267,6 +268,24 @@ int32_t run(const SdpaArgs &a, const char *node, bool backward, bool stats,
 
 #define JOINT_SDPA_AVAILABLE 1
 
+void joint::cuda::shutdownDnn(Runtime &rt) {
+  state().graphs.clear();
+  int saved = rt.defaultDevice();
+  for (auto &[device, handle] : state().handles) {
+    rt.setDefaultDevice(device);
+    Runtime::ContextScope scope(rt, "joint_runtime_shutdown");
+    if (!scope)
+      continue;
+    cudnnStatus_t status = cudnnDestroy(handle);
+    if (status != CUDNN_STATUS_SUCCESS)
+      rt.recordError(kStatusDnnFailure, "joint_runtime_shutdown",
+                     std::string("cudnnDestroy failed: ") +
+                         cudnnGetErrorString(status));
+  }
+  state().handles.clear();
+  rt.setDefaultDevice(saved);
+}
+
 #else // !JOINT_HAVE_CUDNN_FRONTEND
 
 namespace {
@@ -283,6 +302,8 @@ int32_t unavailable(const SdpaArgs &a, const char *node) {
 } // namespace
 
 #define JOINT_SDPA_AVAILABLE 0
+
+void joint::cuda::shutdownDnn(Runtime &) {}
 
 #endif // JOINT_HAVE_CUDNN_FRONTEND
 
@@ -306,8 +327,7 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_forward(
     int64_t heads_kv, int64_t seq_q, int64_t seq_kv, int64_t head_dim,
     float scale, int32_t causal, const void *q, const int64_t *q_strides,
     const void *k, const int64_t *k_strides, const void *v,
-    const int64_t *v_strides, void *o, const int64_t *o_strides,
-    float *stats) {
+    const int64_t *v_strides, void *o, const int64_t *o_strides, float *stats) {
   SdpaArgs a{"joint_cudnn_sdpa_forward",
              dtype,
              batch,
@@ -319,9 +339,13 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_forward(
              {q_strides, k_strides, v_strides, o_strides},
              scale,
              causal != 0};
-  a.missing = firstNull({{"q", q}, {"q strides", q_strides}, {"k", k},
-                         {"k strides", k_strides}, {"v", v},
-                         {"v strides", v_strides}, {"o", o},
+  a.missing = firstNull({{"q", q},
+                         {"q strides", q_strides},
+                         {"k", k},
+                         {"k strides", k_strides},
+                         {"v", v},
+                         {"v strides", v_strides},
+                         {"o", o},
                          {"o strides", o_strides}});
 #if JOINT_SDPA_AVAILABLE
   std::unordered_map<int64_t, void *> pack = {{kQ, const_cast<void *>(q)},
@@ -342,9 +366,9 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_backward(
     float scale, int32_t causal, const void *q, const int64_t *q_strides,
     const void *k, const int64_t *k_strides, const void *v,
     const int64_t *v_strides, const void *o, const int64_t *o_strides,
-    const void *d_o, const int64_t *d_o_strides, const float *stats,
-    void *d_q, const int64_t *d_q_strides, void *d_k,
-    const int64_t *d_k_strides, void *d_v, const int64_t *d_v_strides) {
+    const void *d_o, const int64_t *d_o_strides, const float *stats, void *d_q,
+    const int64_t *d_q_strides, void *d_k, const int64_t *d_k_strides,
+    void *d_v, const int64_t *d_v_strides) {
   SdpaArgs a{"joint_cudnn_sdpa_backward",
              dtype,
              batch,
@@ -357,19 +381,33 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_backward(
               d_q_strides, d_k_strides, d_v_strides},
              scale,
              causal != 0};
-  a.missing = firstNull(
-      {{"q", q},       {"q strides", q_strides},     {"k", k},
-       {"k strides", k_strides}, {"v", v},           {"v strides", v_strides},
-       {"o", o},       {"o strides", o_strides},     {"dO", d_o},
-       {"dO strides", d_o_strides}, {"stats", stats}, {"dQ", d_q},
-       {"dQ strides", d_q_strides}, {"dK", d_k},     {"dK strides", d_k_strides},
-       {"dV", d_v},    {"dV strides", d_v_strides}});
+  a.missing = firstNull({{"q", q},
+                         {"q strides", q_strides},
+                         {"k", k},
+                         {"k strides", k_strides},
+                         {"v", v},
+                         {"v strides", v_strides},
+                         {"o", o},
+                         {"o strides", o_strides},
+                         {"dO", d_o},
+                         {"dO strides", d_o_strides},
+                         {"stats", stats},
+                         {"dQ", d_q},
+                         {"dQ strides", d_q_strides},
+                         {"dK", d_k},
+                         {"dK strides", d_k_strides},
+                         {"dV", d_v},
+                         {"dV strides", d_v_strides}});
 #if JOINT_SDPA_AVAILABLE
   std::unordered_map<int64_t, void *> pack = {
-      {kQ, const_cast<void *>(q)},     {kK, const_cast<void *>(k)},
-      {kV, const_cast<void *>(v)},     {kO, const_cast<void *>(o)},
-      {kDO, const_cast<void *>(d_o)},  {kStats, const_cast<float *>(stats)},
-      {kDQ, d_q},                      {kDK, d_k},
+      {kQ, const_cast<void *>(q)},
+      {kK, const_cast<void *>(k)},
+      {kV, const_cast<void *>(v)},
+      {kO, const_cast<void *>(o)},
+      {kDO, const_cast<void *>(d_o)},
+      {kStats, const_cast<float *>(stats)},
+      {kDQ, d_q},
+      {kDK, d_k},
       {kDV, d_v}};
   return run(a, node, /*backward=*/true, true, std::move(pack));
 #else

@@ -34,8 +34,18 @@ struct GemmArgs {
   int64_t strideA = 0, strideB = 0, strideC = 0, batch = 1;
 };
 
-std::map<int, cublasHandle_t> &handles() {
-  static std::map<int, cublasHandle_t> perDevice;
+/// cuBLAS's workspace per handle: torch's default on Hopper
+/// (CUBLAS_WORKSPACE_CONFIG=:4096:8, 8 x 4 MiB), allocated by the runtime so
+/// that it counts in the device peak as it does in torch's allocator.
+constexpr uint64_t kWorkspaceBytes = 32ull << 20;
+
+struct BlasHandle {
+  cublasHandle_t handle = nullptr;
+  void *workspace = nullptr;
+};
+
+std::map<int, BlasHandle> &handles() {
+  static std::map<int, BlasHandle> perDevice;
   return perDevice;
 }
 
@@ -104,16 +114,26 @@ int32_t gemm(const GemmArgs &g, const char *node) {
   CUstream stream = rt->computeStream();
   if (!stream)
     return rt->status();
-  cublasHandle_t &handle = handles()[rt->defaultDevice()];
-  if (!handle) {
-    cublasStatus_t status = cublasCreate(&handle);
+  BlasHandle &blas = handles()[rt->defaultDevice()];
+  if (!blas.handle) {
+    cublasStatus_t status = cublasCreate(&blas.handle);
     if (status != CUBLAS_STATUS_SUCCESS) {
-      handle = nullptr;
+      blas.handle = nullptr;
       rt->recordError(kStatusBlasFailure, g.entry,
                       blasFailure("cublasCreate", status));
       return rt->status();
     }
+    blas.workspace = rt->memAlloc(kWorkspaceBytes, stream, false);
+    if (!blas.workspace)
+      return rt->status();
+    status = cublasSetWorkspace(blas.handle, blas.workspace, kWorkspaceBytes);
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      rt->recordError(kStatusBlasFailure, g.entry,
+                      blasFailure("cublasSetWorkspace", status));
+      return rt->status();
+    }
   }
+  cublasHandle_t handle = blas.handle;
   // CUstream and cudaStream_t are the same handle type.
   cublasStatus_t status =
       cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream));
@@ -147,6 +167,23 @@ int32_t gemm(const GemmArgs &g, const char *node) {
 }
 
 } // namespace
+
+void joint::cuda::shutdownBlas(Runtime &rt) {
+  int saved = rt.defaultDevice();
+  for (auto &[device, blas] : handles()) {
+    rt.setDefaultDevice(device);
+    Runtime::ContextScope scope(rt, "joint_runtime_shutdown");
+    if (!scope)
+      continue;
+    cublasStatus_t status = cublasDestroy(blas.handle);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      rt.recordError(kStatusBlasFailure, "joint_runtime_shutdown",
+                     blasFailure("cublasDestroy", status));
+    rt.memFree(blas.workspace, nullptr);
+  }
+  handles().clear();
+  rt.setDefaultDevice(saved);
+}
 
 extern "C" __attribute__((visibility("default"))) int32_t
 joint_cublas_gemm(const char *node, int32_t dtype, int32_t trans_a,

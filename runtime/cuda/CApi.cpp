@@ -244,8 +244,16 @@ JOINT_EXPORT uint64_t joint_runtime_peak_bytes(void) {
 
 JOINT_EXPORT void joint_runtime_reset_peak(void) { GlobalLock()->resetPeak(); }
 
+JOINT_EXPORT int32_t joint_runtime_mem_info(uint64_t *free_bytes,
+                                            uint64_t *total_bytes) {
+  return GlobalLock()->memInfo(free_bytes, total_bytes);
+}
+
 JOINT_EXPORT int32_t joint_runtime_shutdown(void) {
-  return GlobalLock()->shutdown();
+  GlobalLock rt;
+  shutdownBlas(*rt);
+  shutdownDnn(*rt);
+  return rt->shutdown();
 }
 
 JOINT_EXPORT void *joint_ao_offload(const void *src, uint64_t bytes,

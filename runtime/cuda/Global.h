@@ -27,6 +27,12 @@ private:
   Runtime &rt;
 };
 
+/// Destroy the library handles (and give back the cuBLAS workspaces) of
+/// every device; called by joint_runtime_shutdown before the runtime shuts
+/// down, with the lock held.
+void shutdownBlas(Runtime &rt);
+void shutdownDnn(Runtime &rt);
+
 } // namespace joint::cuda
 
 #endif // JOINT_RUNTIME_CUDA_GLOBAL_H

@@ -221,6 +221,20 @@ int Runtime::synchronize() {
   return status();
 }
 
+int Runtime::memInfo(uint64_t *freeBytes, uint64_t *totalBytes) {
+  *freeBytes = *totalBytes = 0;
+  ContextScope scope(*this, "joint_runtime_mem_info");
+  if (!scope)
+    return status();
+  size_t freeMem = 0, totalMem = 0;
+  if (!check(driver.memGetInfo(&freeMem, &totalMem), "joint_runtime_mem_info",
+             "cuMemGetInfo"))
+    return status();
+  *freeBytes = freeMem;
+  *totalBytes = totalMem;
+  return kStatusOk;
+}
+
 //===----------------------------------------------------------------------===//
 // mgpu* entry points
 //===----------------------------------------------------------------------===//
@@ -707,7 +721,8 @@ int Runtime::shutdown() {
       pinned.release(t->host);
   }
   transfers.clear();
-  // Pending copies and frees finish before any memory or stream goes away.
+  // Pending copies and frees of every device finish before any memory or
+  // stream goes away (pinned buffers are shared by all transfer streams).
   for (auto &[ordinal, dev] : devices) {
     if (!check(driver.ctxPushCurrent(dev.context), entry, "cuCtxPushCurrent"))
       continue;
@@ -717,6 +732,11 @@ int Runtime::shutdown() {
     if (dev.transfer)
       check(driver.streamSynchronize(dev.transfer), entry,
             "cuStreamSynchronize", ", transfer stream");
+    check(driver.ctxPopCurrent(nullptr), entry, "cuCtxPopCurrent");
+  }
+  for (auto &[ordinal, dev] : devices) {
+    if (!check(driver.ctxPushCurrent(dev.context), entry, "cuCtxPushCurrent"))
+      continue;
     for (CUevent event : dev.freeEvents)
       check(driver.eventDestroy(event), entry, "cuEventDestroy");
     dev.freeEvents.clear();

@@ -124,6 +124,9 @@ public:
   CUstream transferStream();
   /// Host wait for the compute and transfer streams; returns `status()`.
   int synchronize();
+  /// Free and total device memory in bytes (cuMemGetInfo) of the current
+  /// device; returns 0 or the failure status.
+  int memInfo(uint64_t *freeBytes, uint64_t *totalBytes);
 
   //===-- ao transfers (torch's _activation_offloading protocol) ----------===//
   /// D2H of `bytes` at device pointer `src` into a pooled pinned buffer: an

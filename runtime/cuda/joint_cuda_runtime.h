@@ -61,6 +61,9 @@ void joint_runtime_get_stats(JointRuntimeStats *stats);
 uint64_t joint_runtime_peak_bytes(void);
 /* Restarts the high-water mark at the current live bytes. */
 void joint_runtime_reset_peak(void);
+/* Free and total bytes of the current device (cuMemGetInfo: every
+ * allocation on it, torch's included); returns the status. */
+int32_t joint_runtime_mem_info(uint64_t *free_bytes, uint64_t *total_bytes);
 /* Synchronises, then frees pooled events and pinned buffers, owned streams,
  * and releases the primary contexts. Returns the status. */
 int32_t joint_runtime_shutdown(void);
@@ -116,8 +119,7 @@ int32_t joint_cudnn_sdpa_forward(
     int64_t heads_kv, int64_t seq_q, int64_t seq_kv, int64_t head_dim,
     float scale, int32_t causal, const void *q, const int64_t *q_strides,
     const void *k, const int64_t *k_strides, const void *v,
-    const int64_t *v_strides, void *o, const int64_t *o_strides,
-    float *stats);
+    const int64_t *v_strides, void *o, const int64_t *o_strides, float *stats);
 /* Backward of the above from the saved o and stats: dq, dk, dv (dk, dv with
  * heads_kv heads). */
 int32_t joint_cudnn_sdpa_backward(
@@ -126,9 +128,9 @@ int32_t joint_cudnn_sdpa_backward(
     float scale, int32_t causal, const void *q, const int64_t *q_strides,
     const void *k, const int64_t *k_strides, const void *v,
     const int64_t *v_strides, const void *o, const int64_t *o_strides,
-    const void *d_o, const int64_t *d_o_strides, const float *stats,
-    void *d_q, const int64_t *d_q_strides, void *d_k,
-    const int64_t *d_k_strides, void *d_v, const int64_t *d_v_strides);
+    const void *d_o, const int64_t *d_o_strides, const float *stats, void *d_q,
+    const int64_t *d_q_strides, void *d_k, const int64_t *d_k_strides,
+    void *d_v, const int64_t *d_v_strides);
 
 #ifdef __cplusplus
 }

@@ -180,6 +180,10 @@ void deviceMemory() {
     rt.memFree(r, nullptr);
     EXPECT_EQ(rt.deviceMemory().liveBytes, 0u);
     EXPECT_EQ(rt.deviceMemory().peakBytes, 314u);
+    uint64_t freeBytes = 0, totalBytes = 0;
+    EXPECT_EQ(rt.memInfo(&freeBytes, &totalBytes), 0);
+    EXPECT_EQ(freeBytes, uint64_t(1) << 30);
+    EXPECT_EQ(totalBytes, uint64_t(1) << 31);
     EXPECT_EQ(rt.status(), 0);
     dump("alloc-free");
     // A pointer this runtime did not allocate is refused without a call.

@@ -41,7 +41,15 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
 void mgpuMemHostRegister(void *ptr, uint64_t bytes);
 void mgpuMemHostUnregister(void *ptr);
 void mgpuSetDefaultDevice(int32_t device);
+void mgpuMemHostRegisterMemRef(int64_t rank, void *desc, int64_t elemBytes);
+void mgpuMemHostUnregisterMemRef(int64_t rank, void *desc, int64_t elemBytes);
 }
+
+/// A rank-2 memref descriptor as MLIR lays it out.
+struct MemRef2 {
+  float *base, *data;
+  int64_t offset, sizes[2], strides[2];
+};
 
 namespace {
 
@@ -112,6 +120,18 @@ int main() {
   report("mgpuMemHostRegister");
   mgpuMemHostUnregister(host);
   report("mgpuMemHostUnregister");
+  float grid[6] = {};
+  MemRef2 dense = {grid, grid, 0, {2, 3}, {3, 1}};
+  mgpuMemHostRegisterMemRef(2, &dense, sizeof(float));
+  report("mgpuMemHostRegisterMemRef");
+  MemRef2 strided = {grid, grid, 0, {2, 2}, {3, 1}};
+  mgpuMemHostRegisterMemRef(2, &strided, sizeof(float));
+  report("mgpuMemHostRegisterMemRef of a strided memref");
+  mgpuMemHostUnregisterMemRef(2, &dense, sizeof(float));
+  report("mgpuMemHostUnregisterMemRef");
+  uint64_t freeBytes = 1, totalBytes = 1;
+  joint_runtime_mem_info(&freeBytes, &totalBytes);
+  report("joint_runtime_mem_info");
   mgpuSetDefaultDevice(1);
   mgpuStreamCreate();
   report("mgpuStreamCreate on device 1");
@@ -161,13 +181,13 @@ int main() {
   joint_cudnn_sdpa_forward("sdpa_1", JOINT_DTYPE_BF16, 1, 4, 3, 16, 16, 64,
                            0.125f, 1, h, s, h, s, h, s, h, s, lse);
   report("joint_cudnn_sdpa_forward with 4 over 3 heads");
-  joint_cudnn_sdpa_backward("sdpa_1_bwd", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16,
-                            64, 0.125f, 1, h, s, h, s, h, s, h, s, h, s, lse,
-                            h, s, h, s, h, s);
+  joint_cudnn_sdpa_backward("sdpa_1_bwd", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16, 64,
+                            0.125f, 1, h, s, h, s, h, s, h, s, h, s, lse, h, s,
+                            h, s, h, s);
   report("joint_cudnn_sdpa_backward");
-  joint_cudnn_sdpa_backward("sdpa_1_bwd", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16,
-                            64, 0.125f, 1, h, s, h, s, h, s, h, s, h, s,
-                            nullptr, h, s, h, s, h, s);
+  joint_cudnn_sdpa_backward("sdpa_1_bwd", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16, 64,
+                            0.125f, 1, h, s, h, s, h, s, h, s, h, s, nullptr, h,
+                            s, h, s, h, s);
   report("joint_cudnn_sdpa_backward without stats");
 
   JointRuntimeStats stats;
