@@ -12,6 +12,7 @@
 #define JOINT_INITALL_H
 
 #include "joint/Conversion/LowerToCPU/Passes.h"
+#include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "joint/Conversion/Passes.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
@@ -58,6 +59,7 @@ inline void registerAllDialects(DialectRegistry &registry) {
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   registerLowerToCPUExtensions(registry);
+  registerLowerToCUDAExtensions(registry);
 }
 
 inline void registerAllPasses() {
@@ -65,6 +67,7 @@ inline void registerAllPasses() {
   registerJointPasses();
   registerJointConversionPasses();
   registerLowerToCPUPipeline();
+  registerLowerToCUDAPipeline();
   // Upstream passes of the CPU compile pipeline (joint-lower-to-cpu).
   bufferization::registerBufferizationPasses();
   registerLinalgPasses();

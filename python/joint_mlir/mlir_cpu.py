@@ -10,6 +10,12 @@ of the caller's tensors (no copies, except a non-contiguous input, which is
 made contiguous first) and of freshly allocated output tensors; dynamic sizes
 are read from the argument tensors and the outputs' sizes are evaluated from
 the symbolic expressions of the descriptor (``s0``, ``4*s0``, ...).
+
+The ``mlir-cuda`` backend shares both: ``compile_graph(..., target="cuda")``
+runs ``joint-compile --target=cuda``, and a step whose descriptor says
+``joint-cuda-step`` takes and returns CUDA tensors; it runs on torch's
+current stream (``joint_runtime_set_compute_stream``) and is synchronised
+after the call, whose status (and the runtime's error text) is checked.
 """
 
 from __future__ import annotations
@@ -63,10 +69,12 @@ def _cache_dir() -> Path:
 
 def compile_graph(graph: str | Path | dict[str, Any], *, pipeline: str = "",
                   lowering_options: str = "",
-                  cache_dir: str | Path | None = None) -> Path:
+                  cache_dir: str | Path | None = None,
+                  target: str = "cpu") -> Path:
     """Path of the compiled library of ``graph`` (a file or a document).
 
-    ``pipeline`` is joint-compile's ``--pipeline`` (joint passes run first).
+    ``pipeline`` is joint-compile's ``--pipeline`` (joint passes run first);
+    ``target`` its ``--target`` (cpu or cuda).
     Raises :class:`CompileError` with joint-compile's diagnostics.
     """
     tool = find_tool()
@@ -80,6 +88,7 @@ def compile_graph(graph: str | Path | dict[str, Any], *, pipeline: str = "",
     st = tool.stat()
     key = hashlib.sha256()
     for part in (data, pipeline.encode(), lowering_options.encode(),
+                 target.encode(),
                  f"{tool.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode(),
                  platform.machine().encode(), platform.node().encode()):
         key.update(hashlib.sha256(part).digest())
@@ -96,7 +105,7 @@ def compile_graph(graph: str | Path | dict[str, Any], *, pipeline: str = "",
             src.write_bytes(data)
         else:
             src = Path(graph)
-        cmd = [str(tool), str(src), "--target=cpu", "-o", str(lib)]
+        cmd = [str(tool), str(src), f"--target={target}", "-o", str(lib)]
         if pipeline:
             cmd.append(f"--pipeline={pipeline}")
         if lowering_options:
@@ -152,6 +161,15 @@ class CompiledStep:
         fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
         fn.restype = ctypes.c_int32
         self._fn = fn
+        self.device = ("cuda" if self.descriptor.get("format") ==
+                       "joint-cuda-step" else "cpu")
+        if self.device == "cuda":
+            for name, res in (("joint_runtime_synchronize", ctypes.c_int32),
+                              ("joint_runtime_last_error", ctypes.c_char_p),
+                              ("joint_runtime_set_compute_stream", None)):
+                getattr(self._lib, name).restype = res
+            self._lib.joint_runtime_set_compute_stream.argtypes = [
+                ctypes.c_void_p]
 
     def __call__(self, args: list[Any]) -> list[torch.Tensor]:
         """Run one step on ``args`` (graph argument order); returns outputs."""
@@ -171,9 +189,9 @@ class CompiledStep:
                 t = a
                 want = getattr(torch, spec["dtype"])
                 if not isinstance(t, torch.Tensor) or t.dtype != want \
-                        or t.device.type != "cpu":
-                    raise ValueError(f"argument {label}: expected a cpu "
-                                     f"{spec['dtype']} tensor")
+                        or t.device.type != self.device:
+                    raise ValueError(f"argument {label}: expected a "
+                                     f"{self.device} {spec['dtype']} tensor")
                 if t.dim() != len(spec["shape"]):
                     raise ValueError(f"argument {label}: rank {t.dim()}, "
                                      f"expected {len(spec['shape'])}")
@@ -203,13 +221,22 @@ class CompiledStep:
                 v = _eval_expr(s["expr"], env)
                 dims[s["dynamic_index"]] = v
                 shape.append(v)
-            outs.append(torch.empty(shape, dtype=getattr(torch,
-                                                         spec["dtype"])))
+            outs.append(torch.empty(shape, dtype=getattr(torch, spec["dtype"]),
+                                    device=self.device))
         P = ctypes.c_void_p
         ins = (P * max(len(in_ptrs), 1))(*in_ptrs)
         ous = (P * max(len(outs), 1))(*[o.data_ptr() for o in outs])
         dv = (ctypes.c_int64 * max(len(dims), 1))(*dims)
+        if self.device == "cuda":
+            self._lib.joint_runtime_set_compute_stream(
+                torch.cuda.current_stream().cuda_stream)
         rc = self._fn(ins, ous, dv)
+        if self.device == "cuda":
+            sync = self._lib.joint_runtime_synchronize()
+            if rc != 0 or sync != 0:
+                err = self._lib.joint_runtime_last_error() or b""
+                raise RuntimeError(f"joint_step failed ({rc or sync}): "
+                                   f"{err.decode(errors='replace')}")
         if rc != 0:
             raise RuntimeError(f"joint_step returned {rc} (a negative "
                                "dynamic size)")

@@ -371,7 +371,7 @@ def run_graph(gm: torch.fx.GraphModule, state: dict[str, torch.Tensor],
                       threads=torch.get_num_threads())
 
 
-BACKENDS = ("torch", "mlir-cpu")
+BACKENDS = ("torch", "mlir-cpu", "mlir-cuda")
 
 # --compare tolerance of a compiled backend against torch, per dtype: an
 # output passes when max|got - ref| <= tol * max|ref| (issue 12).
@@ -401,6 +401,16 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
             raise ValueError("--backend mlir-cpu runs on the cpu device only")
         step = CompiledStep(compile_graph(path, pipeline=pipeline))
         state, inputs = materialize(doc, seed=seed, device="cpu",
+                                    safetensors=safetensors)
+        return run_compiled(step, state, inputs)
+    if backend == "mlir-cuda":
+        from .mlir_cpu import CompiledStep, compile_graph, run_compiled
+        if not torch.cuda.is_available():
+            raise RuntimeError("--backend mlir-cuda needs a CUDA device "
+                               "(none is available)")
+        lib = compile_graph(path, pipeline=pipeline, target="cuda")
+        step = CompiledStep(lib)
+        state, inputs = materialize(doc, seed=seed, device="cuda",
                                     safetensors=safetensors)
         return run_compiled(step, state, inputs)
     if backend != "torch":
@@ -599,7 +609,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", default="torch", choices=BACKENDS,
                    help="torch (default) runs the FX graph; mlir-cpu "
                    "compiles GRAPH with joint-compile (cached by content "
-                   "hash) and runs the library; with --compare, OTHER then "
+                   "hash) and runs the library; mlir-cuda the same with "
+                   "--target=cuda on torch CUDA tensors (the reference then "
+                   "runs on cuda); with --compare, OTHER then "
                    "runs on torch as the reference and each output must be "
                    "within tol x max|ref| (tol 1e-5 float32, 1e-2 bfloat16)")
     p.add_argument("--pipeline", default="",
@@ -633,7 +645,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {a.graph} and {a.compare} are not the same model: "
                   f"{mismatch}", file=sys.stderr)
             return 1
-        second = run(a.compare, seed=a.seed, device=a.device,
+        # mlir-cuda: the torch reference runs on CUDA too (same init).
+        ref_device = "cuda" if a.backend == "mlir-cuda" else a.device
+        second = run(a.compare, seed=a.seed, device=ref_device,
                      safetensors=a.safetensors, ao_impl=a.ao,
                      imports=a.imports)
     except (OSError, ValueError, RuntimeError) as e:

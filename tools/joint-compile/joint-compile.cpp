@@ -1,8 +1,10 @@
 //===- joint-compile.cpp - Compile a joint graph to a shared library -----===//
 //
-// joint-compile g.json|g.json.gz|g.mlir --target=cpu -o step.so
+// joint-compile g.json|g.json.gz|g.mlir --target=cpu|cuda -o step.so
 //   [--pipeline=<joint passes>]: imports the graph, runs the user's passes,
-// then `joint-lower-to-cpu`, translates to LLVM IR, wraps `@joint_entry` into
+// then `joint-lower-to-cpu` (or `joint-lower-to-cuda`: kernels as cubins
+// embedded in the host code, which calls libjoint_cuda_runtime), translates
+// to LLVM IR, wraps `@joint_entry` into
 // the one exported C function `joint_step` (docs/lowering.md, "ABI"), emits
 // an object file for the host CPU through LLVM's TargetMachine, links it
 // with the system C compiler driver (`cc -shared`), and writes the
@@ -13,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/Conversion/LowerToCPU/Passes.h"
+#include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorFacts.h"
 #include "joint/InitAll.h"
@@ -58,7 +61,9 @@ static cl::opt<std::string>
                             "<output>.json"),
                    cl::value_desc("step.so"), cl::Required);
 static cl::opt<std::string>
-    target("target", cl::desc("cpu (the host CPU); cuda is not built yet"),
+    target("target",
+           cl::desc("cpu (the host CPU) or cuda (kernels for an NVIDIA GPU, "
+                    "host code linked with libjoint_cuda_runtime)"),
            cl::init("cpu"));
 static cl::opt<std::string> userPipeline(
     "pipeline",
@@ -67,7 +72,8 @@ static cl::opt<std::string> userPipeline(
     cl::init(""));
 static cl::opt<std::string> loweringOptions(
     "lowering-options",
-    cl::desc("options of joint-lower-to-cpu, e.g. \"tile-matmuls=false\""),
+    cl::desc("options of joint-lower-to-cpu (e.g. \"tile-matmuls=false\") "
+             "or joint-lower-to-cuda (e.g. \"chip=sm_90 tile-sizes=32,8\")"),
     cl::init(""));
 static cl::opt<std::string>
     ccProgram("cc", cl::desc("C compiler driver that links the library"),
@@ -189,7 +195,7 @@ collectSlots(ModuleOp module, const GraphFacts &facts, std::string &graphName) {
 
 /// The descriptor (docs/lowering.md, "Descriptor").
 static std::string buildDescriptor(StringRef graphName, StringRef library,
-                                   ArrayRef<Slot> slots) {
+                                   ArrayRef<Slot> slots, bool cuda) {
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::json::OStream j(os, 2);
@@ -235,7 +241,7 @@ static std::string buildDescriptor(StringRef graphName, StringRef library,
     }
   };
   j.object([&] {
-    j.attribute("format", "joint-cpu-step");
+    j.attribute("format", cuda ? "joint-cuda-step" : "joint-cpu-step");
     j.attribute("version", 1);
     j.attribute("graph", graphName);
     j.attribute("library", llvm::sys::path::filename(library));
@@ -256,7 +262,7 @@ static std::string buildDescriptor(StringRef graphName, StringRef library,
 /// `joint_entry`; every other defined function becomes internal. Returns 1
 /// without calling the step when a dynamic size is negative.
 static LogicalResult addCEntry(llvm::Module &module, ArrayRef<Slot> slots,
-                               std::string &error) {
+                               bool cuda, std::string &error) {
   llvm::Function *entry = module.getFunction(joint::kCPUEntryName);
   if (!entry) {
     error = "no joint_entry function in the LLVM module";
@@ -319,12 +325,26 @@ static LogicalResult addCEntry(llvm::Module &module, ArrayRef<Slot> slots,
   }
   b.CreateCondBr(anyNegative, bad, run);
   b.SetInsertPoint(run);
-  b.CreateCall(entry, args);
-  b.CreateRet(b.getInt32(0));
+  if (!cuda) {
+    b.CreateCall(entry, args);
+    b.CreateRet(b.getInt32(0));
+  } else {
+    // CUDA: the step enqueues its work on the runtime's compute stream and
+    // returns the runtime's status (0, or the first failed call's code).
+    auto *voidTy = llvm::Type::getVoidTy(ctx);
+    llvm::FunctionCallee clear = module.getOrInsertFunction(
+        "joint_runtime_clear_error", llvm::FunctionType::get(voidTy, false));
+    llvm::FunctionCallee status = module.getOrInsertFunction(
+        "joint_runtime_status", llvm::FunctionType::get(i32, false));
+    b.CreateCall(clear);
+    b.CreateCall(entry, args);
+    b.CreateRet(b.CreateCall(status));
+  }
   b.SetInsertPoint(bad);
   b.CreateRet(b.getInt32(1));
   for (llvm::Function &f : module)
-    if (!f.isDeclaration() && &f != fn)
+    if (!f.isDeclaration() && &f != fn && !f.hasLocalLinkage() &&
+        !f.hasAppendingLinkage())
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
   return success();
 }
@@ -419,11 +439,15 @@ int main(int argc, char **argv) {
       "joint-compile: compile a joint graph into a shared library with one C "
       "entry point (docs/lowering.md)\n");
 
-  if (target == "cuda")
-    return fail("--target=cuda is not built yet (the GPU lowering is the next "
-                "issue); use --target=cpu");
-  if (target != "cpu")
-    return fail("unknown --target '" + target + "' (expected cpu)");
+  bool cuda = target == "cuda";
+  if (target != "cpu" && !cuda)
+    return fail("unknown --target '" + target + "' (expected cpu or cuda)");
+#ifndef JOINT_CUDA_RUNTIME_DIR
+  if (cuda)
+    return fail("--target=cuda needs a build with the CUDA toolkit (this one "
+                "was configured with JOINT_ENABLE_CUDA=OFF: no toolkit found); "
+                "use --target=cpu");
+#endif
 
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
@@ -463,7 +487,9 @@ int main(int argc, char **argv) {
 
   // 2. Lowering: to the destination-passing entry on tensors, then LLVM.
   joint::LowerToCPUOptions options;
-  if (failed(options.parseFromString(loweringOptions)))
+  joint::LowerToCUDAOptions cudaOptions;
+  if (failed(cuda ? cudaOptions.parseFromString(loweringOptions)
+                  : options.parseFromString(loweringOptions)))
     return fail("bad --lowering-options '" + loweringOptions + "'");
   SmallVector<Slot> slots;
   std::string graphName = facts.name;
@@ -484,7 +510,10 @@ int main(int argc, char **argv) {
     PassManager pm(&context, ModuleOp::getOperationName());
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
-    joint::buildLowerToCPULLVMPipeline(pm, options);
+    if (cuda)
+      joint::buildLowerToCUDALLVMPipeline(pm, cudaOptions);
+    else
+      joint::buildLowerToCPULLVMPipeline(pm, options);
     if (failed(pm.run(*module)))
       return 1;
   }
@@ -495,7 +524,7 @@ int main(int argc, char **argv) {
       translateModuleToLLVMIR(*module, llvmContext, graphName);
   if (!llvmModule)
     return fail("translation to LLVM IR failed");
-  if (failed(addCEntry(*llvmModule, slots, error)))
+  if (failed(addCEntry(*llvmModule, slots, cuda, error)))
     return fail(error);
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return fail("the generated LLVM IR does not verify");
@@ -524,6 +553,14 @@ int main(int argc, char **argv) {
       *cc,         "-shared", "-o",  library.path,
       object.path, libFlag,   rpath, "-lmlir_c_runner_utils",
       "-lm"};
+#ifdef JOINT_CUDA_RUNTIME_DIR
+  // The runtime (mgpu*, joint_runtime_*) from this build; its libcuda.so.1
+  // resolves against the toolkit's stub at link time, the driver at run time.
+  if (cuda)
+    linkArgs.append({"-L" JOINT_CUDA_RUNTIME_DIR, "-ljoint_cuda_runtime",
+                     "-Wl,-rpath," JOINT_CUDA_RUNTIME_DIR,
+                     "-Wl,-rpath-link," JOINT_CUDA_STUB_DIR});
+#endif
   std::string linkError;
   int rc = llvm::sys::ExecuteAndWait(*cc, linkArgs, std::nullopt, {}, 0, 0,
                                      &linkError);
@@ -536,7 +573,7 @@ int main(int argc, char **argv) {
     llvm::raw_fd_ostream os(descriptor.path, ec);
     if (ec)
       return fail(descriptor.path.str().str() + ": " + ec.message());
-    os << buildDescriptor(graphName, outputFilename, slots);
+    os << buildDescriptor(graphName, outputFilename, slots, cuda);
     os.close();
     if (os.has_error()) {
       os.clear_error();

@@ -1,0 +1,86 @@
+//===- Passes.td - Passes of the CUDA lowering pipeline ---*- tablegen -*-===//
+//
+// The passes joint-mlir adds to upstream MLIR's GPU route to take a bufferized
+// step entry (joint-cpu-entry, one-shot bufferization, parallel loops) to
+// device code only: compute that upstream leaves on the host moves into
+// single-iteration kernels, every buffer becomes a device allocation freed
+// after its last use, and the step's device work is ordered on one stream.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_CONVERSION_LOWERTOCUDA_PASSES_TD
+#define JOINT_CONVERSION_LOWERTOCUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def JointGPUParallelFirst : Pass<"joint-gpu-parallel-first", "::mlir::func::FuncOp"> {
+  let summary = "Put the parallel loops of every linalg op outermost";
+  let description = [{
+    Runs on buffers, before `convert-linalg-to-parallel-loops`, which turns
+    only the leading parallel iterators into an `scf.parallel` (a reduction
+    over dimension 0, e.g. a bias gradient, would otherwise become a host
+    `scf.for` around the parallel loop: one thread block doing it all).
+    Every `memref.copy` becomes a `linalg.copy` first (so copies become
+    kernels too). Named ops are generalized, then every `linalg.generic` whose iterators are
+    not parallel-first is interchanged (parallel dimensions in order, then
+    reductions in order), which keeps each output element's reduction order.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def JointGPUHostToDevice : Pass<"joint-gpu-host-to-device", "::mlir::func::FuncOp"> {
+  let summary = "Wrap compute left on the host into single-iteration parallel loops";
+  let description = [{
+    Runs after `convert-linalg-to-parallel-loops` (and tiling), before
+    `gpu-map-parallel-loops`. Linalg ops without a parallel dimension (0-d
+    results, full reductions such as the `nll_loss` scalar) become host
+    `scf.for` nests and `memref.load`/`memref.store` at the top of the
+    function; each maximal run of such ops (with the pure ops computing on
+    their values) moves into one `scf.parallel (%i) = (0) to (1)`, which the
+    upstream mapping turns into a 1x1 kernel. Pure ops of a run that do not
+    depend on loaded values (constants, index arithmetic) move before it.
+    A scalar computed in the run and used by a later kernel (nll_loss's
+    1/total_weight) is stored into a 0-d buffer at the end of the run and
+    loaded where it is used.
+    Error: a value computed on the device that host code (an allocation size,
+    a call, the return) uses.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def JointGPUDeviceMemory : Pass<"joint-gpu-device-memory", "::mlir::func::FuncOp"> {
+  let summary = "Device allocations freed after their last use; no host compute";
+  let description = [{
+    Runs after `convert-parallel-loops-to-gpu`. Every top-level `memref.alloc`
+    and `memref.alloca` becomes a `gpu.alloc` of the same type, and a
+    `gpu.dealloc` is placed right after the last top-level op that uses the
+    buffer or a view of it (a memref produced from it by any op), so the
+    device peak follows the memory model of `joint-memory-report`.
+    A top-level `memref.copy` between identity-layout buffers becomes a
+    `gpu.memcpy` (device to device). Errors: compute still on the host (a
+    top-level `memref.load`/`memref.store`, loop or linalg op), an allocation
+    inside a loop or a kernel body, a buffer returned by the function.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def JointGPUStreamOrder : Pass<"joint-gpu-stream-order", "::mlir::func::FuncOp"> {
+  let summary = "Chain the step's device ops on one stream with async tokens";
+  let description = [{
+    Runs after `gpu-kernel-outlining`. Every top-level `gpu.launch_func`,
+    `gpu.alloc`, `gpu.dealloc`, `gpu.memcpy` and `gpu.memset` becomes async,
+    depending on the token of the previous one, starting from one
+    `gpu.wait async` (the runtime's compute stream). Unlike upstream's
+    `gpu-async-region` no `gpu.wait` is added before calls or the return: the
+    runtime's library shims and `ao` transfers are ordered on the same compute
+    stream, and the caller synchronises (`joint_runtime_synchronize` or its own
+    stream), so the step never blocks the host (docs/lowering.md, "CUDA").
+    Error: one of those ops nested in a region of the function.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+#endif // JOINT_CONVERSION_LOWERTOCUDA_PASSES_TD

@@ -1,0 +1,140 @@
+//===- DeviceMemory.cpp - Device allocations freed at last use ---*- C++
+//-*-===//
+//
+// Implements `joint-gpu-device-memory`. After bufferization every temporary
+// is a host `memref.alloc`; on the CUDA target each top-level allocation
+// becomes a `gpu.alloc` and gets a `gpu.dealloc` right after the last
+// top-level op that uses it or a memref derived from it (views, casts), so
+// buffers live exactly as long as the memory model assumes. Top-level copies
+// between identity-layout buffers become `gpu.memcpy`. The pass also checks
+// that no compute is left on the host (loads, stores, loops, linalg ops).
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Conversion/LowerToCUDA/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace joint {
+#define GEN_PASS_DEF_JOINTGPUDEVICEMEMORY
+#include "joint/Conversion/LowerToCUDA/Passes.h.inc"
+} // namespace joint
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+/// The last op of `block` that uses `root` or a memref derived from it
+/// (transitively through any op with a memref result); null when unused.
+/// Sets `escapes` when one of them reaches the function's return.
+static Operation *findLastUse(Value root, Block &block, bool &escapes) {
+  Operation *last = nullptr;
+  SmallVector<Value> worklist = {root};
+  DenseSet<Value> seen = {root};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *top = block.findAncestorOpInBlock(*use.getOwner());
+      if (!top)
+        continue;
+      if (isa<func::ReturnOp>(top))
+        escapes = true;
+      if (!last || last->isBeforeInBlock(top))
+        last = top;
+      for (Value result : use.getOwner()->getResults())
+        if (isa<BaseMemRefType>(result.getType()) && seen.insert(result).second)
+          worklist.push_back(result);
+    }
+  }
+  return last;
+}
+
+static bool hasIdentityLayout(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.getLayout().isIdentity();
+}
+
+struct DeviceMemoryPass
+    : public joint::impl::JointGPUDeviceMemoryBase<DeviceMemoryPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isDeclaration())
+      return;
+    Block &body = func.getBody().front();
+
+    // Allocations anywhere but the top level (inside loops or kernels).
+    WalkResult nested = func.walk([&](memref::AllocOp alloc) {
+      if (alloc->getBlock() == &body)
+        return WalkResult::advance();
+      alloc.emitOpError() << "allocates inside a loop or kernel; the CUDA "
+                             "target allocates at the top of the step only";
+      return WalkResult::interrupt();
+    });
+    if (nested.wasInterrupted())
+      return signalPassFailure();
+
+    SmallVector<Operation *> ops;
+    for (Operation &op : body)
+      ops.push_back(&op);
+    for (Operation *op : ops) {
+      if (isa<memref::LoadOp, memref::StoreOp, scf::ForOp, scf::WhileOp,
+              scf::ParallelOp, linalg::LinalgOp, memref::AtomicRMWOp,
+              memref::GenericAtomicRMWOp>(op)) {
+        op->emitOpError() << "computes on the host; the CUDA target runs "
+                             "every compute op of the step on the device";
+        return signalPassFailure();
+      }
+      if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+        if (!hasIdentityLayout(copy.getSource()) ||
+            !hasIdentityLayout(copy.getTarget())) {
+          copy.emitOpError() << "copies a strided buffer on the host";
+          return signalPassFailure();
+        }
+        OpBuilder b(copy);
+        gpu::MemcpyOp::create(b, copy.getLoc(), /*asyncToken=*/Type(),
+                              ValueRange{}, copy.getTarget(), copy.getSource());
+        copy.erase();
+        continue;
+      }
+      if (isa<memref::DeallocOp>(op)) {
+        op->erase(); // frees are placed at last use below
+        continue;
+      }
+      if (!isa<memref::AllocOp, memref::AllocaOp>(op))
+        continue;
+      auto type = cast<MemRefType>(op->getResult(0).getType());
+      ValueRange sizes, symbols;
+      if (auto heap = dyn_cast<memref::AllocOp>(op)) {
+        sizes = heap.getDynamicSizes();
+        symbols = heap.getSymbolOperands();
+      } else {
+        auto stack = cast<memref::AllocaOp>(op);
+        sizes = stack.getDynamicSizes();
+        symbols = stack.getSymbolOperands();
+      }
+      OpBuilder b(op);
+      auto alloc = gpu::AllocOp::create(b, op->getLoc(), type,
+                                        /*asyncToken=*/Type(),
+                                        /*asyncDependencies=*/ValueRange{},
+                                        sizes, symbols);
+      op->getResult(0).replaceAllUsesWith(alloc.getMemref());
+      op->erase();
+      bool escapes = false;
+      Operation *last = findLastUse(alloc.getMemref(), body, escapes);
+      if (escapes) {
+        alloc.emitOpError() << "returns a step-allocated buffer; the CUDA "
+                               "entry writes results into caller buffers";
+        return signalPassFailure();
+      }
+      b.setInsertionPointAfter(last ? last : alloc.getOperation());
+      gpu::DeallocOp::create(b, alloc.getLoc(), /*asyncToken=*/Type(),
+                             ValueRange{}, alloc.getMemref());
+    }
+  }
+};
+
+} // namespace

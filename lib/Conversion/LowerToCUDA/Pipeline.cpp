@@ -1,0 +1,161 @@
+//===- Pipeline.cpp - The joint-lower-to-cuda pipeline ----------*- C++ -*-===//
+//
+// Builds and registers `joint-lower-to-cuda`: the destination-passing entry
+// of joint-lower-to-cpu on tensors, one-shot bufferization, upstream's GPU
+// route (linalg to
+// parallel loops, tiling, gpu-map-parallel-loops,
+// convert-parallel-loops-to-gpu, gpu-kernel-outlining) with our three passes
+// (host compute to the device, device memory freed at last use, one stream),
+// then NVVM, cubins for sm_90 +ptx80 through gpu-module-to-binary pointed at
+// the toolkit CMake found (libdevice and ptxas without environment
+// variables), and the host code in the LLVM dialect (the route checked in
+// /work/shared/notes/lowering-facts.md, "GPU path").
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Conversion/LowerToCPU/Passes.h"
+#include "joint/Conversion/LowerToCUDA/Passes.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUCommon/GPUToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::joint;
+
+#ifndef JOINT_CUDA_TOOLKIT_ROOT
+#define JOINT_CUDA_TOOLKIT_ROOT ""
+#endif
+
+StringRef joint::getDefaultCUDAToolkitRoot() { return JOINT_CUDA_TOOLKIT_ROOT; }
+
+void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
+                                         const LowerToCUDAOptions &options) {
+  // Buffers: caller-owned arguments and outputs; temporaries are allocated
+  // here and become device allocations below.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass()); // folds self-copies into outputs
+
+  // Kernels: parallel loops, blocks of threads, host leftovers to the device.
+  pm.addNestedPass<func::FuncOp>(createJointGPUParallelFirst());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // Tiles of constant size with a bounds check inside (no affine.min): the
+  // block size of convert-parallel-loops-to-gpu must be known outside the
+  // loop. (A canonicalizer here would merge the tile loops back into one
+  // nest, i.e. one thread per block.)
+  pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
+      SmallVector<int64_t>(options.tileSizes.begin(), options.tileSizes.end()),
+      /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(createJointGPUHostToDevice());
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addNestedPass<func::FuncOp>(createJointGPUDeviceMemory());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addNestedPass<func::FuncOp>(createJointGPUStreamOrder());
+
+  // Device code: NVVM for the chosen chip.
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addPass(createConvertNVVMToLLVMPass());
+
+  // Host code: the LLVM dialect, calls into the runtime's mgpu* functions.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Cubins (ptxas from the toolkit; libdevice from <toolkit>/nvvm/libdevice).
+  if (!options.binary)
+    return;
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.toolkit.empty()
+                           ? getDefaultCUDAToolkitRoot().str()
+                           : options.toolkit.getValue();
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void joint::buildLowerToCUDAPipeline(OpPassManager &pm,
+                                     const LowerToCUDAOptions &options) {
+  buildLowerToCPUTensorPipeline(pm, LowerToCPUOptions());
+  buildLowerToCUDALLVMPipeline(pm, options);
+}
+
+void joint::registerLowerToCUDAPipeline() {
+  registerJointLowerToCUDAPasses();
+  registerGPUPasses();
+  registerConvertParallelLoopToGpuPass();
+  registerConvertGpuOpsToNVVMOpsPass();
+  registerConvertNVVMToLLVMPass();
+  registerGpuToLLVMConversionPass();
+  arith::registerArithPasses();
+  PassPipelineRegistration<LowerToCUDAOptions>(
+      "joint-lower-to-cuda",
+      "Lower converted joint graphs to kernels (cubins for sm_90) and host "
+      "code in the LLVM dialect (docs/lowering.md, \"CUDA\")",
+      buildLowerToCUDAPipeline);
+}
+
+void joint::registerLowerToCUDAExtensions(DialectRegistry &registry) {
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  NVVM::registerConvertGpuToNVVMInterface(registry);
+  gpu::registerConvertGpuToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+}

@@ -1,0 +1,117 @@
+"""The CUDA lowering without a GPU (issue 13): joint-lower-to-cuda produces a
+cubin for every kernel of the tiny Llama (ptxas runs here), joint-compile
+--target=cuda builds a library linked with the CUDA runtime, and the GPU-only
+entry points (``--backend mlir-cuda``, ``scripts/device-check``) say why they
+skip when no GPU is present.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from graph_tools import REPO_ROOT, build_dir, tool
+
+TINY = REPO_ROOT / "examples" / "llama-tiny-fp32.json"
+
+
+def _cuda_built() -> None:
+    cache = (build_dir() / "CMakeCache.txt")
+    text = cache.read_text() if cache.exists() else ""
+    if not re.search(r"^JOINT_ENABLE_CUDA:BOOL=ON", text, re.M):
+        pytest.skip("built without the CUDA toolkit (JOINT_ENABLE_CUDA=OFF)")
+
+
+def _no_gpu() -> None:
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: the no-GPU messages do not apply")
+
+
+def test_every_kernel_of_tiny_llama_has_a_cubin() -> None:
+    _cuda_built()
+    r = subprocess.run(
+        [str(tool("joint-opt")), str(TINY),
+         "--pass-pipeline=builtin.module(joint-lower-to-cuda)"],
+        capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    ir = r.stdout
+    # Host code launches kernels by @<gpu module>::@<kernel>.
+    launched = set(re.findall(r"gpu\.launch_func\s+@([\w$.-]+)::@", ir))
+    launched |= set(re.findall(r"@([\w$.-]+)::@[\w$.-]+", ir))
+    binaries = dict(re.findall(
+        r'gpu\.binary @([\w$.-]+)\s+\[#gpu\.object<#nvvm\.target<[^>]*>, '
+        r'(?:properties = \{[^}]*\}, )?bin = "(.{8})', ir))
+    assert launched, "no kernel launches in the host code"
+    assert launched <= set(binaries), sorted(launched - set(binaries))[:5]
+    # Each object is a cubin (an ELF file), not PTX.
+    assert all(v.startswith("\\7FELF") for v in binaries.values())
+    assert "gpu.module" not in ir  # every kernel module became a binary
+    # Nothing of the step computes on the host.
+    host = ir[ir.index("llvm.func @joint_entry"):]
+    assert "memref.load" not in host and "llvm.fadd" not in host.split(
+        "llvm.func", 2)[1]
+
+
+def test_joint_compile_cuda_links_the_runtime(tmp_path) -> None:
+    _cuda_built()
+    out = tmp_path / "step.so"
+    r = subprocess.run([str(tool("joint-compile")), str(TINY),
+                        "--target=cuda", "-o", str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    desc = json.loads((tmp_path / "step.so.json").read_text())
+    assert desc["format"] == "joint-cuda-step"
+    assert desc["entry"] == "joint_step"
+    dyn = subprocess.run(["readelf", "-d", str(out)], capture_output=True,
+                         text=True).stdout
+    assert "libjoint_cuda_runtime.so" in dyn
+    syms = subprocess.run(["nm", "-D", str(out)], capture_output=True,
+                          text=True).stdout
+    assert re.search(r" T joint_step$", syms, re.M)
+    assert re.search(r" U mgpuLaunchKernel$", syms, re.M)
+    assert re.search(r" U mgpuMemAlloc$", syms, re.M)
+
+
+def test_bad_cuda_lowering_option_writes_nothing(tmp_path) -> None:
+    _cuda_built()
+    out = tmp_path / "step.so"
+    r = subprocess.run([str(tool("joint-compile")), str(TINY),
+                        "--target=cuda", "-o", str(out),
+                        "--lowering-options=tile-m=8"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1
+    assert "joint-compile: error: bad --lowering-options 'tile-m=8'" \
+        in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_backend_mlir_cuda_without_gpu_says_so() -> None:
+    _no_gpu()
+    r = subprocess.run([sys.executable, "-m", "joint_mlir.run",
+                        str(REPO_ROOT / "examples" / "mlp.json"),
+                        "--backend", "mlir-cuda"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2
+    assert "--backend mlir-cuda needs a CUDA device (none is available)" \
+        in r.stderr
+
+
+def test_device_check_skips_gpu_parts_without_gpu(tmp_path) -> None:
+    _cuda_built()
+    _no_gpu()
+    out = tmp_path / "gpu.md"
+    r = subprocess.run([str(REPO_ROOT / "scripts" / "device-check"),
+                        "--graphs", "tiny", "--out", str(out)],
+                       capture_output=True, text=True, timeout=900,
+                       env={**__import__("os").environ,
+                            "JOINT_MLIR_CACHE": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "device-check: GPU-only parts skipped: no NVIDIA GPU" in r.stdout
+    for p in ("identity", "ckpt-full", "offload", "ckpt-offload"):
+        assert f"compile tiny {p}: ok" in r.stdout
+    assert not out.exists()
