@@ -160,23 +160,11 @@ Value bodyPow(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
   }
   return math::PowFOp::create(b, loc, x, y);
 }
-Value bodyRsqrt(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return math::RsqrtOp::create(b, loc, a[0]);
-}
-Value bodyExp(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return math::ExpOp::create(b, loc, a[0]);
-}
-Value bodyLog(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return math::LogOp::create(b, loc, a[0]);
-}
-Value bodySin(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return math::SinOp::create(b, loc, a[0]);
-}
-Value bodyCos(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return math::CosOp::create(b, loc, a[0]);
-}
-Value bodySqrt(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return math::SqrtOp::create(b, loc, a[0]);
+/// A body that is one unary `math` op on the (float) operand.
+template <typename MathOp>
+Value bodyUnaryMath(OpBuilder &b, Location loc, ValueRange a,
+                    const BodyParams &) {
+  return MathOp::create(b, loc, a[0]);
 }
 Value bodyTanh(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
   return math::TanhOp::create(b, loc, a[0]);
@@ -324,21 +312,6 @@ Value bodyMaximum(OpBuilder &b, Location loc, ValueRange a,
     return arith::MaximumFOp::create(b, loc, a[0], a[1]);
   return arith::MaxSIOp::create(b, loc, a[0], a[1]);
 }
-Value bodyErf(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return math::ErfOp::create(b, loc, a[0]);
-}
-Value bodyLog1p(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return math::Log1pOp::create(b, loc, a[0]);
-}
-Value bodyExpm1(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return math::ExpM1Op::create(b, loc, a[0]);
-}
-Value bodyFloor(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return math::FloorOp::create(b, loc, a[0]);
-}
-Value bodyCeil(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return math::CeilOp::create(b, loc, a[0]);
-}
 /// torch's round: half to even.
 Value bodyRound(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
   return math::RoundEvenOp::create(b, loc, a[0]);
@@ -445,12 +418,18 @@ const ElementwiseOpInfo kElementwiseOps[] = {
     {"div", "vv", ComputeKind::Result, bodyDiv, kDiv, true},
     {"neg", "v", ComputeKind::Result, bodyNeg, kDefault, true},
     {"pow", "vv", ComputeKind::Result, bodyPow, kPow, true},
-    {"rsqrt", "v", ComputeKind::Result, bodyRsqrt, kDefault, true},
-    {"exp", "v", ComputeKind::Result, bodyExp, kDefault, true},
-    {"log", "v", ComputeKind::Result, bodyLog, kDefault, true},
-    {"sin", "v", ComputeKind::Result, bodySin, kDefault, true},
-    {"cos", "v", ComputeKind::Result, bodyCos, kDefault, true},
-    {"sqrt", "v", ComputeKind::Result, bodySqrt, kDefault, true},
+    {"rsqrt", "v", ComputeKind::Result, bodyUnaryMath<math::RsqrtOp>, kDefault,
+     true},
+    {"exp", "v", ComputeKind::Result, bodyUnaryMath<math::ExpOp>, kDefault,
+     true},
+    {"log", "v", ComputeKind::Result, bodyUnaryMath<math::LogOp>, kDefault,
+     true},
+    {"sin", "v", ComputeKind::Result, bodyUnaryMath<math::SinOp>, kDefault,
+     true},
+    {"cos", "v", ComputeKind::Result, bodyUnaryMath<math::CosOp>, kDefault,
+     true},
+    {"sqrt", "v", ComputeKind::Result, bodyUnaryMath<math::SqrtOp>, kDefault,
+     true},
     {"tanh", "v", ComputeKind::Result, bodyTanh, kDefault, true},
     {"abs", "v", ComputeKind::Result, bodyAbs, kDefault, true},
     {"reciprocal", "v", ComputeKind::Result, bodyReciprocal, kDefault, true},
@@ -471,11 +450,16 @@ const ElementwiseOpInfo kElementwiseOps[] = {
     {"clamp_max", "v", ComputeKind::Result, bodyClamp, kDefault, true},
     {"minimum", "vv", ComputeKind::Result, bodyMinimum, kDefault, false},
     {"maximum", "vv", ComputeKind::Result, bodyMaximum, kDefault, false},
-    {"erf", "v", ComputeKind::Result, bodyErf, kDefault, true},
-    {"log1p", "v", ComputeKind::Result, bodyLog1p, kDefault, true},
-    {"expm1", "v", ComputeKind::Result, bodyExpm1, kDefault, true},
-    {"floor", "v", ComputeKind::Result, bodyFloor, kDefault, true},
-    {"ceil", "v", ComputeKind::Result, bodyCeil, kDefault, true},
+    {"erf", "v", ComputeKind::Result, bodyUnaryMath<math::ErfOp>, kDefault,
+     true},
+    {"log1p", "v", ComputeKind::Result, bodyUnaryMath<math::Log1pOp>, kDefault,
+     true},
+    {"expm1", "v", ComputeKind::Result, bodyUnaryMath<math::ExpM1Op>, kDefault,
+     true},
+    {"floor", "v", ComputeKind::Result, bodyUnaryMath<math::FloorOp>, kDefault,
+     true},
+    {"ceil", "v", ComputeKind::Result, bodyUnaryMath<math::CeilOp>, kDefault,
+     true},
     {"round", "v", ComputeKind::Result, bodyRound, kDefault, true},
     {"elu", "v", ComputeKind::Result, bodyElu, kDefault, true},
     {"leaky_relu", "v", ComputeKind::Result, bodyLeakyRelu, kDefault, true},

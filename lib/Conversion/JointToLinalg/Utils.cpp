@@ -180,9 +180,10 @@ mlir::joint::getConstantIntArg(AtenOp op, ConversionPatternRewriter &rewriter,
                                      argName(arg) + " is not a constant int");
 }
 
-FailureOr<SmallVector<OpFoldResult>>
-mlir::joint::getIntListArg(AtenOp op, AtenOp::Adaptor adaptor,
-                           ConversionPatternRewriter &rewriter, ArgRef arg) {
+/// The elements of list argument `arg` (a scalar counts as a one-element
+/// list, as torch's int[] accepts); fails when the argument is not passed.
+static FailureOr<SmallVector<Attribute>>
+getListElements(AtenOp op, ConversionPatternRewriter &rewriter, ArgRef arg) {
   Attribute attr = getArgAttr(op, arg);
   SmallVector<Attribute> elements;
   if (auto array = dyn_cast_if_present<ArrayAttr>(attr))
@@ -191,8 +192,18 @@ mlir::joint::getIntListArg(AtenOp op, AtenOp::Adaptor adaptor,
     elements.push_back(attr);
   else
     return rewriter.notifyMatchFailure(op, argName(arg) + " is not passed");
+  return elements;
+}
+
+FailureOr<SmallVector<OpFoldResult>>
+mlir::joint::getIntListArg(AtenOp op, AtenOp::Adaptor adaptor,
+                           ConversionPatternRewriter &rewriter, ArgRef arg) {
+  FailureOr<SmallVector<Attribute>> elements =
+      getListElements(op, rewriter, arg);
+  if (failed(elements))
+    return failure();
   SmallVector<OpFoldResult> result;
-  for (Attribute element : elements) {
+  for (Attribute element : *elements) {
     if (std::optional<int64_t> constant = getIntConstant(element)) {
       result.push_back(rewriter.getIndexAttr(*constant));
       continue;
@@ -212,16 +223,12 @@ mlir::joint::getIntListArg(AtenOp op, AtenOp::Adaptor adaptor,
 
 FailureOr<SmallVector<int64_t>> mlir::joint::getConstantIntListArg(
     AtenOp op, ConversionPatternRewriter &rewriter, ArgRef arg) {
-  Attribute attr = getArgAttr(op, arg);
-  SmallVector<Attribute> elements;
-  if (auto array = dyn_cast_if_present<ArrayAttr>(attr))
-    elements.assign(array.begin(), array.end());
-  else if (attr && !isa<UnitAttr>(attr))
-    elements.push_back(attr);
-  else
-    return rewriter.notifyMatchFailure(op, argName(arg) + " is not passed");
+  FailureOr<SmallVector<Attribute>> elements =
+      getListElements(op, rewriter, arg);
+  if (failed(elements))
+    return failure();
   SmallVector<int64_t> result;
-  for (Attribute element : elements) {
+  for (Attribute element : *elements) {
     std::optional<int64_t> constant = getIntConstant(element);
     if (!constant)
       return rewriter.notifyMatchFailure(
