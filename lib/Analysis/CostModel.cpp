@@ -13,7 +13,7 @@
 
 #include "joint/Analysis/CostModel.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
@@ -61,14 +61,14 @@ std::optional<uint64_t> numelOf(Value v) {
 }
 
 /// The attribute of positional argument `i` (schema order).
-Attribute argAttr(AtenOp op, unsigned i) {
+Attribute argAttr(CallFunctionOp op, unsigned i) {
   ArrayAttr args = op.getArgsAttr();
   return args && i < args.size() ? args[i] : Attribute();
 }
 
 /// The tensor passed as positional argument `i`: through `#joint.operand`
 /// refs, or operand `i` when the op records no args (hand-written IR).
-Value tensorArg(AtenOp op, unsigned i) {
+Value tensorArg(CallFunctionOp op, unsigned i) {
   if (!op.getArgsAttr() && !op.getKwargsAttr())
     return i < op->getNumOperands() ? op->getOperand(i) : Value();
   if (auto ref = dyn_cast_or_null<OperandRefAttr>(argAttr(op, i)))
@@ -78,7 +78,7 @@ Value tensorArg(AtenOp op, unsigned i) {
 }
 
 /// A bool argument; `dflt` when absent or not a literal.
-bool boolArg(AtenOp op, unsigned i, bool dflt) {
+bool boolArg(CallFunctionOp op, unsigned i, bool dflt) {
   Attribute a = argAttr(op, i);
   if (auto b = dyn_cast_or_null<BoolAttr>(a))
     return b.getValue();
@@ -90,7 +90,7 @@ bool boolArg(AtenOp op, unsigned i, bool dflt) {
 /// Matmul family: 2 * numel(out) * K, K = the contracted (last) dim of the
 /// left operand at argument `lhs` (mm_flop, bmm_flop, addmm_flop,
 /// baddbmm_flop; matmul/linear by their decomposition).
-std::optional<uint64_t> matmulFlops(AtenOp op, unsigned lhs) {
+std::optional<uint64_t> matmulFlops(CallFunctionOp op, unsigned lhs) {
   std::optional<Shape> a = shapeOf(tensorArg(op, lhs));
   std::optional<uint64_t> out =
       op->getNumResults() ? numelOf(op->getResult(0)) : std::nullopt;
@@ -172,7 +172,7 @@ const llvm::StringSet<> &bshdAttention() {
 }
 
 /// "aten::mm.default" -> "mm"; empty for other namespaces.
-StringRef atenName(AtenOp op) {
+StringRef atenName(CallFunctionOp op) {
   auto [ns, rest] = op.getTarget().split("::");
   if (ns != "aten")
     return {};
@@ -181,7 +181,7 @@ StringRef atenName(AtenOp op) {
 
 /// One FLOP per element of the op's largest tensor operand or result
 /// (elementwise ops: output elements; reductions: input elements).
-std::optional<uint64_t> elementFlops(AtenOp op) {
+std::optional<uint64_t> elementFlops(CallFunctionOp op) {
   uint64_t most = 0;
   for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults())) {
     if (!isa<RankedTensorType>(v.getType()))
@@ -194,7 +194,7 @@ std::optional<uint64_t> elementFlops(AtenOp op) {
   return most;
 }
 
-std::optional<uint64_t> computeFlops(AtenOp op,
+std::optional<uint64_t> computeFlops(CallFunctionOp op,
                                      const StorageAliasAnalysis &aliases) {
   bool anyTensor =
       llvm::any_of(llvm::concat<Value>(op->getOperands(), op->getResults()),
@@ -263,7 +263,7 @@ std::optional<uint64_t> computeFlops(AtenOp op,
 
 /// Bytes an op reads and writes in HBM: its distinct tensor operands and its
 /// results (logical elements); 0 for views.
-uint64_t bytesMoved(AtenOp op, bool view) {
+uint64_t bytesMoved(CallFunctionOp op, bool view) {
   if (view)
     return 0;
   uint64_t bytes = 0;
@@ -284,7 +284,7 @@ CostModel::CostModel(const StorageAliasAnalysis &aliases,
   llvm::DenseMap<Operation *, unsigned> transferOf;
   double now = 0, toHostFree = 0, toDeviceFree = 0;
   for (Operation &o : graph.getBody().front()) {
-    if (auto op = dyn_cast<AtenOp>(o)) {
+    if (auto op = dyn_cast<CallFunctionOp>(o)) {
       std::optional<uint64_t> flops = computeFlops(op, aliases);
       if (!flops)
         unknownFlops.push_back(op);

@@ -10,7 +10,7 @@
 
 #include "joint/Analysis/MemoryModel.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -141,10 +141,11 @@ void MemoryModel::findBlocks(GraphOp graph) {
   }
   bool fromStacks = blockSource != "model";
 
-  // 2. Assign every joint.op; without a model, number frames in order of
+  // 2. Assign every joint.call_function; without a model, number frames in
+  // order of
   //    first appearance.
   for (Operation *op : ops) {
-    auto aten = dyn_cast<AtenOp>(op);
+    auto aten = dyn_cast<CallFunctionOp>(op);
     if (!aten)
       continue;
     ArrayAttr stack = aten.getModuleStackAttr();
@@ -194,7 +195,7 @@ void MemoryModel::build(const StorageAliasAnalysis &aliases) {
     ops.push_back(&op);
   }
   for (Operation *op : ops)
-    if (auto aten = dyn_cast<AtenOp>(op); aten && aten.isBackward()) {
+    if (auto aten = dyn_cast<CallFunctionOp>(op); aten && aten.isBackward()) {
       boundary = indexOf[op];
       break;
     }

@@ -5,15 +5,16 @@
 // arguments, resolved positionally or by name through the op's args/kwargs,
 // with a conservative fallback (every tensor operand) when the written
 // argument cannot be resolved or the op has no schema and looks in-place.
-// Which operands an op writes comes from AtenOp::getWrittenOperands (schema
-// marks plus the dialect's hidden-write table for kernels such as training
-// batch norm), the same answer the op's memory effects give upstream passes.
+// Which operands an op writes comes from CallFunctionOp::getWrittenOperands
+// (schema marks plus the dialect's hidden-write table for kernels such as
+// training batch norm), the same answer the op's memory effects give upstream
+// passes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "joint/Analysis/StorageAliasAnalysis.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 
 using namespace mlir;
 using namespace mlir::joint;
@@ -28,12 +29,12 @@ OperatorTable::OperatorTable(Operation *op) {
     module = op->getParentOfType<ModuleOp>();
   if (!module)
     return;
-  for (OperatorOp entry : module.getOps<OperatorOp>())
+  for (SchemaOp entry : module.getOps<SchemaOp>())
     entries[entry.getSymName()] = entry;
 }
 
-bool OperatorTable::isRandom(AtenOp op) const {
-  OperatorOp entry = lookup(op);
+bool OperatorTable::isRandom(CallFunctionOp op) const {
+  SchemaOp entry = lookup(op);
   return entry && entry.isRandom();
 }
 
@@ -96,7 +97,7 @@ static bool returnAliasesArg(SchemaArgAttr ret, SchemaArgAttr arg) {
   return false;
 }
 
-void StorageAliasAnalysis::noteWrite(AtenOp op, Storage &s) {
+void StorageAliasAnalysis::noteWrite(CallFunctionOp op, Storage &s) {
   if (s.writers.empty() || s.writers.back() != op)
     s.writers.push_back(op);
   writerOps.insert(op);
@@ -118,7 +119,7 @@ bool StorageAliasAnalysis::isView(Operation *op) const {
   return anyTensor;
 }
 
-void StorageAliasAnalysis::noteWrites(AtenOp op) {
+void StorageAliasAnalysis::noteWrites(CallFunctionOp op) {
   auto markAllTensorOperands = [&]() {
     for (Value v : op.getInputs())
       if (Storage *s = storageOf.lookup(v))
@@ -159,8 +160,8 @@ StorageAliasAnalysis::StorageAliasAnalysis(Operation *op)
     place(arg, getTensorMeta(arg), Value());
 
   for (Operation &o : body) {
-    if (auto aten = dyn_cast<AtenOp>(o)) {
-      OperatorOp entry = table.lookup(aten);
+    if (auto aten = dyn_cast<CallFunctionOp>(o)) {
+      SchemaOp entry = table.lookup(aten);
       for (OpResult r : aten->getResults()) {
         auto meta = dyn_cast_or_null<TensorMetaAttr>(
             aten.getResultMetaAt(r.getResultNumber()));

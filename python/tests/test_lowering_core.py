@@ -70,7 +70,7 @@ def _graph(elem: str) -> str:
     for name, target, operands, attrs, _ in CASES:
         attrs = (attrs + ", " if attrs else "") + f'name = "{name}"'
         ins = ", ".join("%" + o for o in operands)
-        lines.append(f'  %{name} = joint.op "{target}"({ins}) {{{attrs}}} : '
+        lines.append(f'  %{name} = joint.call_function "{target}"({ins}) {{{attrs}}} : '
                      f'({", ".join([t] * len(operands))}) -> {t}')
     lines.append(f'  joint.output {", ".join("%" + c[0] for c in CASES)} : '
                  f'{", ".join([t] * len(CASES))}')
@@ -149,39 +149,39 @@ def test_elementwise_matches_torch(elem: str, tmp_path: Path) -> None:
 # %<name>, and its torch reference (flattened). Values must match exactly.
 MOVES = [
     ("slice", 12, [
-        '%s0 = joint.op "aten::slice.Tensor"(%x) {args = [#joint.operand<0>, 1, -5, 9223372036854775807, 2], name = "s0"} : (tensor<4x6xf32>) -> tensor<4x3xf32>',
-        '%slice = joint.op "aten::view.default"(%s0) {args = [#joint.operand<0>, [-1]], name = "slice"} : (tensor<4x3xf32>) -> tensor<12xf32>'],
+        '%s0 = joint.call_function "aten::slice.Tensor"(%x) {args = [#joint.operand<0>, 1, -5, 9223372036854775807, 2], name = "s0"} : (tensor<4x6xf32>) -> tensor<4x3xf32>',
+        '%slice = joint.call_function "aten::view.default"(%s0) {args = [#joint.operand<0>, [-1]], name = "slice"} : (tensor<4x3xf32>) -> tensor<12xf32>'],
      lambda x: x[:, -5::2]),
     ("transpose", 24, [
-        '%t0 = joint.op "aten::t.default"(%x) {name = "t0"} : (tensor<4x6xf32>) -> tensor<6x4xf32>',
-        '%transpose = joint.op "aten::view.default"(%t0) {args = [#joint.operand<0>, [24]], name = "transpose"} : (tensor<6x4xf32>) -> tensor<24xf32>'],
+        '%t0 = joint.call_function "aten::t.default"(%x) {name = "t0"} : (tensor<4x6xf32>) -> tensor<6x4xf32>',
+        '%transpose = joint.call_function "aten::view.default"(%t0) {args = [#joint.operand<0>, [24]], name = "transpose"} : (tensor<6x4xf32>) -> tensor<24xf32>'],
      lambda x: x.t()),
     ("cat", 48, [
-        '%c0 = joint.op "aten::cat.default"(%x, %x) {args = [[#joint.operand<0>, #joint.operand<1>], 1], name = "c0"} : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x12xf32>',
-        '%cat = joint.op "aten::view.default"(%c0) {args = [#joint.operand<0>, [48]], name = "cat"} : (tensor<4x12xf32>) -> tensor<48xf32>'],
+        '%c0 = joint.call_function "aten::cat.default"(%x, %x) {args = [[#joint.operand<0>, #joint.operand<1>], 1], name = "c0"} : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x12xf32>',
+        '%cat = joint.call_function "aten::view.default"(%c0) {args = [#joint.operand<0>, [48]], name = "cat"} : (tensor<4x12xf32>) -> tensor<48xf32>'],
      lambda x: torch.cat([x, x], 1)),
     ("pad", 35, [
-        '%p0 = joint.op "aten::constant_pad_nd.default"(%x) {args = [#joint.operand<0>, [2, -1, 1, 0], 5.000000e-01], name = "p0"} : (tensor<4x6xf32>) -> tensor<5x7xf32>',
-        '%pad = joint.op "aten::view.default"(%p0) {args = [#joint.operand<0>, [35]], name = "pad"} : (tensor<5x7xf32>) -> tensor<35xf32>'],
+        '%p0 = joint.call_function "aten::constant_pad_nd.default"(%x) {args = [#joint.operand<0>, [2, -1, 1, 0], 5.000000e-01], name = "p0"} : (tensor<4x6xf32>) -> tensor<5x7xf32>',
+        '%pad = joint.call_function "aten::view.default"(%p0) {args = [#joint.operand<0>, [35]], name = "pad"} : (tensor<5x7xf32>) -> tensor<35xf32>'],
      lambda x: torch.constant_pad_nd(x, [2, -1, 1, 0], 0.5)),
     ("slice_backward", 24, [
-        '%b0 = joint.op "aten::slice.Tensor"(%x) {args = [#joint.operand<0>, 1, -5, 9223372036854775807, 2], name = "b0"} : (tensor<4x6xf32>) -> tensor<4x3xf32>',
-        '%b1 = joint.op "aten::slice_backward.default"(%b0) {args = [#joint.operand<0>, [4, 6], 1, -5, 9223372036854775807, 2], name = "b1"} : (tensor<4x3xf32>) -> tensor<4x6xf32>',
-        '%slice_backward = joint.op "aten::view.default"(%b1) {args = [#joint.operand<0>, [24]], name = "slice_backward"} : (tensor<4x6xf32>) -> tensor<24xf32>'],
+        '%b0 = joint.call_function "aten::slice.Tensor"(%x) {args = [#joint.operand<0>, 1, -5, 9223372036854775807, 2], name = "b0"} : (tensor<4x6xf32>) -> tensor<4x3xf32>',
+        '%b1 = joint.call_function "aten::slice_backward.default"(%b0) {args = [#joint.operand<0>, [4, 6], 1, -5, 9223372036854775807, 2], name = "b1"} : (tensor<4x3xf32>) -> tensor<4x6xf32>',
+        '%slice_backward = joint.call_function "aten::view.default"(%b1) {args = [#joint.operand<0>, [24]], name = "slice_backward"} : (tensor<4x6xf32>) -> tensor<24xf32>'],
      lambda x: torch.ops.aten.slice_backward(x[:, -5::2], [4, 6], 1, -5, 2**63 - 1, 2)),
     ("expand", 18, [
-        '%e0 = joint.op "aten::select.int"(%x) {args = [#joint.operand<0>, 0, -1], name = "e0"} : (tensor<4x6xf32>) -> tensor<6xf32>',
-        '%e1 = joint.op "aten::expand.default"(%e0) {args = [#joint.operand<0>, [3, -1]], name = "e1"} : (tensor<6xf32>) -> tensor<3x6xf32>',
-        '%expand = joint.op "aten::view.default"(%e1) {args = [#joint.operand<0>, [18]], name = "expand"} : (tensor<3x6xf32>) -> tensor<18xf32>'],
+        '%e0 = joint.call_function "aten::select.int"(%x) {args = [#joint.operand<0>, 0, -1], name = "e0"} : (tensor<4x6xf32>) -> tensor<6xf32>',
+        '%e1 = joint.call_function "aten::expand.default"(%e0) {args = [#joint.operand<0>, [3, -1]], name = "e1"} : (tensor<6xf32>) -> tensor<3x6xf32>',
+        '%expand = joint.call_function "aten::view.default"(%e1) {args = [#joint.operand<0>, [18]], name = "expand"} : (tensor<3x6xf32>) -> tensor<18xf32>'],
      lambda x: x[-1].expand(3, 6)),
     ("split", 8, [
-        '%q0, %q1, %q2 = joint.op "aten::split.Tensor"(%x) {args = [#joint.operand<0>, 2, 1], name = "q"} : (tensor<4x6xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>)',
-        '%split = joint.op "aten::view.default"(%q1) {args = [#joint.operand<0>, [8]], name = "split"} : (tensor<4x2xf32>) -> tensor<8xf32>'],
+        '%q0, %q1, %q2 = joint.call_function "aten::split.Tensor"(%x) {args = [#joint.operand<0>, 2, 1], name = "q"} : (tensor<4x6xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>)',
+        '%split = joint.call_function "aten::view.default"(%q1) {args = [#joint.operand<0>, [8]], name = "split"} : (tensor<4x2xf32>) -> tensor<8xf32>'],
      lambda x: x.split(2, 1)[1]),
     ("permute", 24, [
-        '%u0 = joint.op "aten::unsqueeze.default"(%x) {args = [#joint.operand<0>, 0], name = "u0"} : (tensor<4x6xf32>) -> tensor<1x4x6xf32>',
-        '%u1 = joint.op "aten::permute.default"(%u0) {args = [#joint.operand<0>, [2, 0, 1]], name = "u1"} : (tensor<1x4x6xf32>) -> tensor<6x1x4xf32>',
-        '%permute = joint.op "aten::view.default"(%u1) {args = [#joint.operand<0>, [24]], name = "permute"} : (tensor<6x1x4xf32>) -> tensor<24xf32>'],
+        '%u0 = joint.call_function "aten::unsqueeze.default"(%x) {args = [#joint.operand<0>, 0], name = "u0"} : (tensor<4x6xf32>) -> tensor<1x4x6xf32>',
+        '%u1 = joint.call_function "aten::permute.default"(%u0) {args = [#joint.operand<0>, [2, 0, 1]], name = "u1"} : (tensor<1x4x6xf32>) -> tensor<6x1x4xf32>',
+        '%permute = joint.call_function "aten::view.default"(%u1) {args = [#joint.operand<0>, [24]], name = "permute"} : (tensor<6x1x4xf32>) -> tensor<24xf32>'],
      lambda x: x.unsqueeze(0).permute(2, 0, 1)),
 ]
 

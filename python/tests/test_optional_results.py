@@ -151,7 +151,7 @@ def test_none_results_roundtrip(family: str, traced: Any,
     _translate("--import-joint-json", str(src), "-o", str(mlir))
     text = mlir.read_text()
     op, slots = FAMILIES[family][2], FAMILIES[family][3]
-    line = next(ln for ln in text.splitlines() if f'joint.op "{op}"' in ln)
+    line = next(ln for ln in text.splitlines() if f'joint.call_function "{op}"' in ln)
     types = line.rsplit(") -> (", 1)[1].rstrip(")").split(", ")
     assert [i for i, t in enumerate(types) if t == "none"] == list(slots), line
     _translate("--export-joint-json", str(mlir), "-o", str(back))

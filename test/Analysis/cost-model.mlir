@@ -7,7 +7,7 @@
 // CHECK-LABEL: "graph": "mm_is_two_mkn"
 // CHECK: "flops": 60,
 joint.graph @mm_is_two_mkn(%x: tensor<2x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<3x5xf32> {joint.role = #joint.role<param>, joint.fqn = "w"}) -> (tensor<2x5xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::mm.default"(%x, %w) {name = "mm"} : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x5xf32>
+  %0 = joint.call_function "aten::mm.default"(%x, %w) {name = "mm"} : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x5xf32>
   joint.output %0 : tensor<2x5xf32>
 }
 
@@ -18,7 +18,7 @@ joint.graph @mm_is_two_mkn(%x: tensor<2x3xf32> {joint.role = #joint.role<input>,
 // CHECK-LABEL: "graph": "addmm_counts_the_product_only"
 // CHECK: "flops": 60,
 joint.graph @addmm_counts_the_product_only(%b: tensor<5xf32> {joint.role = #joint.role<param>, joint.fqn = "b"}, %x: tensor<2x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<3x5xf32> {joint.role = #joint.role<param>, joint.fqn = "w"}) -> (tensor<2x5xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::addmm.default"(%b, %x, %w) {name = "addmm"} : (tensor<5xf32>, tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x5xf32>
+  %0 = joint.call_function "aten::addmm.default"(%b, %x, %w) {name = "addmm"} : (tensor<5xf32>, tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x5xf32>
   joint.output %0 : tensor<2x5xf32>
 }
 
@@ -28,8 +28,8 @@ joint.graph @addmm_counts_the_product_only(%b: tensor<5xf32> {joint.role = #join
 // CHECK-LABEL: "graph": "bmm_and_baddbmm"
 // CHECK: "flops": 480,
 joint.graph @bmm_and_baddbmm(%i: tensor<4x2x5xf32> {joint.role = #joint.role<input>, joint.path = "i"}, %x: tensor<4x2x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %y: tensor<4x3x5xf32> {joint.role = #joint.role<input>, joint.path = "y"}) -> (tensor<4x2x5xf32> {joint.role = #joint.role<output>}, tensor<4x2x5xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::bmm.default"(%x, %y) {name = "bmm"} : (tensor<4x2x3xf32>, tensor<4x3x5xf32>) -> tensor<4x2x5xf32>
-  %1 = joint.op "aten::baddbmm.default"(%i, %x, %y) {name = "baddbmm"} : (tensor<4x2x5xf32>, tensor<4x2x3xf32>, tensor<4x3x5xf32>) -> tensor<4x2x5xf32>
+  %0 = joint.call_function "aten::bmm.default"(%x, %y) {name = "bmm"} : (tensor<4x2x3xf32>, tensor<4x3x5xf32>) -> tensor<4x2x5xf32>
+  %1 = joint.call_function "aten::baddbmm.default"(%i, %x, %y) {name = "baddbmm"} : (tensor<4x2x5xf32>, tensor<4x2x3xf32>, tensor<4x3x5xf32>) -> tensor<4x2x5xf32>
   joint.output %0, %1 : tensor<4x2x5xf32>, tensor<4x2x5xf32>
 }
 
@@ -39,8 +39,8 @@ joint.graph @bmm_and_baddbmm(%i: tensor<4x2x5xf32> {joint.role = #joint.role<inp
 // CHECK-LABEL: "graph": "linear_and_matmul_by_output_elements"
 // CHECK: "flops": 720,
 joint.graph @linear_and_matmul_by_output_elements(%x: tensor<6x2x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<5x3xf32> {joint.role = #joint.role<param>, joint.fqn = "w"}, %y: tensor<3x5xf32> {joint.role = #joint.role<input>, joint.path = "y"}) -> (tensor<6x2x5xf32> {joint.role = #joint.role<output>}, tensor<6x2x5xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::linear.default"(%x, %w) {name = "linear"} : (tensor<6x2x3xf32>, tensor<5x3xf32>) -> tensor<6x2x5xf32>
-  %1 = joint.op "aten::matmul.default"(%x, %y) {name = "matmul"} : (tensor<6x2x3xf32>, tensor<3x5xf32>) -> tensor<6x2x5xf32>
+  %0 = joint.call_function "aten::linear.default"(%x, %w) {name = "linear"} : (tensor<6x2x3xf32>, tensor<5x3xf32>) -> tensor<6x2x5xf32>
+  %1 = joint.call_function "aten::matmul.default"(%x, %y) {name = "matmul"} : (tensor<6x2x3xf32>, tensor<3x5xf32>) -> tensor<6x2x5xf32>
   joint.output %0, %1 : tensor<6x2x5xf32>, tensor<6x2x5xf32>
 }
 
@@ -53,9 +53,9 @@ joint.graph @linear_and_matmul_by_output_elements(%x: tensor<6x2x3xf32> {joint.r
 // CHECK-LABEL: "graph": "convolution_and_backward_by_output_mask"
 // CHECK: "flops": 62208,
 joint.graph @convolution_and_backward_by_output_mask(%x: tensor<2x3x8x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<4x3x3x3xf32> {joint.role = #joint.role<param>, joint.fqn = "w"}) -> (tensor<2x3x8x8xf32> {joint.role = #joint.role<output>}, tensor<4x3x3x3xf32> {joint.role = #joint.role<output>}, tensor<4x3x3x3xf32> {joint.role = #joint.role<output>}) {
-  %y = joint.op "aten::convolution.default"(%x, %w) {name = "convolution", args = [#joint.operand<0>, #joint.operand<1>, unit, [1, 1], [0, 0], [1, 1], false, [0, 0], 1]} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x6x6xf32>
-  %gx, %gw, %gb = joint.op "aten::convolution_backward.default"(%y, %x, %w) {name = "convolution_backward", phase = #joint.phase<backward>, args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, [4], [1, 1], [0, 0], [1, 1], false, [0, 0], 1, [true, true, false]]} : (tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
-  %hx, %hw, %hb = joint.op "aten::convolution_backward.default"(%y, %x, %w) {name = "convolution_backward_1", phase = #joint.phase<backward>, args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, [4], [1, 1], [0, 0], [1, 1], false, [0, 0], 1, [false, true, false]]} : (tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
+  %y = joint.call_function "aten::convolution.default"(%x, %w) {name = "convolution", args = [#joint.operand<0>, #joint.operand<1>, unit, [1, 1], [0, 0], [1, 1], false, [0, 0], 1]} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x6x6xf32>
+  %gx, %gw, %gb = joint.call_function "aten::convolution_backward.default"(%y, %x, %w) {name = "convolution_backward", phase = #joint.phase<backward>, args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, [4], [1, 1], [0, 0], [1, 1], false, [0, 0], 1, [true, true, false]]} : (tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
+  %hx, %hw, %hb = joint.call_function "aten::convolution_backward.default"(%y, %x, %w) {name = "convolution_backward_1", phase = #joint.phase<backward>, args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, [4], [1, 1], [0, 0], [1, 1], false, [0, 0], 1, [false, true, false]]} : (tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
   joint.output %gx, %gw, %hw : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4x3x3x3xf32>
 }
 
@@ -67,8 +67,8 @@ joint.graph @convolution_and_backward_by_output_mask(%x: tensor<2x3x8x8xf32> {jo
 // CHECK-LABEL: "graph": "sdpa_forward_and_backward"
 // CHECK: "flops": 393216,
 joint.graph @sdpa_forward_and_backward(%q: tensor<2x4x16x8xbf16> {joint.role = #joint.role<input>, joint.path = "q"}, %k: tensor<2x4x32x8xbf16> {joint.role = #joint.role<input>, joint.path = "k"}, %v: tensor<2x4x32x8xbf16> {joint.role = #joint.role<input>, joint.path = "v"}) -> (tensor<2x4x16x8xbf16> {joint.role = #joint.role<output>}) {
-  %o, %lse = joint.op "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %k, %v) {name = "sdpa", args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 0.0, false]} : (tensor<2x4x16x8xbf16>, tensor<2x4x32x8xbf16>, tensor<2x4x32x8xbf16>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>)
-  %gq, %gk, %gv = joint.op "aten::_scaled_dot_product_flash_attention_for_cpu_backward.default"(%o, %q, %k, %v, %o, %lse) {name = "sdpa_backward", phase = #joint.phase<backward>, args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, #joint.operand<3>, #joint.operand<4>, #joint.operand<5>, 0.0, false]} : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x32x8xbf16>, tensor<2x4x32x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x32x8xbf16>, tensor<2x4x32x8xbf16>)
+  %o, %lse = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %k, %v) {name = "sdpa", args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 0.0, false]} : (tensor<2x4x16x8xbf16>, tensor<2x4x32x8xbf16>, tensor<2x4x32x8xbf16>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>)
+  %gq, %gk, %gv = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu_backward.default"(%o, %q, %k, %v, %o, %lse) {name = "sdpa_backward", phase = #joint.phase<backward>, args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, #joint.operand<3>, #joint.operand<4>, #joint.operand<5>, 0.0, false]} : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x32x8xbf16>, tensor<2x4x32x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x32x8xbf16>, tensor<2x4x32x8xbf16>)
   joint.output %gq : tensor<2x4x16x8xbf16>
 }
 
@@ -80,8 +80,8 @@ joint.graph @sdpa_forward_and_backward(%q: tensor<2x4x16x8xbf16> {joint.role = #
 // CHECK-LABEL: "graph": "flash_attention_reads_bshd_layout"
 // CHECK: "flops": 393216,
 joint.graph @flash_attention_reads_bshd_layout(%q: tensor<2x16x4x8xbf16> {joint.role = #joint.role<input>, joint.path = "q"}, %k: tensor<2x32x4x8xbf16> {joint.role = #joint.role<input>, joint.path = "k"}, %v: tensor<2x32x4x8xbf16> {joint.role = #joint.role<input>, joint.path = "v"}) -> (tensor<2x16x4x8xbf16> {joint.role = #joint.role<output>}) {
-  %o, %lse = joint.op "aten::_flash_attention_forward.default"(%q, %k, %v) {name = "flash"} : (tensor<2x16x4x8xbf16>, tensor<2x32x4x8xbf16>, tensor<2x32x4x8xbf16>) -> (tensor<2x16x4x8xbf16>, tensor<2x4x16xf32>)
-  %gq, %gk, %gv = joint.op "aten::_flash_attention_backward.default"(%o, %q, %k, %v, %o, %lse) {name = "flash_backward", phase = #joint.phase<backward>} : (tensor<2x16x4x8xbf16>, tensor<2x16x4x8xbf16>, tensor<2x32x4x8xbf16>, tensor<2x32x4x8xbf16>, tensor<2x16x4x8xbf16>, tensor<2x4x16xf32>) -> (tensor<2x16x4x8xbf16>, tensor<2x32x4x8xbf16>, tensor<2x32x4x8xbf16>)
+  %o, %lse = joint.call_function "aten::_flash_attention_forward.default"(%q, %k, %v) {name = "flash"} : (tensor<2x16x4x8xbf16>, tensor<2x32x4x8xbf16>, tensor<2x32x4x8xbf16>) -> (tensor<2x16x4x8xbf16>, tensor<2x4x16xf32>)
+  %gq, %gk, %gv = joint.call_function "aten::_flash_attention_backward.default"(%o, %q, %k, %v, %o, %lse) {name = "flash_backward", phase = #joint.phase<backward>} : (tensor<2x16x4x8xbf16>, tensor<2x16x4x8xbf16>, tensor<2x32x4x8xbf16>, tensor<2x32x4x8xbf16>, tensor<2x16x4x8xbf16>, tensor<2x4x16xf32>) -> (tensor<2x16x4x8xbf16>, tensor<2x32x4x8xbf16>, tensor<2x32x4x8xbf16>)
   joint.output %gq : tensor<2x16x4x8xbf16>
 }
 
@@ -89,14 +89,14 @@ joint.graph @flash_attention_reads_bshd_layout(%q: tensor<2x16x4x8xbf16> {joint.
 
 // Everything else: one FLOP per element of the largest tensor (exp: 32
 // outputs; sum: 32 inputs); views (t) and data movement (clone) are free.
-joint.operator @"aten::t.default" {schema = "aten::t(Tensor(a) self) -> Tensor(a)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a">], returns = [#joint.arg<type = "Tensor", alias = "a">]}
+joint.schema @"aten::t.default" {schema = "aten::t(Tensor(a) self) -> Tensor(a)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a">], returns = [#joint.arg<type = "Tensor", alias = "a">]}
 // CHECK-LABEL: "graph": "elementwise_and_reductions_by_element_count"
 // CHECK: "flops": 64,
 joint.graph @elementwise_and_reductions_by_element_count(%x: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<f32> {joint.role = #joint.role<loss>}, tensor<8x4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::exp.default"(%x) {name = "exp"} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  %1 = joint.op "aten::sum.default"(%0) {name = "sum"} : (tensor<4x8xf32>) -> tensor<f32>
-  %2 = joint.op "aten::t.default"(%0) {name = "t"} : (tensor<4x8xf32>) -> tensor<8x4xf32>
-  %3 = joint.op "aten::clone.default"(%2) {name = "clone"} : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %0 = joint.call_function "aten::exp.default"(%x) {name = "exp"} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = joint.call_function "aten::sum.default"(%0) {name = "sum"} : (tensor<4x8xf32>) -> tensor<f32>
+  %2 = joint.call_function "aten::t.default"(%0) {name = "t"} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %3 = joint.call_function "aten::clone.default"(%2) {name = "clone"} : (tensor<8x4xf32>) -> tensor<8x4xf32>
   joint.output %1, %3 : tensor<f32>, tensor<8x4xf32>
 }
 
@@ -112,9 +112,9 @@ joint.graph @elementwise_and_reductions_by_element_count(%x: tensor<4x8xf32> {jo
 // CHECK: "fqn": "layers.0",
 // CHECK: "recompute_flops": 32
 joint.graph @remat_clones_count_as_recompute(%x: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x8xf32> {joint.role = #joint.role<output>}) attributes {joint.model = {block_containers = [{blocks = ["layers.0"], container = "layers", owner = ""}]}} {
-  %0 = joint.op "aten::relu.default"(%x) {name = "relu", module_stack = [#joint.module<"layers.0", "Block">]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  %1 = joint.op "aten::exp.default"(%0) {name = "exp", module_stack = [#joint.module<"layers.0", "Block">]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  %2 = joint.op "aten::relu.default"(%x) {name = "relu_recomputed", phase = #joint.phase<backward>, recomputed_from = "relu", module_stack = [#joint.module<"layers.0", "Block">]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  %3 = joint.op "aten::mul.Tensor"(%1, %2) {name = "mul", phase = #joint.phase<backward>} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %0 = joint.call_function "aten::relu.default"(%x) {name = "relu", module_stack = [#joint.module<"layers.0", "Block">]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = joint.call_function "aten::exp.default"(%0) {name = "exp", module_stack = [#joint.module<"layers.0", "Block">]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = joint.call_function "aten::relu.default"(%x) {name = "relu_recomputed", phase = #joint.phase<backward>, recomputed_from = "relu", module_stack = [#joint.module<"layers.0", "Block">]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = joint.call_function "aten::mul.Tensor"(%1, %2) {name = "mul", phase = #joint.phase<backward>} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   joint.output %3 : tensor<4x8xf32>
 }

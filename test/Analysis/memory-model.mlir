@@ -25,9 +25,9 @@
 // CHECK-NEXT: 32
 // CHECK-NEXT: ],
 joint.graph @view_shares_owner_storage_sized_by_extent(%x: tensor<2x2xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[2, 2], strides = [2, 1], offset = 0, device = "cpu", storage = 0>}) -> (tensor<2x2xf32> {joint.role = #joint.role<output>}) {
-  %a = joint.op "aten::empty_strided.default"() {name = "a", args = [[2, 2], [4, 1]], result_meta = [#joint.tensor<[2, 2], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : () -> tensor<2x2xf32>
-  %t = joint.op "aten::t.default"(%a) {name = "t", result_meta = [#joint.tensor<[2, 2], strides = [1, 4], offset = 0, device = "cpu", storage = 1>]} : (tensor<2x2xf32>) -> tensor<2x2xf32>
-  %b = joint.op "aten::neg.default"(%t) {name = "b", result_meta = [#joint.tensor<[2, 2], strides = [2, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %a = joint.call_function "aten::empty_strided.default"() {name = "a", args = [[2, 2], [4, 1]], result_meta = [#joint.tensor<[2, 2], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : () -> tensor<2x2xf32>
+  %t = joint.call_function "aten::t.default"(%a) {name = "t", result_meta = [#joint.tensor<[2, 2], strides = [1, 4], offset = 0, device = "cpu", storage = 1>]} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %b = joint.call_function "aten::neg.default"(%t) {name = "b", result_meta = [#joint.tensor<[2, 2], strides = [2, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<2x2xf32>) -> tensor<2x2xf32>
   joint.output %b : tensor<2x2xf32>
 }
 
@@ -36,7 +36,7 @@ joint.graph @view_shares_owner_storage_sized_by_extent(%x: tensor<2x2xf32> {join
 // An in-place write allocates nothing; its result keeps the written storage
 // alive until the result's last use (mul). Transient per op: a 64 | a 64 |
 // a+c 128 | a+c+e 192 | e 64.
-joint.operator @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
+joint.schema @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
 // CHECK-LABEL: "graph": "inplace_write_extends_storage_not_bytes"
 // CHECK: "peak_bytes": 256,
 // CHECK-NEXT: "peak_index": 3,
@@ -49,10 +49,10 @@ joint.operator @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self
 // CHECK-NEXT: 128
 // CHECK-NEXT: ],
 joint.graph @inplace_write_extends_storage_not_bytes(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 0>}) -> (tensor<4x4xf32> {joint.role = #joint.role<output>}) {
-  %a = joint.op "aten::exp.default"(%x) {name = "a", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
-  %d = joint.op "aten::add_.Tensor"(%a, %x) {name = "d", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
-  %c = joint.op "aten::neg.default"(%x) {name = "c", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
-  %e = joint.op "aten::mul.Tensor"(%d, %c) {name = "e", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a = joint.call_function "aten::exp.default"(%x) {name = "a", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %d = joint.call_function "aten::add_.Tensor"(%a, %x) {name = "d", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %c = joint.call_function "aten::neg.default"(%x) {name = "c", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = joint.call_function "aten::mul.Tensor"(%d, %c) {name = "e", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output %e : tensor<4x4xf32>
 }
 
@@ -71,8 +71,8 @@ joint.graph @inplace_write_extends_storage_not_bytes(%x: tensor<4x4xf32> {joint.
 // CHECK-NEXT: 128
 // CHECK-NEXT: ],
 joint.graph @multi_output_results_are_separate_storages(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 0>}) -> (tensor<4x4xf32> {joint.role = #joint.role<output>}) {
-  %s:2 = joint.op "aten::sort.default"(%x) {name = "sort", args = [#joint.operand<0>, -1], result_names = ["values", "indices"], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>, #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xi64>)
-  %n = joint.op "aten::neg.default"(%s#0) {name = "n", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s:2 = joint.call_function "aten::sort.default"(%x) {name = "sort", args = [#joint.operand<0>, -1], result_names = ["values", "indices"], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>, #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xi64>)
+  %n = joint.call_function "aten::neg.default"(%s#0) {name = "n", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output %n : tensor<4x4xf32>
 }
 
@@ -114,12 +114,12 @@ joint.graph @multi_output_results_are_separate_storages(%x: tensor<4x4xf32> {joi
 // CHECK-NEXT: 196
 // CHECK-NEXT: ],
 joint.graph @activations_live_across_boundary_by_block(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 0>}, %w: tensor<4x4xf32> {joint.role = #joint.role<param>, joint.fqn = "layers.0.w", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 10>}) -> (tensor<f32> {joint.role = #joint.role<loss>}, tensor<4x4xf32> {joint.role = #joint.role<grad>, joint.fqn = "layers.0.w"}) attributes {joint.model = {block_containers = [{blocks = ["layers.0", "layers.1"], container = "layers", owner = ""}]}} {
-  %a = joint.op "aten::mm.default"(%x, %w) {name = "a", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
-  %b = joint.op "aten::relu.default"(%a) {name = "b", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
-  %c = joint.op "aten::sum.default"(%b) {name = "c", result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>) -> tensor<f32>
-  %g = joint.op "aten::ones_like.default"(%c) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 4>]} : (tensor<f32>) -> tensor<f32>
-  %gb = joint.op "aten::mul.Tensor"(%b, %g) {name = "gb", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 5>]} : (tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
-  %gw = joint.op "aten::mm.default"(%gb, %a) {name = "gw", phase = #joint.phase<backward>, module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 6>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a = joint.call_function "aten::mm.default"(%x, %w) {name = "a", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = joint.call_function "aten::relu.default"(%a) {name = "b", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %c = joint.call_function "aten::sum.default"(%b) {name = "c", result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>) -> tensor<f32>
+  %g = joint.call_function "aten::ones_like.default"(%c) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 4>]} : (tensor<f32>) -> tensor<f32>
+  %gb = joint.call_function "aten::mul.Tensor"(%b, %g) {name = "gb", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 5>]} : (tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
+  %gw = joint.call_function "aten::mm.default"(%gb, %a) {name = "gw", phase = #joint.phase<backward>, module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 6>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output %c, %gw : tensor<f32>, tensor<4x4xf32>
 }
 
@@ -183,16 +183,16 @@ joint.graph @activations_live_across_boundary_by_block(%x: tensor<4x4xf32> {join
 // CHECK-NEXT: 0
 // CHECK-NEXT: ]
 joint.graph @offload_frees_device_at_forward_wait(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 0>}, %w: tensor<4x4xf32> {joint.role = #joint.role<param>, joint.fqn = "layers.0.w", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 10>}) -> (tensor<f32> {joint.role = #joint.role<loss>}, tensor<4x4xf32> {joint.role = #joint.role<grad>, joint.fqn = "layers.0.w"}) attributes {joint.model = {block_containers = [{blocks = ["layers.0"], container = "layers", owner = ""}]}} {
-  %a = joint.op "aten::mm.default"(%x, %w) {name = "a", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a = joint.call_function "aten::mm.default"(%x, %w) {name = "a", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %h = ao.offload %a : tensor<4x4xf32>
-  %b = joint.op "aten::relu.default"(%a) {name = "b", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = joint.call_function "aten::relu.default"(%a) {name = "b", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %wt = ao.wait_tensor %h keepalive %a : tensor<4x4xf32> last_use %b : tensor<4x4xf32> : tensor<4x4xf32>
-  %c = joint.op "aten::sum.default"(%b) {name = "c", result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>) -> tensor<f32>
-  %g = joint.op "aten::ones_like.default"(%c) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 4>]} : (tensor<f32>) -> tensor<f32>
+  %c = joint.call_function "aten::sum.default"(%b) {name = "c", result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>) -> tensor<f32>
+  %g = joint.call_function "aten::ones_like.default"(%c) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 4>]} : (tensor<f32>) -> tensor<f32>
   %r = ao.reload %wt to "cuda:0" : tensor<4x4xf32>
   %rw = ao.wait_tensor %r : tensor<4x4xf32>
-  %gb = joint.op "aten::mul.Tensor"(%rw, %g) {name = "gb", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 5>]} : (tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
-  %gw = joint.op "aten::mm.default"(%gb, %b) {name = "gw", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 6>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %gb = joint.call_function "aten::mul.Tensor"(%rw, %g) {name = "gb", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 5>]} : (tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
+  %gw = joint.call_function "aten::mm.default"(%gb, %b) {name = "gw", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 6>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output %c, %gw : tensor<f32>, tensor<4x4xf32>
 }
 
@@ -205,14 +205,14 @@ joint.graph @offload_frees_device_at_forward_wait(%x: tensor<4x4xf32> {joint.rol
 // CHECK-LABEL: "graph": "offload_still_read_after_wait_frees_nothing"
 // CHECK: "activation_bytes": 132,
 joint.graph @offload_still_read_after_wait_frees_nothing(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 0>}) -> (tensor<f32> {joint.role = #joint.role<loss>}, tensor<4x4xf32> {joint.role = #joint.role<output>}) {
-  %a = joint.op "aten::exp.default"(%x) {name = "a", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a = joint.call_function "aten::exp.default"(%x) {name = "a", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   // expected-warning @+1 {{ao.offload(a) frees no device memory: 'gw' reads the offloaded storage after its forward ao.wait_tensor}}
   %h = ao.offload %a : tensor<4x4xf32>
-  %b = joint.op "aten::relu.default"(%a) {name = "b", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = joint.call_function "aten::relu.default"(%a) {name = "b", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %wt = ao.wait_tensor %h keepalive %a : tensor<4x4xf32> last_use %b : tensor<4x4xf32> : tensor<4x4xf32>
-  %c = joint.op "aten::sum.default"(%b) {name = "c", result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>) -> tensor<f32>
-  %g = joint.op "aten::ones_like.default"(%c) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 4>]} : (tensor<f32>) -> tensor<f32>
-  %gw = joint.op "aten::mul.Tensor"(%a, %b) {name = "gw", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 5>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %c = joint.call_function "aten::sum.default"(%b) {name = "c", result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>) -> tensor<f32>
+  %g = joint.call_function "aten::ones_like.default"(%c) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 4>]} : (tensor<f32>) -> tensor<f32>
+  %gw = joint.call_function "aten::mul.Tensor"(%a, %b) {name = "gw", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 5>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output %c, %gw : tensor<f32>, tensor<4x4xf32>
 }
 
@@ -230,10 +230,10 @@ joint.graph @offload_still_read_after_wait_frees_nothing(%x: tensor<4x4xf32> {jo
 // CHECK: "fqn": "h.0",
 // CHECK-NEXT: "activation_bytes": 0,
 joint.graph @blocks_from_module_stack_without_model(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 0>}) -> (tensor<4x4xf32> {joint.role = #joint.role<output>}) {
-  %a = joint.op "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"h", "ModuleList">, #joint.module<"h.1", "Block">, #joint.module<"h.1.mlp.0", "Linear">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
-  %b = joint.op "aten::exp.default"(%x) {name = "b", module_stack = [#joint.module<"h.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
-  %e = joint.op "aten::neg.default"(%b) {name = "e", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 5>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
-  %c = joint.op "aten::mul.Tensor"(%a, %a) {name = "c", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
-  %d = joint.op "aten::mul.Tensor"(%c, %a) {name = "d", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 4>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"h", "ModuleList">, #joint.module<"h.1", "Block">, #joint.module<"h.1.mlp.0", "Linear">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = joint.call_function "aten::exp.default"(%x) {name = "b", module_stack = [#joint.module<"h.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = joint.call_function "aten::neg.default"(%b) {name = "e", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 5>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %c = joint.call_function "aten::mul.Tensor"(%a, %a) {name = "c", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %d = joint.call_function "aten::mul.Tensor"(%c, %a) {name = "d", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 4>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output %d : tensor<4x4xf32>
 }

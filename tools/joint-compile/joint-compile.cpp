@@ -17,7 +17,7 @@
 #include "joint/Conversion/LowerToCPU/Passes.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/InitAll.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

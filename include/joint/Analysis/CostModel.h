@@ -50,7 +50,7 @@ class CostModel {
 public:
   CostModel(const StorageAliasAnalysis &aliases, const HardwareModel &hw);
 
-  /// FLOPs of `op` (0 for ops that are not joint.op).
+  /// FLOPs of `op` (0 for ops that are not joint.call_function).
   uint64_t getFlops(Operation *op) const { return flopsOf.lookup(op); }
   /// Estimated seconds `op` occupies the compute stream.
   double getSeconds(Operation *op) const { return secondsOf.lookup(op); }

@@ -116,8 +116,8 @@ public:
   /// Total bytes copied to host by ao.offload (bytes).
   int64_t getOffloadedBytes() const { return offloadedBytes; }
 
-  /// Index of the first backward joint.op; std::nullopt when the graph has
-  /// no backward half.
+  /// Index of the first backward joint.call_function; std::nullopt when the
+  /// graph has no backward half.
   std::optional<unsigned> getBoundaryIndex() const { return boundary; }
   /// Device bytes allocated before the boundary and still live at it: the
   /// activations the forward saves for the backward, plus forward-made graph

@@ -18,18 +18,18 @@
 namespace mlir {
 namespace joint {
 
-/// Target -> joint.operator entry of a module, built once (O(#entries)).
+/// Target -> joint.schema entry of a module, built once (O(#entries)).
 class OperatorTable {
 public:
   explicit OperatorTable(Operation *moduleOrGraph);
   /// The entry for `target`, or null when the table has none.
-  OperatorOp lookup(StringRef target) const { return entries.lookup(target); }
-  OperatorOp lookup(AtenOp op) const { return lookup(op.getTarget()); }
+  SchemaOp lookup(StringRef target) const { return entries.lookup(target); }
+  SchemaOp lookup(CallFunctionOp op) const { return lookup(op.getTarget()); }
   /// torch.Tag nondeterministic_seeded (an RNG op).
-  bool isRandom(AtenOp op) const;
+  bool isRandom(CallFunctionOp op) const;
 
 private:
-  llvm::StringMap<OperatorOp> entries;
+  llvm::StringMap<SchemaOp> entries;
 };
 
 /// One allocation and every value that lives in it.
@@ -42,7 +42,7 @@ struct Storage {
   Value owner;
   /// Every value in this storage, owner first, in program order.
   SmallVector<Value, 2> members;
-  /// Ops that write this storage in place (AtenOp::getWrittenOperands:
+  /// Ops that write this storage in place (CallFunctionOp::getWrittenOperands:
   /// schema `Tensor(a!)` or the hidden-write table), including ops that return
   /// nothing and ops whose written argument could not be resolved (then every
   /// tensor operand counts as written).
@@ -94,8 +94,8 @@ public:
 private:
   Storage &storageFor(int64_t id, Value owner);
   void addMember(Storage &s, Value v);
-  void noteWrites(AtenOp op);
-  void noteWrite(AtenOp op, Storage &s);
+  void noteWrites(CallFunctionOp op);
+  void noteWrite(CallFunctionOp op, Storage &s);
 
   GraphOp graph;
   OperatorTable table;

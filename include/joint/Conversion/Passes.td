@@ -16,9 +16,9 @@ def ConvertJointToLinalg : Pass<"convert-joint-to-linalg", "::mlir::ModuleOp"> {
   let description = [{
     Converts every `joint.graph @g` into `func.func @g` with the same argument
     and result types and attributes (`joint.role`, `joint.fqn`, ...),
-    `joint.output` into `func.return`, every `joint.op` and `ao` op into
+    `joint.output` into `func.return`, every `joint.call_function` and `ao` op into
     value-semantics ops of the linalg, tensor, arith, math and bufferization
-    dialects, and erases the `joint.operator` table.
+    dialects, and erases the `joint.schema` table.
 
     In-place writes into a graph argument (`add_`, `copy_` into a buffer) are
     kept: the argument's final value becomes an extra result carrying the

@@ -2,10 +2,10 @@
 //
 // The one generator of fresh node names (in the manner of CIRCT's Namespace):
 // it knows every FX node name a joint.graph uses (argument `joint.name`s,
-// joint.op names and result names, names of ao ops) and hands out names
-// derived from a base, `base`, then `base_1`, `base_2`, ..., each once. Remat
-// clones, offload replays and the JSON exporter draw from it, so no two FX
-// nodes of a transformed graph share a name.
+// joint.call_function names and result names, names of ao ops) and hands out
+// names derived from a base, `base`, then `base_1`, `base_2`, ..., each once.
+// Remat clones, offload replays and the JSON exporter draw from it, so no two
+// FX nodes of a transformed graph share a name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +28,7 @@ public:
         if (auto n = attrs.getAs<StringAttr>("joint.name"))
           add(n.getValue());
     for (Operation &op : graph.getBody().front()) {
-      if (auto aten = dyn_cast<AtenOp>(op)) {
+      if (auto aten = dyn_cast<CallFunctionOp>(op)) {
         add(aten.getName());
         if (ArrayAttr names = aten.getResultNamesAttr())
           for (Attribute n : names)

@@ -144,7 +144,7 @@ Outcome runPipeline(const std::string &document, const std::string &pipeline,
       joint::importJointGraph(document, &context, filename);
   if (!module)
     return out;
-  module->walk([&](joint::AtenOp op) {
+  module->walk([&](joint::CallFunctionOp op) {
     if (FileLineColLoc flc = jsonLocation(op->getLoc()))
       nodeAt.try_emplace(flc.getAsOpaquePointer(), op.getName().str());
   });

@@ -293,7 +293,7 @@ struct SdpaPattern : JointOpConversion {
     return t;
   }
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     const SdpaSchema *schema = nullptr;
     for (const SdpaSchema &s : kSchemas)
@@ -370,7 +370,7 @@ struct SdpaPattern : JointOpConversion {
     return rewriteBackward(op, args, *schema, rw, sdpa);
   }
 
-  LogicalResult rewriteForward(AtenOp op, ConversionPatternRewriter &rw,
+  LogicalResult rewriteForward(CallFunctionOp op, ConversionPatternRewriter &rw,
                                Sdpa &sdpa) const {
     Location loc = op.getLoc();
     RankedTensorType outType = getResultTensorType(op, 0);
@@ -467,7 +467,7 @@ struct SdpaPattern : JointOpConversion {
     return finishResult(b, loc, lse, type);
   }
 
-  LogicalResult rewriteBackward(AtenOp op, const OpArgs &args,
+  LogicalResult rewriteBackward(CallFunctionOp op, const OpArgs &args,
                                 const SdpaSchema &schema,
                                 ConversionPatternRewriter &rw,
                                 Sdpa &sdpa) const {

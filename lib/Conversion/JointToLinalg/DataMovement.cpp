@@ -14,7 +14,7 @@
 
 #include "Utils.h"
 #include "joint/Conversion/JointToLinalg/JointToLinalg.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -82,7 +82,7 @@ public:
              "aten::lift_fresh_copy.default", "aten::contiguous.default",
              "aten::as_strided.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
     RankedTensorType resultType = getResultTensorType(op);
@@ -175,7 +175,7 @@ public:
 private:
   /// as_strided over a contiguous input with contiguous strides reads a
   /// contiguous window: flatten, slice at storage_offset, reshape.
-  LogicalResult rewriteAsStrided(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewriteAsStrided(CallFunctionOp op, OpAdaptor adaptor,
                                  ConversionPatternRewriter &rewriter,
                                  Value input,
                                  RankedTensorType resultType) const {
@@ -237,7 +237,7 @@ public:
                           {"aten::t.default", "aten::transpose.int",
                            "aten::permute.default", "aten::numpy_T.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
     RankedTensorType resultType = getResultTensorType(op);
@@ -303,7 +303,7 @@ public:
                           {"aten::expand.default", "aten::expand_as.default",
                            "aten::broadcast_to.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
     RankedTensorType resultType = getResultTensorType(op);
@@ -383,7 +383,7 @@ getSliceRange(OpBuilder &b, Location loc, OpFoldResult size,
 /// An optional int argument (None / absent gives std::nullopt) as a mixed
 /// value; INT64_MAX (torch's open end) stays a constant.
 FailureOr<std::optional<OpFoldResult>>
-getOptionalIndexArg(AtenOp op, AtenOp::Adaptor adaptor,
+getOptionalIndexArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
                     ConversionPatternRewriter &rewriter, ArgRef arg) {
   if (isNoneArg(op, arg))
     return std::optional<OpFoldResult>();
@@ -409,7 +409,7 @@ public:
              "aten::split_with_sizes.default", "aten::chunk.default",
              "aten::unbind.int", "aten::narrow.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
     if (failed(input))
@@ -542,7 +542,7 @@ public:
   CatConversion(const TypeConverter &converter, MLIRContext *context)
       : JointOpConversion(converter, context, {"aten::cat.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getResultTensorType(op);
     auto list = dyn_cast_if_present<ArrayAttr>(getArgAttr(op, {0, "tensors"}));
@@ -618,7 +618,7 @@ public:
       : JointOpConversion(converter, context,
                           {"aten::constant_pad_nd.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
     RankedTensorType resultType = getResultTensorType(op);
@@ -680,7 +680,7 @@ public:
                           {"aten::slice_backward.default",
                            "aten::select_backward.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> grad =
         getTensorArg(op, adaptor, rewriter, {0, "grad_output"});
@@ -748,7 +748,7 @@ public:
                            "aten::to.dtype_layout", "aten::copy_.default",
                            "aten::copy.default", "aten::type_as.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> self = getTensorArg(op, adaptor, rewriter, {0, "self"});
     RankedTensorType resultType = getResultTensorType(op);

@@ -540,7 +540,7 @@ public:
       : JointOpConversion(typeConverter, context, targets),
         infos(std::move(infos)) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     const ElementwiseOpInfo *info = infos.lookup(op.getTarget());
     RankedTensorType resultType = getResultTensorType(op);
@@ -649,7 +649,7 @@ public:
 
 private:
   /// Reads the non-broadcast scalar parameters of `info`'s op.
-  LogicalResult readParams(AtenOp op, OpAdaptor adaptor,
+  LogicalResult readParams(CallFunctionOp op, OpAdaptor adaptor,
                            ConversionPatternRewriter &rewriter,
                            const ElementwiseOpInfo &info,
                            BodyParams &params) const {

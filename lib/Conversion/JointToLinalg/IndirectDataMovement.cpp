@@ -46,7 +46,7 @@ struct EmbeddingPattern : JointOpConversion {
   EmbeddingPattern(const TypeConverter &tc, MLIRContext *ctx)
       : JointOpConversion(tc, ctx, {"aten::embedding.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> weight = args.tensor(0, "weight");
@@ -98,7 +98,7 @@ struct EmbeddingBackwardPattern : JointOpConversion {
       : JointOpConversion(tc, ctx, {"aten::embedding_dense_backward.default"}) {
   }
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> grad = args.tensor(0, "grad_output");
@@ -221,7 +221,7 @@ struct IndexPattern : JointOpConversion {
       : JointOpConversion(
             tc, ctx, {"aten::index.Tensor", "aten::index_select.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> self = args.tensor(0, "self");

@@ -12,7 +12,7 @@
 #include "joint/Conversion/JointToLinalg/JointToLinalg.h"
 #include "Utils.h"
 #include "joint/Conversion/Passes.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
@@ -51,7 +51,7 @@ static bool isRandomTargetName(StringRef target) {
 /// True when `op` (tagged `nondeterministic_seeded`) draws no random numbers
 /// because its `dropout_p` is 0 (SDPA variants carry the tag for their
 /// dropout; torch's default dropout_p is 0).
-static bool hasZeroDropout(AtenOp op, OperatorOp entry) {
+static bool hasZeroDropout(CallFunctionOp op, SchemaOp entry) {
   std::optional<unsigned> index = entry.getArgIndex("dropout_p");
   if (!index)
     return false;
@@ -69,8 +69,8 @@ static bool hasZeroDropout(AtenOp op, OperatorOp entry) {
 /// dropout probability is 0).
 static LogicalResult refuseRandomOps(ModuleOp module) {
   SymbolTableCollection tables;
-  WalkResult result = module.walk([&](AtenOp op) {
-    OperatorOp entry = op.lookupOperator(&tables);
+  WalkResult result = module.walk([&](CallFunctionOp op) {
+    SchemaOp entry = op.lookupSchema(&tables);
     bool random = entry ? entry.isRandom() && !hasZeroDropout(op, entry)
                         : isRandomTargetName(op.getTarget());
     if (!random)
@@ -107,8 +107,9 @@ functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
         members[*id].push_back(result);
 
   IRRewriter rewriter(graph.getContext());
-  for (AtenOp op : llvm::make_early_inc_range(body.getOps<AtenOp>())) {
-    OperatorOp entry = op.lookupOperator(&tables);
+  for (CallFunctionOp op :
+       llvm::make_early_inc_range(body.getOps<CallFunctionOp>())) {
+    SchemaOp entry = op.lookupSchema(&tables);
     if (!entry)
       continue;
     SmallVector<unsigned> written = entry.getWrittenArgs();
@@ -247,7 +248,7 @@ void ConvertJointToLinalgPass::runOnOperation() {
                          bufferization::BufferizationDialect, func::FuncDialect,
                          linalg::LinalgDialect, math::MathDialect,
                          scf::SCFDialect, tensor::TensorDialect>();
-  target.addLegalOp<ModuleOp, OperatorOp>();
+  target.addLegalOp<ModuleOp, SchemaOp>();
   // The op being legalized is the last one whose legality was asked; the
   // diagnostic handler below attributes failures and refusals to it.
   Operation *current = nullptr;
@@ -257,7 +258,7 @@ void ConvertJointToLinalgPass::runOnOperation() {
         if (current != op)
           currentReason.clear();
         current = op;
-        return isa<OperatorOp>(op);
+        return isa<SchemaOp>(op);
       });
 
   populateElementwisePatternsAndLegality(typeConverter, patterns, target);
@@ -302,7 +303,7 @@ void ConvertJointToLinalgPass::runOnOperation() {
       module.emitError() << "convert-joint-to-linalg failed";
     } else {
       InFlightDiagnostic diag = failedOp->emitError() << "no lowering for ";
-      if (auto atenOp = dyn_cast<AtenOp>(failedOp))
+      if (auto atenOp = dyn_cast<CallFunctionOp>(failedOp))
         diag << describeOp(atenOp);
       else if (auto name = failedOp->getAttrOfType<StringAttr>("name"))
         diag << "'" << failedOp->getName() << "' (node '" << name.getValue()
@@ -316,7 +317,6 @@ void ConvertJointToLinalgPass::runOnOperation() {
   }
 
   // The operator table has served the patterns; nothing refers to it now.
-  for (OperatorOp entry :
-       llvm::make_early_inc_range(module.getOps<OperatorOp>()))
+  for (SchemaOp entry : llvm::make_early_inc_range(module.getOps<SchemaOp>()))
     entry.erase();
 }

@@ -45,7 +45,7 @@ struct MatmulPattern : JointOpConversion {
   MatmulPattern(const TypeConverter &tc, MLIRContext *ctx)
       : JointOpConversion(tc, ctx, {"aten::mm.default", "aten::bmm.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> lhs = args.tensor(0, "self");
@@ -72,7 +72,7 @@ struct AddmmPattern : JointOpConversion {
   AddmmPattern(const TypeConverter &tc, MLIRContext *ctx)
       : JointOpConversion(tc, ctx, {"aten::addmm.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> bias = args.tensor(0, "self");

@@ -74,7 +74,7 @@ struct LayerNormPattern : JointOpConversion {
   LayerNormPattern(const TypeConverter &tc, MLIRContext *ctx)
       : JointOpConversion(tc, ctx, {"aten::native_layer_norm.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> input = args.tensor(0, "input");
@@ -199,7 +199,7 @@ struct LayerNormBackwardPattern : JointOpConversion {
       : JointOpConversion(tc, ctx,
                           {"aten::native_layer_norm_backward.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> dy = args.tensor(0, "grad_out");

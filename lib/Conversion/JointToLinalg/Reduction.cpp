@@ -101,7 +101,7 @@ struct ReducePattern : JointOpConversion {
                            "aten::mean.dim", "aten::mean.default",
                            "aten::amax.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     StringRef target = op.getTarget();
@@ -171,7 +171,7 @@ struct VarPattern : JointOpConversion {
       : JointOpConversion(
             tc, ctx, {"aten::var.correction", "aten::var_mean.correction"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> input = args.tensor(0, "self");
@@ -278,7 +278,7 @@ struct SoftmaxPattern : JointOpConversion {
             tc, ctx, {"aten::_softmax.default", "aten::_log_softmax.default"}) {
   }
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> input = args.tensor(0, "self");
@@ -343,7 +343,7 @@ struct SoftmaxBackwardPattern : JointOpConversion {
                           {"aten::_softmax_backward_data.default",
                            "aten::_log_softmax_backward_data.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> grad = args.tensor(0, "grad_output");
@@ -402,7 +402,7 @@ struct CumsumPattern : JointOpConversion {
   CumsumPattern(const TypeConverter &tc, MLIRContext *ctx)
       : JointOpConversion(tc, ctx, {"aten::cumsum.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     FailureOr<Value> input = args.tensor(0, "self");
@@ -547,7 +547,7 @@ struct NllLossForwardPattern : JointOpConversion {
   NllLossForwardPattern(const TypeConverter &tc, MLIRContext *ctx)
       : JointOpConversion(tc, ctx, {"aten::nll_loss_forward.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     Location loc = op.getLoc();
@@ -627,7 +627,7 @@ struct NllLossBackwardPattern : JointOpConversion {
   NllLossBackwardPattern(const TypeConverter &tc, MLIRContext *ctx)
       : JointOpConversion(tc, ctx, {"aten::nll_loss_backward.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
     OpArgs args(op, adaptor.getOperands());
     Location loc = op.getLoc();

@@ -12,7 +12,7 @@
 
 #include "Utils.h"
 #include "joint/Conversion/JointToLinalg/JointToLinalg.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -23,7 +23,7 @@ namespace {
 
 /// An int argument of a SymInt op as an i64 value: a constant or a SymInt
 /// operand.
-FailureOr<Value> getI64Arg(AtenOp op, AtenOp::Adaptor adaptor,
+FailureOr<Value> getI64Arg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
                            ConversionPatternRewriter &rewriter, ArgRef arg) {
   Attribute attr = getArgAttr(op, arg);
   if (auto constant = dyn_cast_if_present<IntegerAttr>(attr);
@@ -50,7 +50,7 @@ public:
                            "aten::sym_stride.int",
                            "aten::sym_storage_offset.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
     if (failed(input) || op->getNumResults() != 1 ||
@@ -121,7 +121,7 @@ public:
                           ArrayRef<StringRef> targets)
       : JointOpConversion(converter, context, targets) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     StringRef name = op.getTarget();
     name = name.drop_front(name.find("::") + 2);

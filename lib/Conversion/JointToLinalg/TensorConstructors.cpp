@@ -28,7 +28,7 @@ public:
                           {"aten::arange.default", "aten::arange.start",
                            "aten::arange.start_step"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getResultTensorType(op);
     if (!resultType || resultType.getRank() != 1)
@@ -109,7 +109,7 @@ public:
   OneHotConversion(const TypeConverter &converter, MLIRContext *context)
       : JointOpConversion(converter, context, {"aten::one_hot.default"}) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
     RankedTensorType resultType = getResultTensorType(op);
@@ -197,7 +197,7 @@ public:
                  ArrayRef<StringRef> targets)
       : JointOpConversion(converter, context, targets) {}
 
-  LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rewriter) const override {
     const FillInfo *info = nullptr;
     for (const FillInfo &fill : kFills)

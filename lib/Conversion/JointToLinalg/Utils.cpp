@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Utils.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -16,7 +16,7 @@
 using namespace mlir;
 using namespace mlir::joint;
 
-std::string mlir::joint::describeOp(AtenOp op) {
+std::string mlir::joint::describeOp(CallFunctionOp op) {
   return ("'" + op.getTarget() + "' (node '" + op.getName() + "')").str();
 }
 
@@ -31,7 +31,8 @@ TensorMetaAttr mlir::joint::getTracedMeta(Value value) {
   return getTensorMeta(value);
 }
 
-RankedTensorType mlir::joint::getResultTensorType(AtenOp op, unsigned i) {
+RankedTensorType mlir::joint::getResultTensorType(CallFunctionOp op,
+                                                  unsigned i) {
   if (i >= op->getNumResults())
     return {};
   return dyn_cast<RankedTensorType>(op->getResult(i).getType());
@@ -63,13 +64,13 @@ JointOpConversion::JointOpConversion(const TypeConverter &typeConverter,
                                      MLIRContext *context,
                                      ArrayRef<StringRef> targetNames,
                                      PatternBenefit benefit)
-    : OpConversionPattern<AtenOp>(typeConverter, context, benefit) {
+    : OpConversionPattern<CallFunctionOp>(typeConverter, context, benefit) {
   for (StringRef target : targetNames)
     targets.insert(target);
 }
 
 LogicalResult
-JointOpConversion::matchAndRewrite(AtenOp op, OpAdaptor adaptor,
+JointOpConversion::matchAndRewrite(CallFunctionOp op, OpAdaptor adaptor,
                                    ConversionPatternRewriter &rewriter) const {
   if (!targets.contains(op.getTarget()))
     return failure();
@@ -93,7 +94,7 @@ JointOpConversion::matchAndRewrite(AtenOp op, OpAdaptor adaptor,
 // Schema arguments
 //===----------------------------------------------------------------------===//
 
-Attribute mlir::joint::getArgAttr(AtenOp op, ArgRef arg) {
+Attribute mlir::joint::getArgAttr(CallFunctionOp op, ArgRef arg) {
   ArrayAttr args = op.getArgsAttr();
   DictionaryAttr kwargs = op.getKwargsAttr();
   if (!args && !kwargs) {
@@ -108,7 +109,7 @@ Attribute mlir::joint::getArgAttr(AtenOp op, ArgRef arg) {
   return {};
 }
 
-bool mlir::joint::isNoneArg(AtenOp op, ArgRef arg) {
+bool mlir::joint::isNoneArg(CallFunctionOp op, ArgRef arg) {
   Attribute attr = getArgAttr(op, arg);
   return !attr || isa<UnitAttr>(attr);
 }
@@ -118,7 +119,8 @@ static std::string argName(ArgRef arg) {
   return ("argument " + Twine(arg.index) + " ('" + arg.name + "')").str();
 }
 
-FailureOr<Value> mlir::joint::getTensorArg(AtenOp op, AtenOp::Adaptor adaptor,
+FailureOr<Value> mlir::joint::getTensorArg(CallFunctionOp op,
+                                           CallFunctionOp::Adaptor adaptor,
                                            ConversionPatternRewriter &rewriter,
                                            ArgRef arg) {
   auto ref = dyn_cast_if_present<OperandRefAttr>(getArgAttr(op, arg));
@@ -147,7 +149,8 @@ static Value toIndex(OpBuilder &b, Location loc, Value value) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
 }
 
-FailureOr<Value> mlir::joint::getIntArg(AtenOp op, AtenOp::Adaptor adaptor,
+FailureOr<Value> mlir::joint::getIntArg(CallFunctionOp op,
+                                        CallFunctionOp::Adaptor adaptor,
                                         ConversionPatternRewriter &rewriter,
                                         ArgRef arg,
                                         std::optional<int64_t> defaultValue) {
@@ -168,8 +171,8 @@ FailureOr<Value> mlir::joint::getIntArg(AtenOp op, AtenOp::Adaptor adaptor,
 }
 
 FailureOr<int64_t>
-mlir::joint::getConstantIntArg(AtenOp op, ConversionPatternRewriter &rewriter,
-                               ArgRef arg,
+mlir::joint::getConstantIntArg(CallFunctionOp op,
+                               ConversionPatternRewriter &rewriter, ArgRef arg,
                                std::optional<int64_t> defaultValue) {
   Attribute attr = getArgAttr(op, arg);
   if (!attr && defaultValue)
@@ -183,7 +186,8 @@ mlir::joint::getConstantIntArg(AtenOp op, ConversionPatternRewriter &rewriter,
 /// The elements of list argument `arg` (a scalar counts as a one-element
 /// list, as torch's int[] accepts); fails when the argument is not passed.
 static FailureOr<SmallVector<Attribute>>
-getListElements(AtenOp op, ConversionPatternRewriter &rewriter, ArgRef arg) {
+getListElements(CallFunctionOp op, ConversionPatternRewriter &rewriter,
+                ArgRef arg) {
   Attribute attr = getArgAttr(op, arg);
   SmallVector<Attribute> elements;
   if (auto array = dyn_cast_if_present<ArrayAttr>(attr))
@@ -196,7 +200,7 @@ getListElements(AtenOp op, ConversionPatternRewriter &rewriter, ArgRef arg) {
 }
 
 FailureOr<SmallVector<OpFoldResult>>
-mlir::joint::getIntListArg(AtenOp op, AtenOp::Adaptor adaptor,
+mlir::joint::getIntListArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
                            ConversionPatternRewriter &rewriter, ArgRef arg) {
   FailureOr<SmallVector<Attribute>> elements =
       getListElements(op, rewriter, arg);
@@ -222,7 +226,7 @@ mlir::joint::getIntListArg(AtenOp op, AtenOp::Adaptor adaptor,
 }
 
 FailureOr<SmallVector<int64_t>> mlir::joint::getConstantIntListArg(
-    AtenOp op, ConversionPatternRewriter &rewriter, ArgRef arg) {
+    CallFunctionOp op, ConversionPatternRewriter &rewriter, ArgRef arg) {
   FailureOr<SmallVector<Attribute>> elements =
       getListElements(op, rewriter, arg);
   if (failed(elements))
@@ -238,7 +242,7 @@ FailureOr<SmallVector<int64_t>> mlir::joint::getConstantIntListArg(
   return result;
 }
 
-FailureOr<double> mlir::joint::getFloatArg(AtenOp op,
+FailureOr<double> mlir::joint::getFloatArg(CallFunctionOp op,
                                            ConversionPatternRewriter &rewriter,
                                            ArgRef arg,
                                            std::optional<double> defaultValue) {
@@ -255,7 +259,7 @@ FailureOr<double> mlir::joint::getFloatArg(AtenOp op,
                                              " is not a constant number");
 }
 
-FailureOr<bool> mlir::joint::getBoolArg(AtenOp op,
+FailureOr<bool> mlir::joint::getBoolArg(CallFunctionOp op,
                                         ConversionPatternRewriter &rewriter,
                                         ArgRef arg,
                                         std::optional<bool> defaultValue) {
@@ -269,8 +273,9 @@ FailureOr<bool> mlir::joint::getBoolArg(AtenOp op,
 }
 
 FailureOr<StringRef>
-mlir::joint::getStringArg(AtenOp op, ConversionPatternRewriter &rewriter,
-                          ArgRef arg, std::optional<StringRef> defaultValue) {
+mlir::joint::getStringArg(CallFunctionOp op,
+                          ConversionPatternRewriter &rewriter, ArgRef arg,
+                          std::optional<StringRef> defaultValue) {
   Attribute attr = getArgAttr(op, arg);
   if (!attr && defaultValue)
     return *defaultValue;
@@ -280,8 +285,8 @@ mlir::joint::getStringArg(AtenOp op, ConversionPatternRewriter &rewriter,
 }
 
 FailureOr<Type>
-mlir::joint::getOptionalDtype(AtenOp op, ConversionPatternRewriter &rewriter,
-                              ArgRef arg) {
+mlir::joint::getOptionalDtype(CallFunctionOp op,
+                              ConversionPatternRewriter &rewriter, ArgRef arg) {
   Attribute attr = getArgAttr(op, arg);
   if (!attr || isa<UnitAttr>(attr))
     return Type();
@@ -290,7 +295,8 @@ mlir::joint::getOptionalDtype(AtenOp op, ConversionPatternRewriter &rewriter,
   return rewriter.notifyMatchFailure(op, argName(arg) + " is not a dtype");
 }
 
-FailureOr<Value> mlir::joint::getScalarArg(AtenOp op, AtenOp::Adaptor adaptor,
+FailureOr<Value> mlir::joint::getScalarArg(CallFunctionOp op,
+                                           CallFunctionOp::Adaptor adaptor,
                                            ConversionPatternRewriter &rewriter,
                                            ArgRef arg, Type type,
                                            std::optional<double> defaultValue) {
@@ -322,8 +328,9 @@ FailureOr<Value> mlir::joint::getScalarArg(AtenOp op, AtenOp::Adaptor adaptor,
 }
 
 FailureOr<int64_t>
-mlir::joint::normalizeDim(AtenOp op, ConversionPatternRewriter &rewriter,
-                          int64_t dim, int64_t rank) {
+mlir::joint::normalizeDim(CallFunctionOp op,
+                          ConversionPatternRewriter &rewriter, int64_t dim,
+                          int64_t rank) {
   int64_t bound = std::max<int64_t>(rank, 1);
   if (dim < -bound || dim >= bound)
     return rewriter.notifyMatchFailure(op, "dimension " + Twine(dim) +

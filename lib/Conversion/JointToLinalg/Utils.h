@@ -2,11 +2,12 @@
 //
 // The base pattern every family derives from (`JointOpConversion`: one
 // pattern, a set of aten targets), schema-argument access through a
-// `joint.op`'s `args`/`kwargs` (with `#joint.operand<i>` resolved to the
-// converted operand), torch's scalar casts and type promotion, broadcasting,
-// and builders for init tensors and elementwise `linalg.generic`s. Every
-// accessor reports why it failed through `notifyMatchFailure`, which the
-// driver turns into the one "no lowering" diagnostic.
+// `joint.call_function`'s `args`/`kwargs` (with `#joint.operand<i>` resolved to
+// the converted operand), torch's scalar casts and type promotion,
+// broadcasting, and builders for init tensors and elementwise
+// `linalg.generic`s. Every accessor reports why it failed through
+// `notifyMatchFailure`, which the driver turns into the one "no lowering"
+// diagnostic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,7 @@ inline constexpr llvm::StringLiteral kLoweringRefusalPrefix =
     "joint-to-linalg refusal: ";
 
 /// "'aten::mm.default' (node 'mm')": how every diagnostic names an op.
-std::string describeOp(AtenOp op);
+std::string describeOp(CallFunctionOp op);
 
 //===----------------------------------------------------------------------===//
 // Base pattern
@@ -42,17 +43,17 @@ std::string describeOp(AtenOp op);
 /// e.g. "aten::mm.default"). Families implement `rewrite`; the base matches
 /// the target and, when `rewrite` fails, hands its last match-failure reason
 /// to the driver (see kLoweringRefusalPrefix).
-class JointOpConversion : public OpConversionPattern<AtenOp> {
+class JointOpConversion : public OpConversionPattern<CallFunctionOp> {
 public:
   JointOpConversion(const TypeConverter &typeConverter, MLIRContext *context,
                     ArrayRef<StringRef> targets, PatternBenefit benefit = 1);
 
   LogicalResult
-  matchAndRewrite(AtenOp op, OpAdaptor adaptor,
+  matchAndRewrite(CallFunctionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final;
 
   /// Lowers `op`, whose target is one of `getTargets()`.
-  virtual LogicalResult rewrite(AtenOp op, OpAdaptor adaptor,
+  virtual LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const = 0;
 
   const llvm::StringSet<> &getTargets() const { return targets; }
@@ -67,7 +68,7 @@ private:
 TensorMetaAttr getTracedMeta(Value value);
 
 /// The first result type of `op` as a ranked tensor (null when it is not).
-RankedTensorType getResultTensorType(AtenOp op, unsigned i = 0);
+RankedTensorType getResultTensorType(CallFunctionOp op, unsigned i = 0);
 
 //===----------------------------------------------------------------------===//
 // Schema arguments
@@ -84,68 +85,72 @@ struct ArgRef {
 
 /// The attribute passed for `arg` (`#joint.operand<i>`, i64, f64, bool,
 /// string, dtype, array, or `unit` for None); null when not passed.
-Attribute getArgAttr(AtenOp op, ArgRef arg);
+Attribute getArgAttr(CallFunctionOp op, ArgRef arg);
 
 /// True when `arg` is not passed or is None.
-bool isNoneArg(AtenOp op, ArgRef arg);
+bool isNoneArg(CallFunctionOp op, ArgRef arg);
 
 /// The converted tensor operand passed for `arg`.
-FailureOr<Value> getTensorArg(AtenOp op, AtenOp::Adaptor adaptor,
+FailureOr<Value> getTensorArg(CallFunctionOp op,
+                              CallFunctionOp::Adaptor adaptor,
                               ConversionPatternRewriter &rewriter, ArgRef arg);
 
 /// An int argument as an `index` value: a constant, or a SymInt operand
 /// (i64) cast to index. `defaultValue` is used when the argument is absent.
-FailureOr<Value> getIntArg(AtenOp op, AtenOp::Adaptor adaptor,
+FailureOr<Value> getIntArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
                            ConversionPatternRewriter &rewriter, ArgRef arg,
                            std::optional<int64_t> defaultValue = std::nullopt);
 
 /// An int argument that must be a trace-time constant.
 FailureOr<int64_t>
-getConstantIntArg(AtenOp op, ConversionPatternRewriter &rewriter, ArgRef arg,
+getConstantIntArg(CallFunctionOp op, ConversionPatternRewriter &rewriter,
+                  ArgRef arg,
                   std::optional<int64_t> defaultValue = std::nullopt);
 
 /// An int list (`int[]`, `SymInt[]`; a single int is a list of one) as mixed
 /// static/dynamic sizes: IntegerAttr for constants, `index` values for
 /// SymInt operands.
 FailureOr<SmallVector<OpFoldResult>>
-getIntListArg(AtenOp op, AtenOp::Adaptor adaptor,
+getIntListArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
               ConversionPatternRewriter &rewriter, ArgRef arg);
 
 /// An int list whose elements are all trace-time constants.
 FailureOr<SmallVector<int64_t>>
-getConstantIntListArg(AtenOp op, ConversionPatternRewriter &rewriter,
+getConstantIntListArg(CallFunctionOp op, ConversionPatternRewriter &rewriter,
                       ArgRef arg);
 
 /// A float (or int, or bool) constant argument as a double.
 FailureOr<double>
-getFloatArg(AtenOp op, ConversionPatternRewriter &rewriter, ArgRef arg,
+getFloatArg(CallFunctionOp op, ConversionPatternRewriter &rewriter, ArgRef arg,
             std::optional<double> defaultValue = std::nullopt);
 
 /// A bool constant argument.
-FailureOr<bool> getBoolArg(AtenOp op, ConversionPatternRewriter &rewriter,
-                           ArgRef arg,
+FailureOr<bool> getBoolArg(CallFunctionOp op,
+                           ConversionPatternRewriter &rewriter, ArgRef arg,
                            std::optional<bool> defaultValue = std::nullopt);
 
 /// A string constant argument (e.g. gelu's `approximate`).
 FailureOr<StringRef>
-getStringArg(AtenOp op, ConversionPatternRewriter &rewriter, ArgRef arg,
+getStringArg(CallFunctionOp op, ConversionPatternRewriter &rewriter, ArgRef arg,
              std::optional<StringRef> defaultValue = std::nullopt);
 
 /// A `ScalarType?` argument as an MLIR element type; a null Type when None
 /// or absent.
-FailureOr<Type> getOptionalDtype(AtenOp op, ConversionPatternRewriter &rewriter,
+FailureOr<Type> getOptionalDtype(CallFunctionOp op,
+                                 ConversionPatternRewriter &rewriter,
                                  ArgRef arg);
 
 /// A `Scalar` argument (number attribute, SymInt/SymFloat operand or 0-d
 /// tensor operand) as a scalar of `type`, cast with torch's rules.
 FailureOr<Value>
-getScalarArg(AtenOp op, AtenOp::Adaptor adaptor,
+getScalarArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
              ConversionPatternRewriter &rewriter, ArgRef arg, Type type,
              std::optional<double> defaultValue = std::nullopt);
 
 /// Normalizes a possibly negative dimension `dim` of a rank-`rank` tensor
 /// (torch's maybe_wrap_dim; rank 0 accepts -1 and 0).
-FailureOr<int64_t> normalizeDim(AtenOp op, ConversionPatternRewriter &rewriter,
+FailureOr<int64_t> normalizeDim(CallFunctionOp op,
+                                ConversionPatternRewriter &rewriter,
                                 int64_t dim, int64_t rank);
 
 //===----------------------------------------------------------------------===//

@@ -27,13 +27,13 @@ namespace lowering {
 // Schema arguments
 //===----------------------------------------------------------------------===//
 
-/// Reads the schema arguments of one `joint.op` through getArgAttr (Utils.h)
-/// as plain values, leaving the reason for a failure to the caller's
+/// Reads the schema arguments of one `joint.call_function` through getArgAttr
+/// (Utils.h) as plain values, leaving the reason for a failure to the caller's
 /// notifyMatchFailure; `#joint.operand<i>` resolves to the converted operand
 /// `i`.
 class OpArgs {
 public:
-  OpArgs(AtenOp op, ValueRange operands) : op(op), operands(operands) {}
+  OpArgs(CallFunctionOp op, ValueRange operands) : op(op), operands(operands) {}
 
   /// The argument's attribute; null when not passed (schema default).
   Attribute get(unsigned index, StringRef name) const;
@@ -55,7 +55,7 @@ public:
                                            StringRef name) const;
 
 private:
-  mutable AtenOp op;
+  mutable CallFunctionOp op;
   ValueRange operands;
 };
 
@@ -135,8 +135,8 @@ FailureOr<SmallVector<bool>> getReductionMask(ArrayRef<int64_t> dims,
                                               int64_t rank);
 
 /// The converted type of result `i` as a ranked tensor, or null.
-RankedTensorType getResultTensorType(const TypeConverter *converter, AtenOp op,
-                                     unsigned i);
+RankedTensorType getResultTensorType(const TypeConverter *converter,
+                                     CallFunctionOp op, unsigned i);
 
 } // namespace lowering
 } // namespace joint

@@ -1,7 +1,7 @@
 //===- Export.cpp - The joint dialect to joint-graph JSON -------*- C++ -*-===//
 //
 // Writes a module with one joint.graph as a format v1 document: placeholders
-// from the graph arguments, one node per joint.op (FX getitem nodes
+// from the graph arguments, one node per joint.call_function (FX getitem nodes
 // re-created after multi-output ops with their original names), `ao::` nodes
 // for the ao ops, the output node, and the operator table.
 //
@@ -11,7 +11,7 @@
 #include "JSONUtils.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Support/Namespace.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "mlir/IR/Builders.h"
@@ -80,7 +80,7 @@ private:
             {"recompute", nullptr},
             {"stack_trace", nullptr}};
   }
-  LogicalResult exportAtenOp(AtenOp op, NodeLines &nodes);
+  LogicalResult exportCallFunctionOp(CallFunctionOp op, NodeLines &nodes);
   LogicalResult exportAOOp(Operation *op, NodeLines &nodes);
 
   GraphOp graph;
@@ -143,7 +143,7 @@ void Exporter::assignMissingStorage(Block &body) {
   };
   for (BlockArgument arg : body.getArguments())
     assign(arg);
-  for (AtenOp op : body.getOps<AtenOp>())
+  for (CallFunctionOp op : body.getOps<CallFunctionOp>())
     for (Value r : op->getResults())
       assign(r);
 }
@@ -225,7 +225,8 @@ FailureOr<json> Exporter::valueToJson(Attribute value, Operation *op) {
   return failure();
 }
 
-LogicalResult Exporter::exportAtenOp(AtenOp op, NodeLines &nodes) {
+LogicalResult Exporter::exportCallFunctionOp(CallFunctionOp op,
+                                             NodeLines &nodes) {
   json args = json::array();
   json kwargs = json::object();
   if (ArrayAttr a = op.getArgsAttr()) {
@@ -416,7 +417,7 @@ LogicalResult Exporter::run(ModuleOp module, json &doc, NodeLines &nodes) {
   for (BlockArgument arg : body.getArguments())
     noteStorage(getTensorMeta(arg));
   usedNames.addGraph(graph);
-  for (AtenOp op : body.getOps<AtenOp>()) {
+  for (CallFunctionOp op : body.getOps<CallFunctionOp>()) {
     if (ArrayAttr metas = op.getResultMetaAttr())
       for (Attribute m : metas)
         noteStorage(dyn_cast<TensorMetaAttr>(m));
@@ -454,8 +455,8 @@ LogicalResult Exporter::run(ModuleOp module, json &doc, NodeLines &nodes) {
   }
 
   for (Operation &op : body.without_terminator()) {
-    if (auto aten = dyn_cast<AtenOp>(op)) {
-      if (failed(exportAtenOp(aten, nodes)))
+    if (auto aten = dyn_cast<CallFunctionOp>(op)) {
+      if (failed(exportCallFunctionOp(aten, nodes)))
         return failure();
     } else if (isa<ao::OffloadOp, ao::ReloadOp, ao::WaitTensorOp>(op)) {
       if (failed(exportAOOp(&op, nodes)))
@@ -484,7 +485,7 @@ LogicalResult Exporter::run(ModuleOp module, json &doc, NodeLines &nodes) {
                        json::array()));
 
   json operators = json::object();
-  for (OperatorOp entry : module.getOps<OperatorOp>()) {
+  for (SchemaOp entry : module.getOps<SchemaOp>()) {
     auto schemaArgs = [](ArrayAttr list, bool returns) {
       json out = json::array();
       auto split = [](StringRef set) {

@@ -2,7 +2,7 @@
 //
 // Reads a format v1 document (docs/format.md) with nlohmann/json's
 // non-throwing API (exceptions are off) and builds one joint.graph plus the
-// joint.operator table. Every rejection names the position (line:column for
+// joint.schema table. Every rejection names the position (line:column for
 // syntax errors, a JSON pointer otherwise) and the node.
 //
 //===----------------------------------------------------------------------===//
@@ -11,7 +11,7 @@
 #include "JSONUtils.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -128,7 +128,7 @@ private:
 /// What a node name stands for while importing.
 struct NodeEntry {
   SmallVector<Value, 1> results;
-  AtenOp op; // null for placeholders
+  CallFunctionOp op; // null for placeholders
   const json *node = nullptr;
   unsigned index = 0; // position in "nodes"
 };
@@ -263,7 +263,7 @@ private:
   FailureOr<Attribute> importValue(const json &v, const std::string &pointer,
                                    StringRef node,
                                    SmallVectorImpl<Value> &operands, int depth);
-  LogicalResult checkAgainstSchema(OperatorOp entry, ArrayAttr args,
+  LogicalResult checkAgainstSchema(SchemaOp entry, ArrayAttr args,
                                    DictionaryAttr kwargs,
                                    ArrayRef<Value> operands,
                                    const std::string &pointer, StringRef node);
@@ -284,7 +284,7 @@ private:
   Block *body = nullptr;
   llvm::StringMap<NodeEntry> values;
   llvm::StringMap<unsigned> nodeIndex; // every node name -> position
-  llvm::StringMap<OperatorOp> operators;
+  llvm::StringMap<SchemaOp> operators;
   StringRef text;                     // the (inflated) document
   std::vector<size_t> nodeOffsets;    // byte offset of each /nodes element
   std::vector<size_t> lineStarts{0};  // byte offset where each line starts
@@ -462,8 +462,7 @@ LogicalResult Importer::importOperators(const json &doc) {
           "python_module",
           b.getStringAttr(module->get_ref<const std::string &>())));
     }
-    auto op =
-        OperatorOp::create(b, locFor(p), TypeRange(), ValueRange(), attrs);
+    auto op = SchemaOp::create(b, locFor(p), TypeRange(), ValueRange(), attrs);
     if (failed(op.verify()))
       return failure();
     operators[target] = op;
@@ -829,7 +828,7 @@ static bool matchesSchemaType(StringRef type, Attribute value,
   return true;
 }
 
-LogicalResult Importer::checkAgainstSchema(OperatorOp entry, ArrayAttr args,
+LogicalResult Importer::checkAgainstSchema(SchemaOp entry, ArrayAttr args,
                                            DictionaryAttr kwargs,
                                            ArrayRef<Value> operands,
                                            const std::string &pointer,
@@ -940,7 +939,7 @@ LogicalResult Importer::importGetItem(const json &node, unsigned index,
                 "getitem facts differ from output " + Twine(i) + " of '" +
                     srcName + "'",
                 name);
-  AtenOp op = producer.op;
+  CallFunctionOp op = producer.op;
   SmallVector<Attribute> names;
   if (ArrayAttr existing = op.getResultNamesAttr())
     names.assign(existing.begin(), existing.end());
@@ -1066,7 +1065,7 @@ LogicalResult Importer::importCallFunction(const json &node, unsigned index,
                 "target '" + targetName +
                     "' is not of the form 'namespace::name.overload'",
                 name);
-  OperatorOp entry = operators.lookup(targetName);
+  SchemaOp entry = operators.lookup(targetName);
   if (!entry && !isBuiltinNamespace(targetName))
     return fail(p + "/target",
                 "unknown operator '" + targetName +
@@ -1123,7 +1122,7 @@ LogicalResult Importer::importCallFunction(const json &node, unsigned index,
   if (!kwAttrs.empty())
     attrs.push_back(b.getNamedAttr("kwargs", kwargsAttr));
   attrs.push_back(b.getNamedAttr("result_meta", b.getArrayAttr(metas)));
-  auto op = AtenOp::create(b, locFor(p), types, operands, attrs);
+  auto op = CallFunctionOp::create(b, locFor(p), types, operands, attrs);
   // Phase, seq_nr, module stack, policy and stack trace.
   auto bw = node.find("backward");
   if (bw != node.end() && !bw->is_boolean() && !bw->is_null())
@@ -1223,7 +1222,7 @@ void Importer::reconstructBackwardTags(GraphOp graph) {
   // Backward: stack-less producers of the gradients, stopping at module
   // boundaries and at the loss chain.
   auto hasStack = [](Operation *op) {
-    auto aten = dyn_cast<AtenOp>(op);
+    auto aten = dyn_cast<CallFunctionOp>(op);
     return aten && aten.getModuleStack() && !aten.getModuleStackAttr().empty();
   };
   llvm::DenseSet<Operation *> backward;
@@ -1243,14 +1242,14 @@ void Importer::reconstructBackwardTags(GraphOp graph) {
     }
   }
   for (Operation *op : backward)
-    if (auto aten = dyn_cast<AtenOp>(op))
+    if (auto aten = dyn_cast<CallFunctionOp>(op))
       aten.setPhase(Phase::backward);
   emitRemark(graph.getLoc())
       << "the file has no autograd_backward tags; reconstructed them "
          "structurally for "
       << backward.size() << " of "
-      << std::distance(graph.getBody().op_begin<AtenOp>(),
-                       graph.getBody().op_end<AtenOp>())
+      << std::distance(graph.getBody().op_begin<CallFunctionOp>(),
+                       graph.getBody().op_end<CallFunctionOp>())
       << " ops (loss producers forward, stack-less gradient producers "
          "backward)";
   graph->setAttr(kBackwardTagsAttr, b.getStringAttr("structural"));
@@ -1602,8 +1601,9 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
     graph->setAttr(attrName, a);
   }
 
-  bool anyBackward = llvm::any_of(graph.getBody().getOps<AtenOp>(),
-                                  [](AtenOp op) { return op.isBackward(); });
+  bool anyBackward =
+      llvm::any_of(graph.getBody().getOps<CallFunctionOp>(),
+                   [](CallFunctionOp op) { return op.isBackward(); });
   if (!anyBackward)
     reconstructBackwardTags(graph);
 

@@ -79,7 +79,7 @@
 // CHECK-NEXT: return %[[V38]], %[[V39]] : tensor<1x2x4x8xbf16>, tensor<1x2x4xf32>
 // CHECK-NEXT: }
 joint.graph @sdpa_for_cpu_mask_bf16(%q: tensor<1x2x4x8xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %k: tensor<1x2x4x8xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %v: tensor<1x2x4x8xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %m: tensor<1x1x4x4xbf16> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x4x8xbf16> {joint.role = #joint.role<output>}, tensor<1x2x4xf32> {joint.role = #joint.role<output>}) {
-  %0, %1 = joint.op "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %k, %v, %m) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>], kwargs = {attn_mask = #joint.operand<3>, scale = 2.500000e-01 : f64}, name = "sdpa"} : (tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x1x4x4xbf16>) -> (tensor<1x2x4x8xbf16>, tensor<1x2x4xf32>)
+  %0, %1 = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %k, %v, %m) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>], kwargs = {attn_mask = #joint.operand<3>, scale = 2.500000e-01 : f64}, name = "sdpa"} : (tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x1x4x4xbf16>) -> (tensor<1x2x4x8xbf16>, tensor<1x2x4xf32>)
   joint.output %0, %1 : tensor<1x2x4x8xbf16>, tensor<1x2x4xf32>
 }
 
@@ -163,7 +163,7 @@ joint.graph @sdpa_for_cpu_mask_bf16(%q: tensor<1x2x4x8xbf16> {joint.role = #join
 // CHECK-NEXT: return %[[V41]], %[[V42]] : tensor<1x4x4x8xf32>, tensor<1x4x4xf32>
 // CHECK-NEXT: }
 joint.graph @sdpa_causal_gqa_default_scale(%q: tensor<1x4x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %k: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %v: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x4x4x8xf32> {joint.role = #joint.role<output>}, tensor<1x4x4xf32> {joint.role = #joint.role<output>}) {
-  %0, %1 = joint.op "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %k, %v) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 0.0, true], name = "sdpa"} : (tensor<1x4x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> (tensor<1x4x4x8xf32>, tensor<1x4x4xf32>)
+  %0, %1 = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %k, %v) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 0.0, true], name = "sdpa"} : (tensor<1x4x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> (tensor<1x4x4x8xf32>, tensor<1x4x4xf32>)
   joint.output %0, %1 : tensor<1x4x4x8xf32>, tensor<1x4x4xf32>
 }
 
@@ -273,7 +273,7 @@ joint.graph @sdpa_causal_gqa_default_scale(%q: tensor<1x4x4x8xf32> {joint.role =
 // CHECK-NEXT: return %[[V51]], %[[V53]], %[[V55]] : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
 // CHECK-NEXT: }
 joint.graph @sdpa_for_cpu_backward(%do: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %q: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %k: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %v: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %o: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %lse: tensor<1x2x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %m: tensor<1x1x4x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x4x8xf32> {joint.role = #joint.role<output>}, tensor<1x2x4x8xf32> {joint.role = #joint.role<output>}, tensor<1x2x4x8xf32> {joint.role = #joint.role<output>}) {
-  %0, %1, %2 = joint.op "aten::_scaled_dot_product_flash_attention_for_cpu_backward.default"(%do, %q, %k, %v, %o, %lse, %m) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, #joint.operand<3>, #joint.operand<4>, #joint.operand<5>, 0.000000e+00, false], kwargs = {attn_mask = #joint.operand<6>, scale = 2.500000e-01 : f64}, name = "sdpa_backward"} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, tensor<1x1x4x4xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>)
+  %0, %1, %2 = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu_backward.default"(%do, %q, %k, %v, %o, %lse, %m) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, #joint.operand<3>, #joint.operand<4>, #joint.operand<5>, 0.000000e+00, false], kwargs = {attn_mask = #joint.operand<6>, scale = 2.500000e-01 : f64}, name = "sdpa_backward"} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, tensor<1x1x4x4xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>)
   joint.output %0, %1, %2 : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
 }
 
@@ -357,6 +357,6 @@ joint.graph @sdpa_for_cpu_backward(%do: tensor<1x2x4x8xf32> {joint.role = #joint
 // CHECK-NEXT: return %[[V36]], %[[V37]], %[[V39]], %[[V42]] : tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, i64, tensor<2xui64>
 // CHECK-NEXT: }
 joint.graph @sdpa_flash_cuda_results(%q: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %k: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %v: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x4x8xf32> {joint.role = #joint.role<output>}, tensor<1x2x4xf32> {joint.role = #joint.role<output>}, i64 {joint.role = #joint.role<output>}, tensor<2xui64> {joint.role = #joint.role<output>}) {
-  %0:9 = joint.op "aten::_scaled_dot_product_flash_attention.default"(%q, %k, %v) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>], kwargs = {scale = 2.500000e-01 : f64}, name = "sdpa"} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, none, none, i64, i64, tensor<2xui64>, tensor<ui64>, tensor<0xf32>)
+  %0:9 = joint.call_function "aten::_scaled_dot_product_flash_attention.default"(%q, %k, %v) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>], kwargs = {scale = 2.500000e-01 : f64}, name = "sdpa"} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, none, none, i64, i64, tensor<2xui64>, tensor<ui64>, tensor<0xf32>)
   joint.output %0#0, %0#1, %0#4, %0#6 : tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, i64, tensor<2xui64>
 }

@@ -55,20 +55,20 @@
 // CHECK-NEXT: %[[COLLAPSED_7:[a-zA-Z0-9_-]+]] = tensor.collapse_shape %[[ARG1]] {{\[\[}}0, 1]] : tensor<2x8xf32> into tensor<16xf32>
 // CHECK-NEXT: return %[[COLLAPSED]], %[[TRANSPOSED]], %[[EXTRACTED_SLICE]], %[[ARG1]], %[[EXTRACTED_SLICE_0]], %[[EXTRACTED_SLICE_1]], %[[EXTRACTED_SLICE_2]], %[[INSERTED_SLICE_3]], %[[PADDED]], %[[INSERTED_SLICE_6]], %[[V7]], %[[V9]], %[[EXPANDED]], %[[V11]], %[[COLLAPSED_7]] : tensor<?x32xf32>, tensor<32x?x4xf32>, tensor<2x3xf32>, tensor<2x8xf32>, tensor<8xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<4x8xf32>, tensor<2x10xf32>, tensor<2x16xf32>, tensor<4x8xf32>, tensor<2x8xbf16>, tensor<1x2x8xf32>, tensor<3x2x8xf32>, tensor<16xf32>
 joint.graph @views_slices_cat_pad_and_copies(%x: tensor<4x?x32xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %s: tensor<2x8xf32> {joint.role = #joint.role<input>, joint.path = "s"}, %n: i64 {joint.role = #joint.role<input>, joint.path = "n"}) -> (tensor<?x32xf32> {joint.role = #joint.role<output>}, tensor<32x?x4xf32> {joint.role = #joint.role<output>}, tensor<2x3xf32> {joint.role = #joint.role<output>}, tensor<2x8xf32> {joint.role = #joint.role<output>}, tensor<8xf32> {joint.role = #joint.role<output>}, tensor<2x4xf32> {joint.role = #joint.role<output>}, tensor<2x4xf32> {joint.role = #joint.role<output>}, tensor<4x8xf32> {joint.role = #joint.role<output>}, tensor<2x10xf32> {joint.role = #joint.role<output>}, tensor<2x16xf32> {joint.role = #joint.role<output>}, tensor<4x8xf32> {joint.role = #joint.role<output>}, tensor<2x8xbf16> {joint.role = #joint.role<output>}, tensor<1x2x8xf32> {joint.role = #joint.role<output>}, tensor<3x2x8xf32> {joint.role = #joint.role<output>}, tensor<16xf32> {joint.role = #joint.role<output>}) {
-  %m = joint.op "operator::mul"(%n) {args = [4, #joint.operand<0>], name = "m"} : (i64) -> i64
-  %v = joint.op "aten::view.default"(%x, %m) {args = [#joint.operand<0>, [#joint.operand<1>, 32]], name = "v"} : (tensor<4x?x32xf32>, i64) -> tensor<?x32xf32>
-  %p = joint.op "aten::permute.default"(%x) {args = [#joint.operand<0>, [2, 1, 0]], name = "p"} : (tensor<4x?x32xf32>) -> tensor<32x?x4xf32>
-  %sl = joint.op "aten::slice.Tensor"(%s) {args = [#joint.operand<0>, 1, -5, 9223372036854775807, 2], name = "sl"} : (tensor<2x8xf32>) -> tensor<2x3xf32>
-  %al = joint.op "aten::alias.default"(%s) {name = "al"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
-  %se = joint.op "aten::select.int"(%s) {args = [#joint.operand<0>, 0, -1], name = "se"} : (tensor<2x8xf32>) -> tensor<8xf32>
-  %a, %b = joint.op "aten::split.Tensor"(%s) {args = [#joint.operand<0>, 4, 1], name = "sp"} : (tensor<2x8xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
-  %c = joint.op "aten::cat.default"(%s, %s) {args = [[#joint.operand<0>, #joint.operand<1>], 0], name = "c"} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<4x8xf32>
-  %pd = joint.op "aten::constant_pad_nd.default"(%s) {args = [#joint.operand<0>, [3, -1], 0.5], name = "pd"} : (tensor<2x8xf32>) -> tensor<2x10xf32>
-  %sb = joint.op "aten::slice_backward.default"(%s) {args = [#joint.operand<0>, [2, 16], 1, 8, 9223372036854775807, 1], name = "sb"} : (tensor<2x8xf32>) -> tensor<2x16xf32>
-  %e = joint.op "aten::expand.default"(%se) {args = [#joint.operand<0>, [4, -1]], name = "e"} : (tensor<8xf32>) -> tensor<4x8xf32>
-  %tc = joint.op "aten::_to_copy.default"(%s) {args = [#joint.operand<0>], kwargs = {dtype = #joint.dtype<bfloat16>}, name = "tc"} : (tensor<2x8xf32>) -> tensor<2x8xbf16>
-  %u = joint.op "aten::unsqueeze.default"(%s) {args = [#joint.operand<0>, 0], name = "u"} : (tensor<2x8xf32>) -> tensor<1x2x8xf32>
-  %ex = joint.op "aten::expand.default"(%u) {args = [#joint.operand<0>, [3, -1, -1]], name = "ex"} : (tensor<1x2x8xf32>) -> tensor<3x2x8xf32>
-  %vv = joint.op "aten::view.default"(%s) {args = [#joint.operand<0>, [-1]], name = "vv"} : (tensor<2x8xf32>) -> tensor<16xf32>
+  %m = joint.call_function "operator::mul"(%n) {args = [4, #joint.operand<0>], name = "m"} : (i64) -> i64
+  %v = joint.call_function "aten::view.default"(%x, %m) {args = [#joint.operand<0>, [#joint.operand<1>, 32]], name = "v"} : (tensor<4x?x32xf32>, i64) -> tensor<?x32xf32>
+  %p = joint.call_function "aten::permute.default"(%x) {args = [#joint.operand<0>, [2, 1, 0]], name = "p"} : (tensor<4x?x32xf32>) -> tensor<32x?x4xf32>
+  %sl = joint.call_function "aten::slice.Tensor"(%s) {args = [#joint.operand<0>, 1, -5, 9223372036854775807, 2], name = "sl"} : (tensor<2x8xf32>) -> tensor<2x3xf32>
+  %al = joint.call_function "aten::alias.default"(%s) {name = "al"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %se = joint.call_function "aten::select.int"(%s) {args = [#joint.operand<0>, 0, -1], name = "se"} : (tensor<2x8xf32>) -> tensor<8xf32>
+  %a, %b = joint.call_function "aten::split.Tensor"(%s) {args = [#joint.operand<0>, 4, 1], name = "sp"} : (tensor<2x8xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  %c = joint.call_function "aten::cat.default"(%s, %s) {args = [[#joint.operand<0>, #joint.operand<1>], 0], name = "c"} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<4x8xf32>
+  %pd = joint.call_function "aten::constant_pad_nd.default"(%s) {args = [#joint.operand<0>, [3, -1], 0.5], name = "pd"} : (tensor<2x8xf32>) -> tensor<2x10xf32>
+  %sb = joint.call_function "aten::slice_backward.default"(%s) {args = [#joint.operand<0>, [2, 16], 1, 8, 9223372036854775807, 1], name = "sb"} : (tensor<2x8xf32>) -> tensor<2x16xf32>
+  %e = joint.call_function "aten::expand.default"(%se) {args = [#joint.operand<0>, [4, -1]], name = "e"} : (tensor<8xf32>) -> tensor<4x8xf32>
+  %tc = joint.call_function "aten::_to_copy.default"(%s) {args = [#joint.operand<0>], kwargs = {dtype = #joint.dtype<bfloat16>}, name = "tc"} : (tensor<2x8xf32>) -> tensor<2x8xbf16>
+  %u = joint.call_function "aten::unsqueeze.default"(%s) {args = [#joint.operand<0>, 0], name = "u"} : (tensor<2x8xf32>) -> tensor<1x2x8xf32>
+  %ex = joint.call_function "aten::expand.default"(%u) {args = [#joint.operand<0>, [3, -1, -1]], name = "ex"} : (tensor<1x2x8xf32>) -> tensor<3x2x8xf32>
+  %vv = joint.call_function "aten::view.default"(%s) {args = [#joint.operand<0>, [-1]], name = "vv"} : (tensor<2x8xf32>) -> tensor<16xf32>
   joint.output %v, %p, %sl, %al, %se, %a, %b, %c, %pd, %sb, %e, %tc, %u, %ex, %vv : tensor<?x32xf32>, tensor<32x?x4xf32>, tensor<2x3xf32>, tensor<2x8xf32>, tensor<8xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<4x8xf32>, tensor<2x10xf32>, tensor<2x16xf32>, tensor<4x8xf32>, tensor<2x8xbf16>, tensor<1x2x8xf32>, tensor<3x2x8xf32>, tensor<16xf32>
 }

@@ -23,8 +23,8 @@
 // CHECK-NEXT: } -> tensor<4xf32>
 // CHECK-NEXT: return %[[V1]], %[[V3]] : tensor<4xf32>, tensor<4xf32>
 joint.graph @sub_alpha_scales_other_and_scalar_is_a_constant(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %y: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "y"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}, tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::sub.Tensor"(%x, %y) {args = [#joint.operand<0>, #joint.operand<1>], kwargs = {alpha = 2 : i64}, name = "sub"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %1 = joint.op "aten::mul.Scalar"(%0) {args = [#joint.operand<0>, 5.000000e-01], name = "mul"} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::sub.Tensor"(%x, %y) {args = [#joint.operand<0>, #joint.operand<1>], kwargs = {alpha = 2 : i64}, name = "sub"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = joint.call_function "aten::mul.Scalar"(%0) {args = [#joint.operand<0>, 5.000000e-01], name = "mul"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
 
@@ -49,7 +49,7 @@ joint.graph @sub_alpha_scales_other_and_scalar_is_a_constant(%x: tensor<4xf32> {
 // CHECK-NEXT: } -> tensor<2x?xbf16>
 // CHECK-NEXT: return %[[V1]] : tensor<2x?xbf16>
 joint.graph @bf16_computes_in_f32_and_rounds_once(%x: tensor<2x?xbf16> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x?xbf16> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::silu.default"(%x) {name = "silu"} : (tensor<2x?xbf16>) -> tensor<2x?xbf16>
+  %0 = joint.call_function "aten::silu.default"(%x) {name = "silu"} : (tensor<2x?xbf16>) -> tensor<2x?xbf16>
   joint.output %0 : tensor<2x?xbf16>
 }
 
@@ -74,8 +74,8 @@ joint.graph @bf16_computes_in_f32_and_rounds_once(%x: tensor<2x?xbf16> {joint.ro
 // CHECK-NEXT: } -> tensor<4xf32>
 // CHECK-NEXT: return %[[V3]] : tensor<4xf32>
 joint.graph @scalar_comparison_and_zero_d_where_operand(%x: tensor<4xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %y: tensor<f32> {joint.role = #joint.role<input>, joint.path = "y"}, %z: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "z"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::ne.Scalar"(%x) {args = [#joint.operand<0>, -100], name = "ne"} : (tensor<4xi64>) -> tensor<4xi1>
-  %1 = joint.op "aten::where.self"(%0, %y, %z) {name = "where"} : (tensor<4xi1>, tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::ne.Scalar"(%x) {args = [#joint.operand<0>, -100], name = "ne"} : (tensor<4xi64>) -> tensor<4xi1>
+  %1 = joint.call_function "aten::where.self"(%0, %y, %z) {name = "where"} : (tensor<4xi1>, tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
   joint.output %1 : tensor<4xf32>
 }
 
@@ -101,8 +101,8 @@ joint.graph @scalar_comparison_and_zero_d_where_operand(%x: tensor<4xi64> {joint
 // CHECK-NEXT: } -> tensor<4xf32>
 // CHECK-NEXT: return %[[V1]], %[[V3]] : tensor<4xf32>, tensor<4xf32>
 joint.graph @floor_division_and_square_as_product(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}, tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::div.Scalar_mode"(%x) {args = [#joint.operand<0>, 3.0], kwargs = {rounding_mode = "floor"}, name = "div"} : (tensor<4xf32>) -> tensor<4xf32>
-  %1 = joint.op "aten::pow.Tensor_Scalar"(%x) {args = [#joint.operand<0>, 2], name = "pow"} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::div.Scalar_mode"(%x) {args = [#joint.operand<0>, 3.0], kwargs = {rounding_mode = "floor"}, name = "div"} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = joint.call_function "aten::pow.Tensor_Scalar"(%x) {args = [#joint.operand<0>, 2], name = "pow"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
 
@@ -121,7 +121,7 @@ joint.graph @floor_division_and_square_as_product(%x: tensor<4xf32> {joint.role 
 // CHECK-NEXT: } -> tensor<4xf32>
 // CHECK-NEXT: return %[[V1]] : tensor<4xf32>
 joint.graph @int_true_division_computes_in_float(%x: tensor<4xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::div.Scalar"(%x) {args = [#joint.operand<0>, 2], name = "div"} : (tensor<4xi64>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::div.Scalar"(%x) {args = [#joint.operand<0>, 2], name = "div"} : (tensor<4xi64>) -> tensor<4xf32>
   joint.output %0 : tensor<4xf32>
 }
 
@@ -164,7 +164,7 @@ joint.graph @int_true_division_computes_in_float(%x: tensor<4xi64> {joint.role =
 // CHECK-NEXT: } -> tensor<4xf32>
 // CHECK-NEXT: return %[[V1]] : tensor<4xf32>
 joint.graph @gelu_backward_tanh_form(%g: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "g"}, %x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::gelu_backward.default"(%g, %x) {args = [#joint.operand<0>, #joint.operand<1>], kwargs = {approximate = "tanh"}, name = "gb"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::gelu_backward.default"(%g, %x) {args = [#joint.operand<0>, #joint.operand<1>], kwargs = {approximate = "tanh"}, name = "gb"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   joint.output %0 : tensor<4xf32>
 }
 
@@ -189,8 +189,8 @@ joint.graph @gelu_backward_tanh_form(%g: tensor<4xf32> {joint.role = #joint.role
 // CHECK-NEXT: } -> tensor<2x4xf32>
 // CHECK-NEXT: return %[[V3]] : tensor<2x4xf32>
 joint.graph @bitwise_and_broadcasts_then_masked_fill(%x: tensor<2x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %a: tensor<2x4xi1> {joint.role = #joint.role<input>, joint.path = "a"}, %b: tensor<4xi1> {joint.role = #joint.role<input>, joint.path = "b"}) -> (tensor<2x4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::bitwise_and.Tensor"(%a, %b) {name = "and"} : (tensor<2x4xi1>, tensor<4xi1>) -> tensor<2x4xi1>
-  %1 = joint.op "aten::masked_fill.Scalar"(%x, %0) {args = [#joint.operand<0>, #joint.operand<1>, 0xFFF0000000000000], name = "fill"} : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
+  %0 = joint.call_function "aten::bitwise_and.Tensor"(%a, %b) {name = "and"} : (tensor<2x4xi1>, tensor<4xi1>) -> tensor<2x4xi1>
+  %1 = joint.call_function "aten::masked_fill.Scalar"(%x, %0) {args = [#joint.operand<0>, #joint.operand<1>, 0xFFF0000000000000], name = "fill"} : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
   joint.output %1 : tensor<2x4xf32>
 }
 
@@ -217,8 +217,8 @@ joint.graph @bitwise_and_broadcasts_then_masked_fill(%x: tensor<2x4xf32> {joint.
 // CHECK-NEXT: } -> tensor<4xf32>
 // CHECK-NEXT: return %[[V1]], %[[V3]] : tensor<4xi1>, tensor<4xf32>
 joint.graph @mixed_int_comparison_promotes_and_threshold_backward(%x: tensor<4xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %y: tensor<4xi32> {joint.role = #joint.role<input>, joint.path = "y"}, %g: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "g"}, %h: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "h"}) -> (tensor<4xi1> {joint.role = #joint.role<output>}, tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::le.Tensor"(%x, %y) {name = "le"} : (tensor<4xi64>, tensor<4xi32>) -> tensor<4xi1>
-  %1 = joint.op "aten::threshold_backward.default"(%g, %h) {args = [#joint.operand<0>, #joint.operand<1>, 0], name = "tb"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::le.Tensor"(%x, %y) {name = "le"} : (tensor<4xi64>, tensor<4xi32>) -> tensor<4xi1>
+  %1 = joint.call_function "aten::threshold_backward.default"(%g, %h) {args = [#joint.operand<0>, #joint.operand<1>, 0], name = "tb"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   joint.output %0, %1 : tensor<4xi1>, tensor<4xf32>
 }
 
@@ -242,8 +242,8 @@ joint.graph @mixed_int_comparison_promotes_and_threshold_backward(%x: tensor<4xi
 // CHECK-NEXT: } -> tensor<4xf32>
 // CHECK-NEXT: return %[[V1]], %[[V3]] : tensor<4xf32>, tensor<4xf32>
 joint.graph @clamp_and_nan_propagating_minimum(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %y: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "y"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}, tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::clamp.default"(%x) {args = [#joint.operand<0>, unit, 6.0], name = "clamp"} : (tensor<4xf32>) -> tensor<4xf32>
-  %1 = joint.op "aten::minimum.default"(%0, %y) {name = "minimum"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::clamp.default"(%x) {args = [#joint.operand<0>, unit, 6.0], name = "clamp"} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = joint.call_function "aten::minimum.default"(%0, %y) {name = "minimum"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   joint.output %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
 
@@ -280,7 +280,7 @@ joint.graph @clamp_and_nan_propagating_minimum(%x: tensor<4xf32> {joint.role = #
 // CHECK-NEXT: } -> tensor<4xf32>
 // CHECK-NEXT: return %[[V1]], %[[V3]] : tensor<4xf32>, tensor<4xf32>
 joint.graph @elu_and_dropout_backward(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %m: tensor<4xi1> {joint.role = #joint.role<input>, joint.path = "m"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}, tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::elu.default"(%x) {args = [#joint.operand<0>, 2.0], name = "elu"} : (tensor<4xf32>) -> tensor<4xf32>
-  %1 = joint.op "aten::native_dropout_backward.default"(%0, %m) {args = [#joint.operand<0>, #joint.operand<1>, 1.25], name = "db"} : (tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::elu.default"(%x) {args = [#joint.operand<0>, 2.0], name = "elu"} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = joint.call_function "aten::native_dropout_backward.default"(%0, %m) {args = [#joint.operand<0>, #joint.operand<1>, 1.25], name = "db"} : (tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>
   joint.output %0, %1 : tensor<4xf32>, tensor<4xf32>
 }

@@ -2,9 +2,9 @@
 // RUN: joint-opt %s -split-input-file -verify-diagnostics -convert-joint-to-linalg -mlir-print-op-on-diagnostic=false
 
 joint.graph @no_pattern(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::exp.default"(%x) {name = "e"} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::exp.default"(%x) {name = "e"} : (tensor<4xf32>) -> tensor<4xf32>
   // expected-error @+1 {{no lowering for 'aten::foo.default' (node 'foo')}}
-  %1 = joint.op "aten::foo.default"(%0) {name = "foo"} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = joint.call_function "aten::foo.default"(%0) {name = "foo"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %1 : tensor<4xf32>
 }
 
@@ -12,16 +12,16 @@ joint.graph @no_pattern(%x: tensor<4xf32> {joint.role = #joint.role<input>, join
 
 joint.graph @pattern_refuses_with_reason(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{no lowering for 'aten::gelu.default' (node 'g'): unknown approximate 'erf'}}
-  %0 = joint.op "aten::gelu.default"(%x) {name = "g", args = [#joint.operand<0>], kwargs = {approximate = "erf"}} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::gelu.default"(%x) {name = "g", args = [#joint.operand<0>], kwargs = {approximate = "erf"}} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %0 : tensor<4xf32>
 }
 
 // -----
 
-joint.operator @"aten::native_dropout.default" {arguments = [#joint.arg<name = "input", type = "Tensor">, #joint.arg<name = "p", type = "float">, #joint.arg<name = "train", type = "bool?">], returns = [#joint.arg<type = "Tensor">, #joint.arg<type = "Tensor">], schema = "aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", tags = ["core", "nondeterministic_seeded"]}
+joint.schema @"aten::native_dropout.default" {arguments = [#joint.arg<name = "input", type = "Tensor">, #joint.arg<name = "p", type = "float">, #joint.arg<name = "train", type = "bool?">], returns = [#joint.arg<type = "Tensor">, #joint.arg<type = "Tensor">], schema = "aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", tags = ["core", "nondeterministic_seeded"]}
 joint.graph @rng_refused(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{RNG op 'aten::native_dropout.default' (node 'x') is not supported by the lowering yet}}
-  %0, %1 = joint.op "aten::native_dropout.default"(%x) {name = "x", args = [#joint.operand<0>, 1.000000e-01, true]} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi1>)
+  %0, %1 = joint.call_function "aten::native_dropout.default"(%x) {name = "x", args = [#joint.operand<0>, 1.000000e-01, true]} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi1>)
   joint.output %0 : tensor<4xf32>
 }
 
@@ -29,7 +29,7 @@ joint.graph @rng_refused(%x: tensor<4xf32> {joint.role = #joint.role<input>, joi
 
 joint.graph @rng_refused_by_name(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{RNG op 'aten::rand_like.default' (node 'r') is not supported by the lowering yet}}
-  %0 = joint.op "aten::rand_like.default"(%x) {name = "r"} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::rand_like.default"(%x) {name = "r"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %0 : tensor<4xf32>
 }
 
@@ -37,7 +37,7 @@ joint.graph @rng_refused_by_name(%x: tensor<4xf32> {joint.role = #joint.role<inp
 
 joint.graph @as_strided_with_gaps_is_refused(%x: tensor<16xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[16], strides = [1], offset = 0, device = "cpu", storage = 0>}) -> (tensor<4x2xf32> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{no lowering for 'aten::as_strided.default' (node 'strided'): as_strided with non-contiguous strides is not expressible as a tensor op}}
-  %0 = joint.op "aten::as_strided.default"(%x) {args = [#joint.operand<0>, [4, 2], [4, 1]], name = "strided"} : (tensor<16xf32>) -> tensor<4x2xf32>
+  %0 = joint.call_function "aten::as_strided.default"(%x) {args = [#joint.operand<0>, [4, 2], [4, 1]], name = "strided"} : (tensor<16xf32>) -> tensor<4x2xf32>
   joint.output %0 : tensor<4x2xf32>
 }
 
@@ -45,19 +45,19 @@ joint.graph @as_strided_with_gaps_is_refused(%x: tensor<16xf32> {joint.role = #j
 
 joint.graph @symbolic_stride_names_the_symbol(%x: tensor<4x?xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, sym("s0", 8)], strides = [sym("s0", 8), 1], offset = 0, device = "cpu", storage = 0>}) -> (i64 {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{no lowering for 'aten::sym_stride.int' (node 'st'): symbolic value 's0' has no lowering (only sizes lower through tensor.dim)}}
-  %0 = joint.op "aten::sym_stride.int"(%x) {args = [#joint.operand<0>, 0], name = "st"} : (tensor<4x?xf32>) -> i64
+  %0 = joint.call_function "aten::sym_stride.int"(%x) {args = [#joint.operand<0>, 0], name = "st"} : (tensor<4x?xf32>) -> i64
   joint.output %0 : i64
 }
 
 // -----
 
-joint.operator @"aten::add_.Tensor" {arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", is_mutable}
-joint.operator @"aten::view.default" {arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a">, #joint.arg<name = "size", type = "SymInt[]">], returns = [#joint.arg<type = "Tensor", alias = "a">], schema = "aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)"}
+joint.schema @"aten::add_.Tensor" {arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", is_mutable}
+joint.schema @"aten::view.default" {arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a">, #joint.arg<name = "size", type = "SymInt[]">], returns = [#joint.arg<type = "Tensor", alias = "a">], schema = "aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)"}
 joint.graph @in_place_write_through_a_view_is_refused(%buf: tensor<4xf32> {joint.role = #joint.role<buffer>, joint.fqn = "b", joint.meta = #joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 0>}, %x: tensor<2x2xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[2, 2], strides = [2, 1], offset = 0, device = "cpu", storage = 1>}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %v = joint.op "aten::view.default"(%buf) {args = [#joint.operand<0>, [2, 2]], name = "v", result_meta = [#joint.tensor<[2, 2], strides = [2, 1], offset = 0, device = "cpu", storage = 0>]} : (tensor<4xf32>) -> tensor<2x2xf32>
+  %v = joint.call_function "aten::view.default"(%buf) {args = [#joint.operand<0>, [2, 2]], name = "v", result_meta = [#joint.tensor<[2, 2], strides = [2, 1], offset = 0, device = "cpu", storage = 0>]} : (tensor<4xf32>) -> tensor<2x2xf32>
   // expected-error @+1 {{in-place write of 'aten::add_.Tensor' (node 'add_') into a tensor whose storage is shared with another live value (a view) is not supported by the lowering yet}}
-  %a = joint.op "aten::add_.Tensor"(%v, %x) {name = "add_", result_meta = [#joint.tensor<[2, 2], strides = [2, 1], offset = 0, device = "cpu", storage = 0>]} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
-  %r = joint.op "aten::neg.default"(%buf) {name = "r", result_meta = [#joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4xf32>) -> tensor<4xf32>
+  %a = joint.call_function "aten::add_.Tensor"(%v, %x) {name = "add_", result_meta = [#joint.tensor<[2, 2], strides = [2, 1], offset = 0, device = "cpu", storage = 0>]} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %r = joint.call_function "aten::neg.default"(%buf) {name = "r", result_meta = [#joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %r : tensor<4xf32>
 }
 
@@ -67,10 +67,10 @@ joint.graph @in_place_write_through_a_view_is_refused(%buf: tensor<4xf32> {joint
 // draws random numbers and is refused; dropout_p = 0 is not an RNG op (it
 // then fails only for want of a lowering in this test's pass pipeline, or
 // lowers once the Attention family handles it).
-joint.operator @"aten::_scaled_dot_product_flash_attention_for_cpu.default" {arguments = [#joint.arg<name = "query", type = "Tensor">, #joint.arg<name = "key", type = "Tensor">, #joint.arg<name = "value", type = "Tensor">, #joint.arg<name = "dropout_p", type = "float", default_value = "0.0">, #joint.arg<name = "is_causal", type = "bool", default_value = "False">, #joint.arg<name = "attn_mask", type = "Tensor?", kwarg_only = true, default_value = "None">, #joint.arg<name = "scale", type = "float?", kwarg_only = true, default_value = "None">], returns = [#joint.arg<name = "output", type = "Tensor">, #joint.arg<name = "logsumexp", type = "Tensor">], schema = "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", tags = ["nondeterministic_seeded"]}
+joint.schema @"aten::_scaled_dot_product_flash_attention_for_cpu.default" {arguments = [#joint.arg<name = "query", type = "Tensor">, #joint.arg<name = "key", type = "Tensor">, #joint.arg<name = "value", type = "Tensor">, #joint.arg<name = "dropout_p", type = "float", default_value = "0.0">, #joint.arg<name = "is_causal", type = "bool", default_value = "False">, #joint.arg<name = "attn_mask", type = "Tensor?", kwarg_only = true, default_value = "None">, #joint.arg<name = "scale", type = "float?", kwarg_only = true, default_value = "None">], returns = [#joint.arg<name = "output", type = "Tensor">, #joint.arg<name = "logsumexp", type = "Tensor">], schema = "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", tags = ["nondeterministic_seeded"]}
 joint.graph @sdpa_with_dropout_is_rng(%q: tensor<1x1x4x8xf32> {joint.role = #joint.role<input>, joint.path = "q"}) -> (tensor<1x1x4x8xf32> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{RNG op 'aten::_scaled_dot_product_flash_attention_for_cpu.default' (node 'sdpa') is not supported by the lowering yet}}
-  %o, %l = joint.op "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %q, %q) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 1.000000e-01], name = "sdpa"} : (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) -> (tensor<1x1x4x8xf32>, tensor<1x1x4xf32>)
+  %o, %l = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %q, %q) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 1.000000e-01], name = "sdpa"} : (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) -> (tensor<1x1x4x8xf32>, tensor<1x1x4xf32>)
   joint.output %o : tensor<1x1x4x8xf32>
 }
 
@@ -79,8 +79,8 @@ joint.graph @sdpa_with_dropout_is_rng(%q: tensor<1x1x4x8xf32> {joint.role = #joi
 // The view pattern builds index casts for the size list before it finds the
 // list too short: its IR is rolled back and the reason reported.
 joint.graph @refusal_after_building_ir_rolls_back(%x: tensor<4x?xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %n: i64 {joint.role = #joint.role<input>, joint.path = "n"}) -> (tensor<?x4xf32> {joint.role = #joint.role<output>}) {
-  %e = joint.op "aten::exp.default"(%x) {name = "e"} : (tensor<4x?xf32>) -> tensor<4x?xf32>
+  %e = joint.call_function "aten::exp.default"(%x) {name = "e"} : (tensor<4x?xf32>) -> tensor<4x?xf32>
   // expected-error @+1 {{no lowering for 'aten::view.default' (node 'bad_view'): size list does not match result}}
-  %v = joint.op "aten::view.default"(%e, %n) {args = [#joint.operand<0>, [#joint.operand<1>]], name = "bad_view"} : (tensor<4x?xf32>, i64) -> tensor<?x4xf32>
+  %v = joint.call_function "aten::view.default"(%e, %n) {args = [#joint.operand<0>, [#joint.operand<1>]], name = "bad_view"} : (tensor<4x?xf32>, i64) -> tensor<?x4xf32>
   joint.output %v : tensor<?x4xf32>
 }

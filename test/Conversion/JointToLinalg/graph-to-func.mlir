@@ -3,7 +3,7 @@
 // operator table is erased.
 // RUN: joint-opt %s -split-input-file -convert-joint-to-linalg | FileCheck %s
 
-// CHECK-NOT: joint.operator
+// CHECK-NOT: joint.schema
 // CHECK-LABEL: func.func @add_f32(
 // CHECK-SAME: %[[X:.*]]: tensor<4x8xf32> {joint.path = "x", joint.role = #joint.role<input>},
 // CHECK-SAME: %[[B:.*]]: tensor<8xf32> {joint.fqn = "b", joint.role = #joint.role<param>})
@@ -16,8 +16,8 @@
 // CHECK-NEXT: linalg.yield %[[SUM]] : f32
 // CHECK-NEXT: } -> tensor<4x8xf32>
 // CHECK-NEXT: return %[[ADD]] : tensor<4x8xf32>
-joint.operator @"aten::add.Tensor" {arguments = [#joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor">], schema = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", tags = ["core", "pointwise"]}
+joint.schema @"aten::add.Tensor" {arguments = [#joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor">], schema = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", tags = ["core", "pointwise"]}
 joint.graph @add_f32(%x: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<8xf32> {joint.role = #joint.role<param>, joint.fqn = "b"}) -> (tensor<4x8xf32> {joint.role = #joint.role<output>}) attributes {joint.model = "m"} {
-  %0 = joint.op "aten::add.Tensor"(%x, %b) {name = "add"} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %0 = joint.call_function "aten::add.Tensor"(%x, %b) {name = "add"} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   joint.output %0 : tensor<4x8xf32>
 }

@@ -14,7 +14,7 @@
 // CHECK-NEXT: return %[[V3]] : tensor<2x16x64xbf16>
 // CHECK-NEXT: }
 joint.graph @embedding(%w: tensor<256x64xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<2x16xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x16x64xbf16> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::embedding.default"(%w, %i) {name = "embedding"} : (tensor<256x64xbf16>, tensor<2x16xi64>) -> tensor<2x16x64xbf16>
+  %0 = joint.call_function "aten::embedding.default"(%w, %i) {name = "embedding"} : (tensor<256x64xbf16>, tensor<2x16xi64>) -> tensor<2x16x64xbf16>
   joint.output %0 : tensor<2x16x64xbf16>
 }
 
@@ -60,7 +60,7 @@ joint.graph @embedding(%w: tensor<256x64xbf16> {joint.role = #joint.role<input>,
 // CHECK-NEXT: return %[[V27]] : tensor<256x64xbf16>
 // CHECK-NEXT: }
 joint.graph @embedding_dense_backward(%g: tensor<2x16x64xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<2x16xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<256x64xbf16> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::embedding_dense_backward.default"(%g, %i) {args = [#joint.operand<0>, #joint.operand<1>, 256, 0, false], name = "embedding_dense_backward"} : (tensor<2x16x64xbf16>, tensor<2x16xi64>) -> tensor<256x64xbf16>
+  %0 = joint.call_function "aten::embedding_dense_backward.default"(%g, %i) {args = [#joint.operand<0>, #joint.operand<1>, 256, 0, false], name = "embedding_dense_backward"} : (tensor<2x16x64xbf16>, tensor<2x16xi64>) -> tensor<256x64xbf16>
   joint.output %0 : tensor<256x64xbf16>
 }
 
@@ -91,7 +91,7 @@ joint.graph @embedding_dense_backward(%g: tensor<2x16x64xbf16> {joint.role = #jo
 // CHECK-NEXT: return %[[V4]] : tensor<2x1x16x1xi64>
 // CHECK-NEXT: }
 joint.graph @index_tensor_broadcast(%x: tensor<2x16xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %a: tensor<2x1x1x1xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<1x1x16x1xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x1x16x1xi64> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::index.Tensor"(%x, %a, %b) {args = [#joint.operand<0>, [#joint.operand<1>, #joint.operand<2>]], name = "index"} : (tensor<2x16xi64>, tensor<2x1x1x1xi64>, tensor<1x1x16x1xi64>) -> tensor<2x1x16x1xi64>
+  %0 = joint.call_function "aten::index.Tensor"(%x, %a, %b) {args = [#joint.operand<0>, [#joint.operand<1>, #joint.operand<2>]], name = "index"} : (tensor<2x16xi64>, tensor<2x1x1x1xi64>, tensor<1x1x16x1xi64>) -> tensor<2x1x16x1xi64>
   joint.output %0 : tensor<2x1x16x1xi64>
 }
 
@@ -123,7 +123,7 @@ joint.graph @index_tensor_broadcast(%x: tensor<2x16xi64> {joint.role = #joint.ro
 // CHECK-NEXT: return %[[V4]] : tensor<3x5xf32>
 // CHECK-NEXT: }
 joint.graph @index_tensor_separated(%x: tensor<4x5x6xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %a: tensor<3xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<3xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<3x5xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::index.Tensor"(%x, %a, %b) {args = [#joint.operand<0>, [#joint.operand<1>, unit, #joint.operand<2>]], name = "index"} : (tensor<4x5x6xf32>, tensor<3xi64>, tensor<3xi64>) -> tensor<3x5xf32>
+  %0 = joint.call_function "aten::index.Tensor"(%x, %a, %b) {args = [#joint.operand<0>, [#joint.operand<1>, unit, #joint.operand<2>]], name = "index"} : (tensor<4x5x6xf32>, tensor<3xi64>, tensor<3xi64>) -> tensor<3x5xf32>
   joint.output %0 : tensor<3x5xf32>
 }
 
@@ -146,6 +146,6 @@ joint.graph @index_tensor_separated(%x: tensor<4x5x6xf32> {joint.role = #joint.r
 // CHECK-NEXT: return %[[V3]] : tensor<4x3xf32>
 // CHECK-NEXT: }
 joint.graph @index_select(%x: tensor<4x5xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<3xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x3xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::index_select.default"(%x, %i) {args = [#joint.operand<0>, 1, #joint.operand<1>], name = "index_select"} : (tensor<4x5xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+  %0 = joint.call_function "aten::index_select.default"(%x, %i) {args = [#joint.operand<0>, 1, #joint.operand<1>], name = "index_select"} : (tensor<4x5xf32>, tensor<3xi64>) -> tensor<4x3xf32>
   joint.output %0 : tensor<4x3xf32>
 }

@@ -10,7 +10,7 @@
 // CHECK-NEXT: return %[[V5]] : tensor<4x16xf32>
 // CHECK-NEXT: }
 joint.graph @mm_f32(%a: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<8x16xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x16xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::mm.default"(%a, %b) {name = "mm"} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %0 = joint.call_function "aten::mm.default"(%a, %b) {name = "mm"} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
   joint.output %0 : tensor<4x16xf32>
 }
 
@@ -30,7 +30,7 @@ joint.graph @mm_f32(%a: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.
 // CHECK-NEXT: return %[[V7]] : tensor<4x16xbf16>
 // CHECK-NEXT: }
 joint.graph @mm_bf16_accumulates_in_f32(%a: tensor<4x8xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<8x16xbf16> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x16xbf16> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::mm.default"(%a, %b) {name = "mm"} : (tensor<4x8xbf16>, tensor<8x16xbf16>) -> tensor<4x16xbf16>
+  %0 = joint.call_function "aten::mm.default"(%a, %b) {name = "mm"} : (tensor<4x8xbf16>, tensor<8x16xbf16>) -> tensor<4x16xbf16>
   joint.output %0 : tensor<4x16xbf16>
 }
 
@@ -46,7 +46,7 @@ joint.graph @mm_bf16_accumulates_in_f32(%a: tensor<4x8xbf16> {joint.role = #join
 // CHECK-NEXT: return %[[V7]] : tensor<?x16xf32>
 // CHECK-NEXT: }
 joint.graph @mm_dynamic_rows(%a: tensor<?x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<8x16xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<?x16xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::mm.default"(%a, %b) {name = "mm"} : (tensor<?x8xf32>, tensor<8x16xf32>) -> tensor<?x16xf32>
+  %0 = joint.call_function "aten::mm.default"(%a, %b) {name = "mm"} : (tensor<?x8xf32>, tensor<8x16xf32>) -> tensor<?x16xf32>
   joint.output %0 : tensor<?x16xf32>
 }
 
@@ -59,7 +59,7 @@ joint.graph @mm_dynamic_rows(%a: tensor<?x8xf32> {joint.role = #joint.role<input
 // CHECK-NEXT: return %[[V5]] : tensor<2x4x3xf32>
 // CHECK-NEXT: }
 joint.graph @bmm(%a: tensor<2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<2x8x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x4x3xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::bmm.default"(%a, %b) {name = "bmm"} : (tensor<2x4x8xf32>, tensor<2x8x3xf32>) -> tensor<2x4x3xf32>
+  %0 = joint.call_function "aten::bmm.default"(%a, %b) {name = "bmm"} : (tensor<2x4x8xf32>, tensor<2x8x3xf32>) -> tensor<2x4x3xf32>
   joint.output %0 : tensor<2x4x3xf32>
 }
 
@@ -79,7 +79,7 @@ joint.graph @bmm(%a: tensor<2x4x8xf32> {joint.role = #joint.role<input>, joint.p
 // CHECK-NEXT: return %[[V8]] : tensor<4x16xf32>
 // CHECK-NEXT: }
 joint.graph @addmm_bias_broadcast(%c: tensor<16xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %a: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<8x16xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x16xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::addmm.default"(%c, %a, %b) {name = "addmm"} : (tensor<16xf32>, tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %0 = joint.call_function "aten::addmm.default"(%c, %a, %b) {name = "addmm"} : (tensor<16xf32>, tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
   joint.output %0 : tensor<4x16xf32>
 }
 
@@ -105,6 +105,6 @@ joint.graph @addmm_bias_broadcast(%c: tensor<16xf32> {joint.role = #joint.role<i
 // CHECK-NEXT: return %[[V8]] : tensor<4x16xbf16>
 // CHECK-NEXT: }
 joint.graph @addmm_beta_alpha_bf16(%c: tensor<4x16xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %a: tensor<4x8xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<8x16xbf16> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x16xbf16> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::addmm.default"(%c, %a, %b) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>], kwargs = {alpha = 2.0 : f64, beta = 5.000000e-01 : f64}, name = "addmm"} : (tensor<4x16xbf16>, tensor<4x8xbf16>, tensor<8x16xbf16>) -> tensor<4x16xbf16>
+  %0 = joint.call_function "aten::addmm.default"(%c, %a, %b) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>], kwargs = {alpha = 2.0 : f64, beta = 5.000000e-01 : f64}, name = "addmm"} : (tensor<4x16xbf16>, tensor<4x8xbf16>, tensor<8x16xbf16>) -> tensor<4x16xbf16>
   joint.output %0 : tensor<4x16xbf16>
 }

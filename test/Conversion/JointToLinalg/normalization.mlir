@@ -56,7 +56,7 @@
 // CHECK-NEXT: return %[[V28]], %[[V33]], %[[V34]] : tensor<2x16x64xf32>, tensor<2x16x1xf32>, tensor<2x16x1xf32>
 // CHECK-NEXT: }
 joint.graph @layer_norm(%x: tensor<2x16x64xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<64xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<64xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x16x64xf32> {joint.role = #joint.role<output>}, tensor<2x16x1xf32> {joint.role = #joint.role<output>}, tensor<2x16x1xf32> {joint.role = #joint.role<output>}) {
-  %0, %1, %2 = joint.op "aten::native_layer_norm.default"(%x, %w, %b) {args = [#joint.operand<0>, [64], #joint.operand<1>, #joint.operand<2>, 1.000000e-05], name = "native_layer_norm"} : (tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<2x16x64xf32>, tensor<2x16x1xf32>, tensor<2x16x1xf32>)
+  %0, %1, %2 = joint.call_function "aten::native_layer_norm.default"(%x, %w, %b) {args = [#joint.operand<0>, [64], #joint.operand<1>, #joint.operand<2>, 1.000000e-05], name = "native_layer_norm"} : (tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<2x16x64xf32>, tensor<2x16x1xf32>, tensor<2x16x1xf32>)
   joint.output %0, %1, %2 : tensor<2x16x64xf32>, tensor<2x16x1xf32>, tensor<2x16x1xf32>
 }
 
@@ -118,7 +118,7 @@ joint.graph @layer_norm(%x: tensor<2x16x64xf32> {joint.role = #joint.role<input>
 // CHECK-NEXT: return %[[V32]], %[[V44]]#0, %[[V44]]#1 : tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>
 // CHECK-NEXT: }
 joint.graph @layer_norm_backward(%dy: tensor<2x16x64xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %x: tensor<2x16x64xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %mean: tensor<2x16x1xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %rstd: tensor<2x16x1xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<64xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<64xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x16x64xf32> {joint.role = #joint.role<output>}, tensor<64xf32> {joint.role = #joint.role<output>}, tensor<64xf32> {joint.role = #joint.role<output>}) {
-  %0, %1, %2 = joint.op "aten::native_layer_norm_backward.default"(%dy, %x, %mean, %rstd, %w, %b) {args = [#joint.operand<0>, #joint.operand<1>, [64], #joint.operand<2>, #joint.operand<3>, #joint.operand<4>, #joint.operand<5>, [true, true, true]], name = "native_layer_norm_backward"} : (tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x1xf32>, tensor<2x16x1xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>)
+  %0, %1, %2 = joint.call_function "aten::native_layer_norm_backward.default"(%dy, %x, %mean, %rstd, %w, %b) {args = [#joint.operand<0>, #joint.operand<1>, [64], #joint.operand<2>, #joint.operand<3>, #joint.operand<4>, #joint.operand<5>, [true, true, true]], name = "native_layer_norm_backward"} : (tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x1xf32>, tensor<2x16x1xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>)
   joint.output %0, %1, %2 : tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>
 }
 
@@ -161,6 +161,6 @@ joint.graph @layer_norm_backward(%dy: tensor<2x16x64xf32> {joint.role = #joint.r
 // CHECK-NEXT: return %[[V28]] : tensor<2x8xf32>
 // CHECK-NEXT: }
 joint.graph @layer_norm_backward_input_only(%dy: tensor<2x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %x: tensor<2x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %mean: tensor<2x1xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %rstd: tensor<2x1xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x8xf32> {joint.role = #joint.role<output>}) {
-  %0, %1, %2 = joint.op "aten::native_layer_norm_backward.default"(%dy, %x, %mean, %rstd) {args = [#joint.operand<0>, #joint.operand<1>, [8], #joint.operand<2>, #joint.operand<3>, unit, unit, [true, false, false]], name = "native_layer_norm_backward"} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>) -> (tensor<2x8xf32>, none, none)
+  %0, %1, %2 = joint.call_function "aten::native_layer_norm_backward.default"(%dy, %x, %mean, %rstd) {args = [#joint.operand<0>, #joint.operand<1>, [8], #joint.operand<2>, #joint.operand<3>, unit, unit, [true, false, false]], name = "native_layer_norm_backward"} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>) -> (tensor<2x8xf32>, none, none)
   joint.output %0 : tensor<2x8xf32>
 }

@@ -31,9 +31,9 @@
 // CHECK-NEXT: %[[V7:[a-zA-Z0-9_-]+]] = bufferization.materialize_in_destination %[[V3]] in %[[V6]] : (tensor<4x?xf32>, tensor<4x?xf32>) -> tensor<4x?xf32>
 // CHECK-NEXT: return %[[V7]] : tensor<4x?xf32>
 joint.graph @offload_and_reload_copy_into_fresh_buffers(%x: tensor<4x?xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x?xf32> {joint.role = #joint.role<output>}) {
-  %a = joint.op "aten::exp.default"(%x) {name = "a"} : (tensor<4x?xf32>) -> tensor<4x?xf32>
+  %a = joint.call_function "aten::exp.default"(%x) {name = "a"} : (tensor<4x?xf32>) -> tensor<4x?xf32>
   %h = ao.offload %a {name = "offload_a"} : tensor<4x?xf32>
-  %b = joint.op "aten::neg.default"(%a) {name = "b"} : (tensor<4x?xf32>) -> tensor<4x?xf32>
+  %b = joint.call_function "aten::neg.default"(%a) {name = "b"} : (tensor<4x?xf32>) -> tensor<4x?xf32>
   %wt = ao.wait_tensor %h keepalive %a : tensor<4x?xf32> last_use %b : tensor<4x?xf32> : tensor<4x?xf32>
   %r = ao.reload %wt to "cpu" : tensor<4x?xf32>
   %rw = ao.wait_tensor %r : tensor<4x?xf32>

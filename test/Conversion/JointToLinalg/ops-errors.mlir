@@ -4,7 +4,7 @@
 
 joint.graph @sdpa_dropout_needs_rng(%q: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x4x8xf32> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{no lowering for 'aten::_scaled_dot_product_flash_attention_for_cpu.default' (node 'sdpa'): dropout_p != 0 needs the RNG and is not supported}}
-  %0, %1 = joint.op "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %q, %q) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 1.000000e-01], name = "sdpa"} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4xf32>)
+  %0, %1 = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %q, %q) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 1.000000e-01], name = "sdpa"} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4xf32>)
   joint.output %0 : tensor<1x2x4x8xf32>
 }
 
@@ -12,7 +12,7 @@ joint.graph @sdpa_dropout_needs_rng(%q: tensor<1x2x4x8xf32> {joint.role = #joint
 
 joint.graph @sdpa_heads_not_a_multiple(%q: tensor<1x3x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %k: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x3x4x8xf32> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{no lowering for 'aten::_scaled_dot_product_flash_attention_for_cpu.default' (node 'sdpa'): query heads must be a static multiple of key/value heads}}
-  %0, %1 = joint.op "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %k, %k) {name = "sdpa"} : (tensor<1x3x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> (tensor<1x3x4x8xf32>, tensor<1x3x4xf32>)
+  %0, %1 = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %k, %k) {name = "sdpa"} : (tensor<1x3x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> (tensor<1x3x4x8xf32>, tensor<1x3x4xf32>)
   joint.output %0 : tensor<1x3x4x8xf32>
 }
 
@@ -20,7 +20,7 @@ joint.graph @sdpa_heads_not_a_multiple(%q: tensor<1x3x4x8xf32> {joint.role = #jo
 
 joint.graph @nll_loss_class_weights(%x: tensor<4x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %t: tensor<4xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<3xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<f32> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{no lowering for 'aten::nll_loss_forward.default' (node 'nll'): class weights are not supported (weight must be None)}}
-  %0, %1 = joint.op "aten::nll_loss_forward.default"(%x, %t, %w) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 1, -100], name = "nll"} : (tensor<4x3xf32>, tensor<4xi64>, tensor<3xf32>) -> (tensor<f32>, tensor<f32>)
+  %0, %1 = joint.call_function "aten::nll_loss_forward.default"(%x, %t, %w) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 1, -100], name = "nll"} : (tensor<4x3xf32>, tensor<4xi64>, tensor<3xf32>) -> (tensor<f32>, tensor<f32>)
   joint.output %0 : tensor<f32>
 }
 
@@ -28,7 +28,7 @@ joint.graph @nll_loss_class_weights(%x: tensor<4x3xf32> {joint.role = #joint.rol
 
 joint.graph @embedding_backward_scale_by_freq(%g: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<4xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<10x8xf32> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{no lowering for 'aten::embedding_dense_backward.default' (node 'ebw'): scale_grad_by_freq is not supported}}
-  %0 = joint.op "aten::embedding_dense_backward.default"(%g, %i) {args = [#joint.operand<0>, #joint.operand<1>, 10, -1, true], name = "ebw"} : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<10x8xf32>
+  %0 = joint.call_function "aten::embedding_dense_backward.default"(%g, %i) {args = [#joint.operand<0>, #joint.operand<1>, 10, -1, true], name = "ebw"} : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<10x8xf32>
   joint.output %0 : tensor<10x8xf32>
 }
 
@@ -37,7 +37,7 @@ joint.graph @embedding_backward_scale_by_freq(%g: tensor<4x8xf32> {joint.role = 
 // A boolean mask index has a data-dependent result shape.
 joint.graph @index_with_bool_mask(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %m: tensor<4xi1> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<?xf32> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{no lowering for 'aten::index.Tensor' (node 'index'): boolean or non-integer index tensors are not supported}}
-  %0 = joint.op "aten::index.Tensor"(%x, %m) {args = [#joint.operand<0>, [#joint.operand<1>]], name = "index"} : (tensor<4xf32>, tensor<4xi1>) -> tensor<?xf32>
+  %0 = joint.call_function "aten::index.Tensor"(%x, %m) {args = [#joint.operand<0>, [#joint.operand<1>]], name = "index"} : (tensor<4xf32>, tensor<4xi1>) -> tensor<?xf32>
   joint.output %0 : tensor<?xf32>
 }
 
@@ -45,7 +45,7 @@ joint.graph @index_with_bool_mask(%x: tensor<4xf32> {joint.role = #joint.role<in
 
 joint.graph @layer_norm_backward_unrequested_result_used(%dy: tensor<2x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %mean: tensor<2x1xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<8xf32> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{no lowering for 'aten::native_layer_norm_backward.default' (node 'lnb'): result not in output_mask is used}}
-  %0, %1, %2 = joint.op "aten::native_layer_norm_backward.default"(%dy, %dy, %mean, %mean, %w) {args = [#joint.operand<0>, #joint.operand<1>, [8], #joint.operand<2>, #joint.operand<3>, #joint.operand<4>, unit, [true, false, false]], name = "lnb"} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  %0, %1, %2 = joint.call_function "aten::native_layer_norm_backward.default"(%dy, %dy, %mean, %mean, %w) {args = [#joint.operand<0>, #joint.operand<1>, [8], #joint.operand<2>, #joint.operand<3>, #joint.operand<4>, unit, [true, false, false]], name = "lnb"} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>)
   joint.output %1 : tensor<8xf32>
 }
 
@@ -53,6 +53,6 @@ joint.graph @layer_norm_backward_unrequested_result_used(%dy: tensor<2x8xf32> {j
 
 joint.graph @addmm_integer(%c: tensor<3xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %a: tensor<2x4xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<4x3xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x3xi64> {joint.role = #joint.role<output>}) {
   // expected-error @+1 {{no lowering for 'aten::addmm.default' (node 'addmm'): addmm of a non-float dtype}}
-  %0 = joint.op "aten::addmm.default"(%c, %a, %b) {name = "addmm"} : (tensor<3xi64>, tensor<2x4xi64>, tensor<4x3xi64>) -> tensor<2x3xi64>
+  %0 = joint.call_function "aten::addmm.default"(%c, %a, %b) {name = "addmm"} : (tensor<3xi64>, tensor<2x4xi64>, tensor<4x3xi64>) -> tensor<2x3xi64>
   joint.output %0 : tensor<2x3xi64>
 }

@@ -23,7 +23,7 @@
 // CHECK-NEXT: return %[[V11]] : tensor<1x1x64xbf16>
 // CHECK-NEXT: }
 joint.graph @sum_keepdim_bf16(%x: tensor<2x16x64xbf16> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x1x64xbf16> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::sum.dim_IntList"(%x) {args = [#joint.operand<0>, [0, 1], true], name = "sum"} : (tensor<2x16x64xbf16>) -> tensor<1x1x64xbf16>
+  %0 = joint.call_function "aten::sum.dim_IntList"(%x) {args = [#joint.operand<0>, [0, 1], true], name = "sum"} : (tensor<2x16x64xbf16>) -> tensor<1x1x64xbf16>
   joint.output %0 : tensor<1x1x64xbf16>
 }
 
@@ -40,7 +40,7 @@ joint.graph @sum_keepdim_bf16(%x: tensor<2x16x64xbf16> {joint.role = #joint.role
 // CHECK-NEXT: return %[[V4]] : tensor<f32>
 // CHECK-NEXT: }
 joint.graph @sum_full(%x: tensor<3x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<f32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::sum.default"(%x) {name = "sum"} : (tensor<3x4xf32>) -> tensor<f32>
+  %0 = joint.call_function "aten::sum.default"(%x) {name = "sum"} : (tensor<3x4xf32>) -> tensor<f32>
   joint.output %0 : tensor<f32>
 }
 
@@ -69,7 +69,7 @@ joint.graph @sum_full(%x: tensor<3x4xf32> {joint.role = #joint.role<input>, join
 // CHECK-NEXT: return %[[V15]] : tensor<2x16x1xf32>
 // CHECK-NEXT: }
 joint.graph @mean_last_dim_keepdim(%x: tensor<2x16x64xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x16x1xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::mean.dim"(%x) {args = [#joint.operand<0>, [-1], true], name = "mean"} : (tensor<2x16x64xf32>) -> tensor<2x16x1xf32>
+  %0 = joint.call_function "aten::mean.dim"(%x) {args = [#joint.operand<0>, [-1], true], name = "mean"} : (tensor<2x16x64xf32>) -> tensor<2x16x1xf32>
   joint.output %0 : tensor<2x16x1xf32>
 }
 
@@ -86,7 +86,7 @@ joint.graph @mean_last_dim_keepdim(%x: tensor<2x16x64xf32> {joint.role = #joint.
 // CHECK-NEXT: return %[[V4]] : tensor<3xf32>
 // CHECK-NEXT: }
 joint.graph @amax(%x: tensor<3x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<3xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::amax.default"(%x) {args = [#joint.operand<0>, [1]], name = "amax"} : (tensor<3x4xf32>) -> tensor<3xf32>
+  %0 = joint.call_function "aten::amax.default"(%x) {args = [#joint.operand<0>, [1]], name = "amax"} : (tensor<3x4xf32>) -> tensor<3xf32>
   joint.output %0 : tensor<3xf32>
 }
 
@@ -137,7 +137,7 @@ joint.graph @amax(%x: tensor<3x4xf32> {joint.role = #joint.role<input>, joint.pa
 // CHECK-NEXT: return %[[V29]], %[[V14]] : tensor<3xf32>, tensor<3xf32>
 // CHECK-NEXT: }
 joint.graph @var_mean_correction(%x: tensor<3x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<3xf32> {joint.role = #joint.role<output>}, tensor<3xf32> {joint.role = #joint.role<output>}) {
-  %0, %1 = joint.op "aten::var_mean.correction"(%x) {args = [#joint.operand<0>, [1]], kwargs = {correction = 0 : i64}, name = "var_mean"} : (tensor<3x4xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  %0, %1 = joint.call_function "aten::var_mean.correction"(%x) {args = [#joint.operand<0>, [1]], kwargs = {correction = 0 : i64}, name = "var_mean"} : (tensor<3x4xf32>) -> (tensor<3xf32>, tensor<3xf32>)
   joint.output %0, %1 : tensor<3xf32>, tensor<3xf32>
 }
 
@@ -173,7 +173,7 @@ joint.graph @var_mean_correction(%x: tensor<3x4xf32> {joint.role = #joint.role<i
 // CHECK-NEXT: return %[[V16]] : tensor<4x8xf32>
 // CHECK-NEXT: }
 joint.graph @log_softmax(%x: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x8xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::_log_softmax.default"(%x) {args = [#joint.operand<0>, 1, false], name = "_log_softmax"} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %0 = joint.call_function "aten::_log_softmax.default"(%x) {args = [#joint.operand<0>, 1, false], name = "_log_softmax"} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   joint.output %0 : tensor<4x8xf32>
 }
 
@@ -212,7 +212,7 @@ joint.graph @log_softmax(%x: tensor<4x8xf32> {joint.role = #joint.role<input>, j
 // CHECK-NEXT: return %[[V17]] : tensor<4x8xbf16>
 // CHECK-NEXT: }
 joint.graph @softmax_bf16(%x: tensor<4x8xbf16> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x8xbf16> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::_softmax.default"(%x) {args = [#joint.operand<0>, -1, false], name = "_softmax"} : (tensor<4x8xbf16>) -> tensor<4x8xbf16>
+  %0 = joint.call_function "aten::_softmax.default"(%x) {args = [#joint.operand<0>, -1, false], name = "_softmax"} : (tensor<4x8xbf16>) -> tensor<4x8xbf16>
   joint.output %0 : tensor<4x8xbf16>
 }
 
@@ -238,7 +238,7 @@ joint.graph @softmax_bf16(%x: tensor<4x8xbf16> {joint.role = #joint.role<input>,
 // CHECK-NEXT: return %[[V11]] : tensor<4x8xf32>
 // CHECK-NEXT: }
 joint.graph @log_softmax_backward(%g: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %o: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x8xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::_log_softmax_backward_data.default"(%g, %o) {args = [#joint.operand<0>, #joint.operand<1>, 1, #joint.dtype<float32>], name = "lsb"} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %0 = joint.call_function "aten::_log_softmax_backward_data.default"(%g, %o) {args = [#joint.operand<0>, #joint.operand<1>, 1, #joint.dtype<float32>], name = "lsb"} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   joint.output %0 : tensor<4x8xf32>
 }
 
@@ -264,7 +264,7 @@ joint.graph @log_softmax_backward(%g: tensor<4x8xf32> {joint.role = #joint.role<
 // CHECK-NEXT: return %[[V12]] : tensor<4x8xf32>
 // CHECK-NEXT: }
 joint.graph @softmax_backward(%g: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %o: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x8xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::_softmax_backward_data.default"(%g, %o) {args = [#joint.operand<0>, #joint.operand<1>, 1, #joint.dtype<float32>], name = "sb"} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %0 = joint.call_function "aten::_softmax_backward_data.default"(%g, %o) {args = [#joint.operand<0>, #joint.operand<1>, 1, #joint.dtype<float32>], name = "sb"} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   joint.output %0 : tensor<4x8xf32>
 }
 
@@ -292,7 +292,7 @@ joint.graph @softmax_backward(%g: tensor<4x8xf32> {joint.role = #joint.role<inpu
 // CHECK-NEXT: return %[[V8]]#1 : tensor<2x16xi64>
 // CHECK-NEXT: }
 joint.graph @cumsum_bool_to_i64(%x: tensor<2x16xi1> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x16xi64> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::cumsum.default"(%x) {args = [#joint.operand<0>, -1], name = "cumsum"} : (tensor<2x16xi1>) -> tensor<2x16xi64>
+  %0 = joint.call_function "aten::cumsum.default"(%x) {args = [#joint.operand<0>, -1], name = "cumsum"} : (tensor<2x16xi1>) -> tensor<2x16xi64>
   joint.output %0 : tensor<2x16xi64>
 }
 
@@ -334,7 +334,7 @@ joint.graph @cumsum_bool_to_i64(%x: tensor<2x16xi1> {joint.role = #joint.role<in
 // CHECK-NEXT: return %[[V27]], %[[V8]]#1 : tensor<f32>, tensor<f32>
 // CHECK-NEXT: }
 joint.graph @nll_loss_forward_mean(%x: tensor<32x16xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %t: tensor<32xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<f32> {joint.role = #joint.role<output>}, tensor<f32> {joint.role = #joint.role<output>}) {
-  %0, %1 = joint.op "aten::nll_loss_forward.default"(%x, %t) {args = [#joint.operand<0>, #joint.operand<1>, unit, 1, -100], name = "nll_loss_forward"} : (tensor<32x16xf32>, tensor<32xi64>) -> (tensor<f32>, tensor<f32>)
+  %0, %1 = joint.call_function "aten::nll_loss_forward.default"(%x, %t) {args = [#joint.operand<0>, #joint.operand<1>, unit, 1, -100], name = "nll_loss_forward"} : (tensor<32x16xf32>, tensor<32xi64>) -> (tensor<f32>, tensor<f32>)
   joint.output %0, %1 : tensor<f32>, tensor<f32>
 }
 
@@ -361,7 +361,7 @@ joint.graph @nll_loss_forward_mean(%x: tensor<32x16xf32> {joint.role = #joint.ro
 // CHECK-NEXT: return %[[V3]] : tensor<32xf32>
 // CHECK-NEXT: }
 joint.graph @nll_loss_forward_none(%x: tensor<32x16xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %t: tensor<32xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<32xf32> {joint.role = #joint.role<output>}) {
-  %0, %1 = joint.op "aten::nll_loss_forward.default"(%x, %t) {args = [#joint.operand<0>, #joint.operand<1>, unit, 0, -100], name = "nll_loss_forward"} : (tensor<32x16xf32>, tensor<32xi64>) -> (tensor<32xf32>, tensor<f32>)
+  %0, %1 = joint.call_function "aten::nll_loss_forward.default"(%x, %t) {args = [#joint.operand<0>, #joint.operand<1>, unit, 0, -100], name = "nll_loss_forward"} : (tensor<32x16xf32>, tensor<32xi64>) -> (tensor<32xf32>, tensor<f32>)
   joint.output %0 : tensor<32xf32>
 }
 
@@ -388,6 +388,6 @@ joint.graph @nll_loss_forward_none(%x: tensor<32x16xf32> {joint.role = #joint.ro
 // CHECK-NEXT: return %[[V8]] : tensor<32x16xf32>
 // CHECK-NEXT: }
 joint.graph @nll_loss_backward_mean(%g: tensor<f32> {joint.role = #joint.role<input>, joint.path = "x"}, %x: tensor<32x16xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %t: tensor<32xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<f32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<32x16xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::nll_loss_backward.default"(%g, %x, %t, %w) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, unit, 1, -100, #joint.operand<3>], name = "nll_loss_backward"} : (tensor<f32>, tensor<32x16xf32>, tensor<32xi64>, tensor<f32>) -> tensor<32x16xf32>
+  %0 = joint.call_function "aten::nll_loss_backward.default"(%g, %x, %t, %w) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, unit, 1, -100, #joint.operand<3>], name = "nll_loss_backward"} : (tensor<f32>, tensor<32x16xf32>, tensor<32xi64>, tensor<f32>) -> tensor<32x16xf32>
   joint.output %0 : tensor<32x16xf32>
 }

@@ -27,10 +27,10 @@
 // CHECK-NEXT: %[[V11:[a-zA-Z0-9_-]+]] = arith.select %[[V9]], %[[V10]], %[[V4]] : i64
 // CHECK-NEXT: return %[[C4_I64]], %[[V2]], %[[V3]], %[[V11]] : i64, i64, i64, i64
 joint.graph @sym_size_numel_and_python_floor_arithmetic(%x: tensor<4x?xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (i64 {joint.role = #joint.role<output>}, i64 {joint.role = #joint.role<output>}, i64 {joint.role = #joint.role<output>}, i64 {joint.role = #joint.role<output>}) {
-  %s = joint.op "aten::sym_size.int"(%x) {args = [#joint.operand<0>, 1], name = "s"} : (tensor<4x?xf32>) -> i64
-  %c = joint.op "aten::sym_size.int"(%x) {args = [#joint.operand<0>, -2], name = "c"} : (tensor<4x?xf32>) -> i64
-  %n = joint.op "aten::sym_numel.default"(%x) {name = "n"} : (tensor<4x?xf32>) -> i64
-  %f = joint.op "_operator::floordiv"(%s) {args = [#joint.operand<0>, 3], name = "f"} : (i64) -> i64
-  %m = joint.op "operator::mod"(%s) {args = [-7, #joint.operand<0>], name = "m"} : (i64) -> i64
+  %s = joint.call_function "aten::sym_size.int"(%x) {args = [#joint.operand<0>, 1], name = "s"} : (tensor<4x?xf32>) -> i64
+  %c = joint.call_function "aten::sym_size.int"(%x) {args = [#joint.operand<0>, -2], name = "c"} : (tensor<4x?xf32>) -> i64
+  %n = joint.call_function "aten::sym_numel.default"(%x) {name = "n"} : (tensor<4x?xf32>) -> i64
+  %f = joint.call_function "_operator::floordiv"(%s) {args = [#joint.operand<0>, 3], name = "f"} : (i64) -> i64
+  %m = joint.call_function "operator::mod"(%s) {args = [-7, #joint.operand<0>], name = "m"} : (i64) -> i64
   joint.output %c, %n, %f, %m : i64, i64, i64, i64
 }

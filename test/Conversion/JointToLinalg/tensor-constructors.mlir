@@ -50,12 +50,12 @@
 // CHECK-NEXT: %[[V15:[a-zA-Z0-9_-]+]] = linalg.fill ins(%[[TRUE]] : i1) outs(%[[V14]] : tensor<?x2xi1>) -> tensor<?x2xi1>
 // CHECK-NEXT: return %[[V1]], %[[V3]], %[[V5]], %[[V10]], %[[V12]], %[[V15]] : tensor<4x?xbf16>, tensor<2x3xf32>, tensor<f32>, tensor<?xi64>, tensor<5xf32>, tensor<?x2xi1>
 joint.graph @fills_and_aranges_take_the_recorded_dtype(%x: tensor<4x?xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %n: i64 {joint.role = #joint.role<input>, joint.path = "n"}) -> (tensor<4x?xbf16> {joint.role = #joint.role<output>}, tensor<2x3xf32> {joint.role = #joint.role<output>}, tensor<f32> {joint.role = #joint.role<output>}, tensor<?xi64> {joint.role = #joint.role<output>}, tensor<5xf32> {joint.role = #joint.role<output>}, tensor<?x2xi1> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::ones_like.default"(%x) {args = [#joint.operand<0>], kwargs = {pin_memory = false}, name = "ones"} : (tensor<4x?xbf16>) -> tensor<4x?xbf16>
-  %1 = joint.op "aten::new_ones.default"(%x) {args = [#joint.operand<0>, [2, 3]], kwargs = {dtype = #joint.dtype<float32>}, name = "new_ones"} : (tensor<4x?xbf16>) -> tensor<2x3xf32>
-  %2 = joint.op "aten::scalar_tensor.default"() {args = [-1.000000e+00], kwargs = {dtype = #joint.dtype<float32>}, name = "st"} : () -> tensor<f32>
-  %3 = joint.op "aten::arange.default"(%n) {args = [#joint.operand<0>], kwargs = {dtype = #joint.dtype<int64>}, name = "ar"} : (i64) -> tensor<?xi64>
-  %4 = joint.op "aten::arange.start_step"() {args = [0, 1.0, 0.2], name = "ar2"} : () -> tensor<5xf32>
-  %5 = joint.op "aten::full.default"(%n) {args = [[#joint.operand<0>, 2], true], name = "full"} : (i64) -> tensor<?x2xi1>
+  %0 = joint.call_function "aten::ones_like.default"(%x) {args = [#joint.operand<0>], kwargs = {pin_memory = false}, name = "ones"} : (tensor<4x?xbf16>) -> tensor<4x?xbf16>
+  %1 = joint.call_function "aten::new_ones.default"(%x) {args = [#joint.operand<0>, [2, 3]], kwargs = {dtype = #joint.dtype<float32>}, name = "new_ones"} : (tensor<4x?xbf16>) -> tensor<2x3xf32>
+  %2 = joint.call_function "aten::scalar_tensor.default"() {args = [-1.000000e+00], kwargs = {dtype = #joint.dtype<float32>}, name = "st"} : () -> tensor<f32>
+  %3 = joint.call_function "aten::arange.default"(%n) {args = [#joint.operand<0>], kwargs = {dtype = #joint.dtype<int64>}, name = "ar"} : (i64) -> tensor<?xi64>
+  %4 = joint.call_function "aten::arange.start_step"() {args = [0, 1.0, 0.2], name = "ar2"} : () -> tensor<5xf32>
+  %5 = joint.call_function "aten::full.default"(%n) {args = [[#joint.operand<0>, 2], true], name = "full"} : (i64) -> tensor<?x2xi1>
   joint.output %0, %1, %2, %3, %4, %5 : tensor<4x?xbf16>, tensor<2x3xf32>, tensor<f32>, tensor<?xi64>, tensor<5xf32>, tensor<?x2xi1>
 }
 
@@ -76,6 +76,6 @@ joint.graph @fills_and_aranges_take_the_recorded_dtype(%x: tensor<4x?xbf16> {joi
 // CHECK-NEXT: } -> tensor<3x5xi64>
 // CHECK-NEXT: return %[[V1]] : tensor<3x5xi64>
 joint.graph @one_hot_compares_the_class_index(%i: tensor<3xi64> {joint.role = #joint.role<input>, joint.path = "i"}) -> (tensor<3x5xi64> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::one_hot.default"(%i) {args = [#joint.operand<0>, 5], name = "one_hot"} : (tensor<3xi64>) -> tensor<3x5xi64>
+  %0 = joint.call_function "aten::one_hot.default"(%i) {args = [#joint.operand<0>, 5], name = "one_hot"} : (tensor<3xi64>) -> tensor<3x5xi64>
   joint.output %0 : tensor<3x5xi64>
 }

@@ -5,9 +5,9 @@
 // RUN: joint-opt %s -joint-lower-to-cpu -mlir-print-ir-after=one-shot-bufferize -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUF
 // RUN: joint-opt %s -joint-lower-to-cpu | FileCheck %s --check-prefix=LLVM
 
-joint.operator @"aten::add.Tensor" {arguments = [#joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor">], schema = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", tags = ["core", "pointwise"]}
+joint.schema @"aten::add.Tensor" {arguments = [#joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor">], schema = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", tags = ["core", "pointwise"]}
 joint.graph @add_bias(%x: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %b: tensor<8xf32> {joint.role = #joint.role<param>, joint.fqn = "b"}) -> (tensor<4x8xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::add.Tensor"(%x, %b) {name = "add"} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %0 = joint.call_function "aten::add.Tensor"(%x, %b) {name = "add"} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   joint.output %0 : tensor<4x8xf32>
 }
 

@@ -20,9 +20,9 @@ joint.graph @offload_without_wait(%a: tensor<4xf32> {joint.role = #joint.role<in
 // -----
 
 joint.graph @offload_read_by_aten_op(%a: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "a"}) -> () {
-  // expected-error @+1 {{must be consumed by exactly one ao.wait_tensor as its input, but is used by joint.op}}
+  // expected-error @+1 {{must be consumed by exactly one ao.wait_tensor as its input, but is used by joint.call_function}}
   %h = ao.offload %a : tensor<4xf32>
-  %n = joint.op "aten::neg.default"(%h) {name = "neg"} : (tensor<4xf32>) -> tensor<4xf32>
+  %n = joint.call_function "aten::neg.default"(%h) {name = "neg"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
@@ -90,9 +90,9 @@ joint.graph @keepalive_not_the_source(%a: tensor<4xf32> {joint.role = #joint.rol
 
 joint.graph @host_tensor_read_by_aten_op(%a: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "a"}) -> () {
   %h = ao.offload %a : tensor<4xf32>
-  // expected-error @+1 {{result is a host tensor and may only be read by ao.reload (or kept alive by its wait), but is used by joint.op}}
+  // expected-error @+1 {{result is a host tensor and may only be read by ao.reload (or kept alive by its wait), but is used by joint.call_function}}
   %w = ao.wait_tensor %h keepalive %a : tensor<4xf32> : tensor<4xf32>
-  %n = joint.op "aten::neg.default"(%w) {name = "neg"} : (tensor<4xf32>) -> tensor<4xf32>
+  %n = joint.call_function "aten::neg.default"(%w) {name = "neg"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 

@@ -136,7 +136,7 @@ joint.graph @output_type_mismatch(%x: tensor<2xf32> {joint.role = #joint.role<in
 
 joint.graph @op_with_empty_name(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{has an empty node name}}
-  %0 = joint.op "aten::relu.default"(%x) {name = ""} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::relu.default"(%x) {name = ""} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
@@ -144,7 +144,7 @@ joint.graph @op_with_empty_name(%x: tensor<4xf32> {joint.role = #joint.role<inpu
 
 joint.graph @target_without_namespace(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{'relu' (relu.default): target is not of the form 'namespace::name.overload'}}
-  %0 = joint.op "relu.default"(%x) {name = "relu"} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "relu.default"(%x) {name = "relu"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
@@ -152,7 +152,7 @@ joint.graph @target_without_namespace(%x: tensor<4xf32> {joint.role = #joint.rol
 
 joint.graph @argument_of_unsupported_kind(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{'sum' (aten::sum.default): argument 1 has unsupported value f32}}
-  %0 = joint.op "aten::sum.default"(%x) {name = "sum", args = [#joint.operand<0>, f32]} : (tensor<4xf32>) -> tensor<f32>
+  %0 = joint.call_function "aten::sum.default"(%x) {name = "sum", args = [#joint.operand<0>, f32]} : (tensor<4xf32>) -> tensor<f32>
   joint.output
 }
 
@@ -160,7 +160,7 @@ joint.graph @argument_of_unsupported_kind(%x: tensor<4xf32> {joint.role = #joint
 
 joint.graph @operand_reference_out_of_range(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{'add' (aten::add.Tensor): argument 1 refers to an operand past the 1 operands}}
-  %0 = joint.op "aten::add.Tensor"(%x) {name = "add", args = [#joint.operand<0>, #joint.operand<1>]} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::add.Tensor"(%x) {name = "add", args = [#joint.operand<0>, #joint.operand<1>]} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
@@ -168,7 +168,7 @@ joint.graph @operand_reference_out_of_range(%x: tensor<4xf32> {joint.role = #joi
 
 joint.graph @operand_referenced_twice(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{operand 0 is referenced 2 times by args/kwargs; each operand stands for exactly one argument}}
-  %0 = joint.op "aten::mul.Tensor"(%x) {name = "mul", args = [#joint.operand<0>, #joint.operand<0>]} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::mul.Tensor"(%x) {name = "mul", args = [#joint.operand<0>, #joint.operand<0>]} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
@@ -176,7 +176,7 @@ joint.graph @operand_referenced_twice(%x: tensor<4xf32> {joint.role = #joint.rol
 
 joint.graph @operand_never_referenced(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{operand 1 is referenced 0 times by args/kwargs}}
-  %0 = joint.op "aten::neg.default"(%x, %x) {name = "neg", args = [#joint.operand<0>]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::neg.default"(%x, %x) {name = "neg", args = [#joint.operand<0>]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
@@ -184,7 +184,7 @@ joint.graph @operand_never_referenced(%x: tensor<4xf32> {joint.role = #joint.rol
 
 joint.graph @result_not_torch_type(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{'neg' (aten::neg.default): result 0 has type 'tensor<4xindex>', not a torch value type}}
-  %0 = joint.op "aten::neg.default"(%x) {name = "neg"} : (tensor<4xf32>) -> tensor<4xindex>
+  %0 = joint.call_function "aten::neg.default"(%x) {name = "neg"} : (tensor<4xf32>) -> tensor<4xindex>
   joint.output
 }
 
@@ -192,7 +192,7 @@ joint.graph @result_not_torch_type(%x: tensor<4xf32> {joint.role = #joint.role<i
 
 joint.graph @result_meta_count_mismatch(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{has 0 result_meta entries for 1 results}}
-  %0 = joint.op "aten::neg.default"(%x) {name = "neg", result_meta = []} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::neg.default"(%x) {name = "neg", result_meta = []} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
@@ -200,7 +200,7 @@ joint.graph @result_meta_count_mismatch(%x: tensor<4xf32> {joint.role = #joint.r
 
 joint.graph @tensor_meta_on_symint_result(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{result 0 has tensor facts but type 'i64' is not a ranked tensor}}
-  %0 = joint.op "aten::sym_size.int"(%x) {name = "s", args = [#joint.operand<0>, 0], result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 1>]} : (tensor<4xf32>) -> i64
+  %0 = joint.call_function "aten::sym_size.int"(%x) {name = "s", args = [#joint.operand<0>, 0], result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 1>]} : (tensor<4xf32>) -> i64
   joint.output
 }
 
@@ -208,7 +208,7 @@ joint.graph @tensor_meta_on_symint_result(%x: tensor<4xf32> {joint.role = #joint
 
 joint.graph @symint_meta_on_tensor_result(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{result 0 has a SymInt expression but type 'tensor<4xf32>'}}
-  %0 = joint.op "aten::neg.default"(%x) {name = "neg", result_meta = [#joint.sym<4>]} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::neg.default"(%x) {name = "neg", result_meta = [#joint.sym<4>]} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
@@ -216,7 +216,7 @@ joint.graph @symint_meta_on_tensor_result(%x: tensor<4xf32> {joint.role = #joint
 
 joint.graph @result_meta_wrong_kind(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{result_meta entry 0 must be #joint.tensor, #joint.sym or unit}}
-  %0 = joint.op "aten::neg.default"(%x) {name = "neg", result_meta = ["x"]} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::neg.default"(%x) {name = "neg", result_meta = ["x"]} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
@@ -224,7 +224,7 @@ joint.graph @result_meta_wrong_kind(%x: tensor<4xf32> {joint.role = #joint.role<
 
 joint.graph @result_names_count_mismatch(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{has 2 result_names for 1 results}}
-  %0 = joint.op "aten::neg.default"(%x) {name = "neg", result_names = ["a", "b"]} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::neg.default"(%x) {name = "neg", result_names = ["a", "b"]} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
@@ -232,81 +232,81 @@ joint.graph @result_names_count_mismatch(%x: tensor<4xf32> {joint.role = #joint.
 
 joint.graph @remat_duplicate_in_forward(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{is a remat duplicate (recomputed_from) but not in backward}}
-  %0 = joint.op "aten::neg.default"(%x) {name = "neg_1", recomputed_from = "neg"} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::neg.default"(%x) {name = "neg_1", recomputed_from = "neg"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
 // -----
 
-joint.operator @"aten::neg.default" {schema = "aten::neg(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
+joint.schema @"aten::neg.default" {schema = "aten::neg(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
 joint.graph @too_many_positional_arguments(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{'neg' (aten::neg.default): passes 2 positional arguments but the schema takes at most 1}}
-  %0 = joint.op "aten::neg.default"(%x) {name = "neg", args = [#joint.operand<0>, 3]} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::neg.default"(%x) {name = "neg", args = [#joint.operand<0>, 3]} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
 // -----
 
-joint.operator @"aten::neg.default" {schema = "aten::neg(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
+joint.schema @"aten::neg.default" {schema = "aten::neg(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
 joint.graph @kwarg_not_in_schema(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{kwarg 'alpha' is not in the schema}}
-  %0 = joint.op "aten::neg.default"(%x) {name = "neg", args = [#joint.operand<0>], kwargs = {alpha = 2}} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::neg.default"(%x) {name = "neg", args = [#joint.operand<0>], kwargs = {alpha = 2}} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
 // -----
 
-joint.operator @"aten::neg.default" {schema = "aten::neg(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
+joint.schema @"aten::neg.default" {schema = "aten::neg(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
 joint.graph @argument_positional_and_kwarg(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %y: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "y"}) -> () {
   // expected-error @+1 {{argument 'self' is passed both positionally and as a kwarg}}
-  %0 = joint.op "aten::neg.default"(%x, %y) {name = "neg", args = [#joint.operand<0>], kwargs = {self = #joint.operand<1>}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::neg.default"(%x, %y) {name = "neg", args = [#joint.operand<0>], kwargs = {self = #joint.operand<1>}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }
 
 // -----
 
-joint.operator @"aten::neg.default" {schema = "aten::neg(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
+joint.schema @"aten::neg.default" {schema = "aten::neg(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
 joint.graph @result_count_against_schema(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{has 2 results but the schema returns 1}}
-  %0:2 = joint.op "aten::neg.default"(%x) {name = "neg"} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %0:2 = joint.call_function "aten::neg.default"(%x) {name = "neg"} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
   joint.output
 }
 
 // -----
 
 // expected-error @+1 {{'neg.default' is not of the form 'namespace::name.overload'}}
-joint.operator @"neg.default" {schema = "neg(Tensor self) -> Tensor", arguments = [], returns = []}
+joint.schema @"neg.default" {schema = "neg(Tensor self) -> Tensor", arguments = [], returns = []}
 
 // -----
 
 // expected-error @+1 {{'aten::f.default': argument 0 has no name}}
-joint.operator @"aten::f.default" {schema = "f(Tensor) -> Tensor", arguments = [#joint.arg<type = "Tensor">], returns = []}
+joint.schema @"aten::f.default" {schema = "f(Tensor) -> Tensor", arguments = [#joint.arg<type = "Tensor">], returns = []}
 
 // -----
 
 // expected-error @+1 {{argument 'x' appears twice}}
-joint.operator @"aten::f.default" {schema = "f", arguments = [#joint.arg<name = "x", type = "Tensor">, #joint.arg<name = "x", type = "Tensor">], returns = []}
+joint.schema @"aten::f.default" {schema = "f", arguments = [#joint.arg<name = "x", type = "Tensor">, #joint.arg<name = "x", type = "Tensor">], returns = []}
 
 // -----
 
 // expected-error @+1 {{positional argument 'y' after a kwarg-only one}}
-joint.operator @"aten::f.default" {schema = "f", arguments = [#joint.arg<name = "x", type = "Tensor", kwarg_only = true>, #joint.arg<name = "y", type = "Tensor">], returns = []}
+joint.schema @"aten::f.default" {schema = "f", arguments = [#joint.arg<name = "x", type = "Tensor", kwarg_only = true>, #joint.arg<name = "y", type = "Tensor">], returns = []}
 
 // -----
 
 // expected-error @+1 {{argument 'x' is written but has no alias set}}
-joint.operator @"aten::f_.default" {schema = "f_", arguments = [#joint.arg<name = "x", type = "Tensor", write = true>], returns = []}
+joint.schema @"aten::f_.default" {schema = "f_", arguments = [#joint.arg<name = "x", type = "Tensor", write = true>], returns = []}
 
 // -----
 
 // expected-error @+1 {{return 0 cannot be kwarg-only}}
-joint.operator @"aten::f.default" {schema = "f", arguments = [], returns = [#joint.arg<type = "Tensor", kwarg_only = true>]}
+joint.schema @"aten::f.default" {schema = "f", arguments = [], returns = [#joint.arg<type = "Tensor", kwarg_only = true>]}
 
 // -----
 
 joint.graph @operator_entry_inside_graph() -> () {
   // expected-error @+1 {{expects parent op 'builtin.module'}}
-  joint.operator @"aten::f.default" {schema = "f", arguments = [], returns = []}
+  joint.schema @"aten::f.default" {schema = "f", arguments = [], returns = []}
   joint.output
 }
 

@@ -15,23 +15,23 @@
 // JSON: "ao::reload.default":{{.*}}"schema":"ao::reload(Tensor tensor, Device device, SymInt[]? original_size=None, SymInt[]? original_stride=None) -> Tensor"
 // JSON: "ao::wait_tensor.default":{"args":[{"alias":["a"],{{.*}}"schema":"ao::wait_tensor(Tensor(a) tensor, Tensor? keepalive=None, Tensor? last_use_of_storage=None) -> Tensor(a)","tags":[]}
 
-// CHECK: %[[A:.*]] = joint.op "aten::mm.default"
+// CHECK: %[[A:.*]] = joint.call_function "aten::mm.default"
 // CHECK-NEXT: %[[H:.*]] = ao.offload %[[A]] {name = "ao_offload"} : tensor<512x512xf32>
-// CHECK-NEXT: %[[B:.*]] = joint.op "aten::gelu.default"(%[[A]])
+// CHECK-NEXT: %[[B:.*]] = joint.call_function "aten::gelu.default"(%[[A]])
 // CHECK-NEXT: %[[W:.*]] = ao.wait_tensor %[[H]] keepalive %[[A]] : tensor<512x512xf32> last_use %[[B]] : tensor<512x512xf32> {name = "ao_wait_tensor"} : tensor<512x512xf32>
 // CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" {name = "reload_0"} : tensor<512x512xf32>
 // CHECK-NEXT: %[[RW:.*]] = ao.wait_tensor %[[R]] {name = "ao_wait_tensor_1"} : tensor<512x512xf32>
-// CHECK-NEXT: joint.op "aten::gelu_backward.default"(%[[B]], %[[RW]])
-joint.operator @"aten::mm.default" {schema = "aten::mm(Tensor self, Tensor mat2) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "mat2", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
-joint.operator @"aten::gelu.default" {schema = "aten::gelu(Tensor self, *, str approximate='none') -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "approximate", type = "str", kwarg_only = true, default_value = "'none'">], returns = [#joint.arg<type = "Tensor">]}
-joint.operator @"aten::gelu_backward.default" {schema = "aten::gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", arguments = [#joint.arg<name = "grad_output", type = "Tensor">, #joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "approximate", type = "str", kwarg_only = true, default_value = "'none'">], returns = [#joint.arg<type = "Tensor">]}
+// CHECK-NEXT: joint.call_function "aten::gelu_backward.default"(%[[B]], %[[RW]])
+joint.schema @"aten::mm.default" {schema = "aten::mm(Tensor self, Tensor mat2) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "mat2", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
+joint.schema @"aten::gelu.default" {schema = "aten::gelu(Tensor self, *, str approximate='none') -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "approximate", type = "str", kwarg_only = true, default_value = "'none'">], returns = [#joint.arg<type = "Tensor">]}
+joint.schema @"aten::gelu_backward.default" {schema = "aten::gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", arguments = [#joint.arg<name = "grad_output", type = "Tensor">, #joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "approximate", type = "str", kwarg_only = true, default_value = "'none'">], returns = [#joint.arg<type = "Tensor">]}
 joint.graph @offload_wait_reload_wait(%x: tensor<512x512xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<512x512xf32> {joint.role = #joint.role<param>, joint.fqn = "w"}) -> (tensor<512x512xf32> {joint.role = #joint.role<grad>, joint.fqn = "w"}) {
-  %a = joint.op "aten::mm.default"(%x, %w) {name = "mm"} : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %a = joint.call_function "aten::mm.default"(%x, %w) {name = "mm"} : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   %h = ao.offload %a : tensor<512x512xf32>
-  %b = joint.op "aten::gelu.default"(%a) {name = "gelu"} : (tensor<512x512xf32>) -> tensor<512x512xf32>
+  %b = joint.call_function "aten::gelu.default"(%a) {name = "gelu"} : (tensor<512x512xf32>) -> tensor<512x512xf32>
   %wt = ao.wait_tensor %h keepalive %a : tensor<512x512xf32> last_use %b : tensor<512x512xf32> : tensor<512x512xf32>
   %r = ao.reload %wt to "cuda:0" {name = "reload_0"} : tensor<512x512xf32>
   %rw = ao.wait_tensor %r : tensor<512x512xf32>
-  %g = joint.op "aten::gelu_backward.default"(%b, %rw) {name = "gelu_backward", phase = #joint.phase<backward>} : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %g = joint.call_function "aten::gelu_backward.default"(%b, %rw) {name = "gelu_backward", phase = #joint.phase<backward>} : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   joint.output %g : tensor<512x512xf32>
 }

@@ -13,7 +13,7 @@
 namespace mlir {
 namespace joint {
 
-/// Writes `module` (one joint.graph plus its joint.operator table) as a
+/// Writes `module` (one joint.graph plus its joint.schema table) as a
 /// format v1 document: FX getitem nodes are re-created with their original
 /// names after multi-output ops, and ao ops become `ao::*` nodes. Emits an
 /// error and returns failure for IR the format cannot hold (no graph, several

@@ -2,7 +2,7 @@
 //-*-//
 //
 // Reads a joint-graph file written by the exporter (docs/format.md) into a
-// module holding one joint.graph and the joint.operator table.
+// module holding one joint.graph and the joint.schema table.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 //===- JointOps.cpp - Operations of the joint dialect -----------*- C++ -*-===//
 //
-// Assembly and verifiers of joint.graph, joint.output, joint.op and
-// joint.operator. The verifiers enforce the invariants passes rely on: roles
+// Assembly and verifiers of joint.graph, joint.output, joint.call_function and
+// joint.schema. The verifiers enforce the invariants passes rely on: roles
 // on every graph argument and result, operand references in argument lists,
 // one tensor-fact entry per result that agrees with the result type, and
 // arity against the operator table when the module has an entry.
@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/Dialect/Joint/IR/JointOps.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
@@ -213,7 +213,8 @@ LogicalResult GraphOp::verifyRegions() {
   if (!isa<OutputOp>(body.getTerminator()))
     return emitOpError() << "body must end with joint.output";
   for (Operation &op : body.without_terminator())
-    if (!isa<AtenOp>(op) && op.getDialect() == getOperation()->getDialect())
+    if (!isa<CallFunctionOp>(op) &&
+        op.getDialect() == getOperation()->getDialect())
       return op.emitOpError() << "is not allowed inside joint.graph";
   return success();
 }
@@ -237,12 +238,12 @@ LogicalResult OutputOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// AtenOp
+// CallFunctionOp
 //===----------------------------------------------------------------------===//
 
 namespace {
 /// Prefixes an op diagnostic with the FX node name.
-InFlightDiagnostic emitNodeError(AtenOp op) {
+InFlightDiagnostic emitNodeError(CallFunctionOp op) {
   return op.emitOpError() << "'" << op.getName() << "' (" << op.getTarget()
                           << "): ";
 }
@@ -269,7 +270,7 @@ static void forEachOperandRef(Attribute attr,
       forEachOperandRef(element, fn);
 }
 
-LogicalResult AtenOp::verify() {
+LogicalResult CallFunctionOp::verify() {
   if (getName().empty())
     return emitOpError() << "has an empty node name";
   StringRef target = getTarget();
@@ -362,7 +363,7 @@ LogicalResult AtenOp::verify() {
 
 /// Results print as their FX node names (`%addmm`), getitem names for
 /// multi-output ops.
-void AtenOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+void CallFunctionOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   ArrayAttr names = getResultNamesAttr();
   for (OpResult result : getResults()) {
     StringRef name;
@@ -417,7 +418,7 @@ const HiddenWrite *mlir::joint::lookupHiddenWrite(StringRef target) {
 /// Whether bool schema argument `name` of `op` is (or may be) true: its
 /// literal in args/kwargs, else the schema default. Anything else (an
 /// operand, no args recorded) counts as true, the conservative answer.
-static bool mayBeTrue(AtenOp op, OperatorOp entry, StringRef name) {
+static bool mayBeTrue(CallFunctionOp op, SchemaOp entry, StringRef name) {
   std::optional<unsigned> index = entry.getArgIndex(name);
   if (!index)
     return true;
@@ -435,15 +436,15 @@ static bool mayBeTrue(AtenOp op, OperatorOp entry, StringRef name) {
   return true;
 }
 
-OperatorOp AtenOp::lookupOperator(SymbolTableCollection *tables) {
+SchemaOp CallFunctionOp::lookupSchema(SymbolTableCollection *tables) {
   StringAttr name = getTargetAttr();
   if (tables)
-    return tables->lookupNearestSymbolFrom<OperatorOp>(*this, name);
-  return SymbolTable::lookupNearestSymbolFrom<OperatorOp>(*this, name);
+    return tables->lookupNearestSymbolFrom<SchemaOp>(*this, name);
+  return SymbolTable::lookupNearestSymbolFrom<SchemaOp>(*this, name);
 }
 
-LogicalResult AtenOp::verifySymbolUses(SymbolTableCollection &tables) {
-  OperatorOp entry = lookupOperator(&tables);
+LogicalResult CallFunctionOp::verifySymbolUses(SymbolTableCollection &tables) {
+  SchemaOp entry = lookupSchema(&tables);
   if (!entry)
     return success(); // The table is optional for hand-written IR.
   unsigned numPositional =
@@ -473,16 +474,16 @@ LogicalResult AtenOp::verifySymbolUses(SymbolTableCollection &tables) {
   return success();
 }
 
-Attribute AtenOp::getResultMetaAt(unsigned i) {
+Attribute CallFunctionOp::getResultMetaAt(unsigned i) {
   ArrayAttr metas = getResultMetaAttr();
   if (!metas || i >= metas.size())
     return {};
   return metas[i];
 }
 
-LogicalResult AtenOp::getOperandsOfSchemaArg(OperatorOp entry,
-                                             unsigned argIndex,
-                                             SmallVectorImpl<unsigned> &out) {
+LogicalResult
+CallFunctionOp::getOperandsOfSchemaArg(SchemaOp entry, unsigned argIndex,
+                                       SmallVectorImpl<unsigned> &out) {
   if (!entry || argIndex >= entry.getArguments().size())
     return failure();
   if (!getArgs() && !getKwargs()) {
@@ -503,7 +504,7 @@ LogicalResult AtenOp::getOperandsOfSchemaArg(OperatorOp entry,
 }
 
 std::optional<SmallVector<unsigned>>
-AtenOp::getWrittenOperands(OperatorOp entry) {
+CallFunctionOp::getWrittenOperands(SchemaOp entry) {
   const HiddenWrite *hidden = lookupHiddenWrite(getTarget());
   if (!entry) {
     // No schema: a hidden writer, or an aten-style in-place name (`add_`),
@@ -540,10 +541,10 @@ static bool isCommunication(StringRef target) {
          target.starts_with("c10d::");
 }
 
-void AtenOp::getEffects(
+void CallFunctionOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  OperatorOp entry = lookupOperator();
+  SchemaOp entry = lookupSchema();
   for (OpOperand &operand : getOperation()->getOpOperands())
     if (isa<TensorType>(operand.get().getType()))
       effects.emplace_back(MemoryEffects::Read::get(), &operand);
@@ -566,10 +567,10 @@ void AtenOp::getEffects(
 }
 
 //===----------------------------------------------------------------------===//
-// OperatorOp
+// SchemaOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult OperatorOp::verify() {
+LogicalResult SchemaOp::verify() {
   StringRef name = getSymName();
   if (name.find("::") == StringRef::npos)
     return emitOpError() << "'" << name
@@ -599,13 +600,13 @@ LogicalResult OperatorOp::verify() {
   return success();
 }
 
-bool OperatorOp::hasTag(StringRef tag) {
+bool SchemaOp::hasTag(StringRef tag) {
   return llvm::any_of(getTags(), [&](Attribute t) {
     return cast<StringAttr>(t).getValue() == tag;
   });
 }
 
-SmallVector<unsigned> OperatorOp::getWrittenArgs() {
+SmallVector<unsigned> SchemaOp::getWrittenArgs() {
   SmallVector<unsigned> written;
   for (auto [i, attr] : llvm::enumerate(getArguments()))
     if (cast<SchemaArgAttr>(attr).getWrite())
@@ -613,13 +614,13 @@ SmallVector<unsigned> OperatorOp::getWrittenArgs() {
   return written;
 }
 
-bool OperatorOp::returnsTensorList() {
+bool SchemaOp::returnsTensorList() {
   ArrayAttr returns = getReturns();
   return returns.size() == 1 &&
          cast<SchemaArgAttr>(returns[0]).getType().starts_with("Tensor[]");
 }
 
-unsigned OperatorOp::getNumPositional() {
+unsigned SchemaOp::getNumPositional() {
   unsigned n = 0;
   for (Attribute attr : getArguments())
     if (!cast<SchemaArgAttr>(attr).getKwargOnly())
@@ -627,7 +628,7 @@ unsigned OperatorOp::getNumPositional() {
   return n;
 }
 
-std::optional<unsigned> OperatorOp::getArgIndex(StringRef name) {
+std::optional<unsigned> SchemaOp::getArgIndex(StringRef name) {
   for (auto [i, attr] : llvm::enumerate(getArguments()))
     if (cast<SchemaArgAttr>(attr).getName() == name)
       return i;

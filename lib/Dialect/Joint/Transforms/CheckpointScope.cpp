@@ -75,7 +75,7 @@ static LogicalResult blocksFromModel(GraphOp graph,
 static void forEachForwardModule(GraphOp graph,
                                  function_ref<void(StringRef)> fn) {
   llvm::DenseSet<Attribute> seenStacks;
-  for (AtenOp op : graph.getBody().front().getOps<AtenOp>()) {
+  for (CallFunctionOp op : graph.getBody().front().getOps<CallFunctionOp>()) {
     ArrayAttr stack = op.getModuleStackAttr();
     if (!op.isForward() || !stack || !seenStacks.insert(stack).second)
       continue;
@@ -264,7 +264,7 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
   return scope;
 }
 
-bool CheckpointScope::isEligible(AtenOp op) {
+bool CheckpointScope::isEligible(CallFunctionOp op) {
   ArrayAttr stack = op.getModuleStackAttr();
   if (!stack || regions.empty())
     return false;
@@ -297,8 +297,8 @@ void CheckpointScope::assignUnits(GraphOp graph) {
     int childIndex = -1;
   };
   llvm::DenseMap<Attribute, Where> where;
-  SmallVector<std::pair<AtenOp, Where>> ops;
-  for (AtenOp op : graph.getBody().front().getOps<AtenOp>()) {
+  SmallVector<std::pair<CallFunctionOp, Where>> ops;
+  for (CallFunctionOp op : graph.getBody().front().getOps<CallFunctionOp>()) {
     ArrayAttr stack = op.getModuleStackAttr();
     if (!op.isForward() || !stack)
       continue;
@@ -372,12 +372,13 @@ Operation *MutationFacts::getWriterOf(Value value) const {
 }
 
 static std::string nodeName(Operation *op) {
-  if (auto aten = dyn_cast<AtenOp>(op))
+  if (auto aten = dyn_cast<CallFunctionOp>(op))
     return aten.getName().str();
   return op->getName().getStringRef().str();
 }
 
-LogicalResult mlir::joint::verifyRecomputable(AtenOp op, StringRef request,
+LogicalResult mlir::joint::verifyRecomputable(CallFunctionOp op,
+                                              StringRef request,
                                               const MutationFacts &mutations) {
   auto fail = [&]() {
     InFlightDiagnostic d = op.emitOpError();

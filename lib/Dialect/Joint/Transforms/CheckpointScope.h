@@ -37,7 +37,7 @@ public:
 
   /// Whether `op` lies in a selected region and outside every exclusion
   /// (innermost module frame first). Memoized per module-stack attribute.
-  bool isEligible(AtenOp op);
+  bool isEligible(CallFunctionOp op);
 
   /// Assigns boundary units to the forward ops of `graph` in program order:
   /// one unit per traversal of one block (any block, selected or not), 0 for
@@ -80,7 +80,7 @@ struct MutationFacts {
 /// step's result: it is random (nondeterministic_seeded), writes storage in
 /// place, or produces a value whose storage is written in place. `request`
 /// says where the recompute request came from.
-LogicalResult verifyRecomputable(AtenOp op, StringRef request,
+LogicalResult verifyRecomputable(CallFunctionOp op, StringRef request,
                                  const MutationFacts &mutations);
 
 /// CheckpointOptions from pass options. `layer-count` is unset when it holds

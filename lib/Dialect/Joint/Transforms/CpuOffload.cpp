@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/Analysis/StorageAliasAnalysis.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Dialect/Joint/Transforms/ActivationCheckpoint.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "joint/Support/Namespace.h"
@@ -54,14 +54,14 @@ static bool isSelfAttnName(StringRef fqn) {
 }
 
 /// Namespace of a `ns::op.overload` target.
-static StringRef targetNamespace(AtenOp op) {
+static StringRef targetNamespace(CallFunctionOp op) {
   return op.getTarget().split("::").first;
 }
 
 /// Functional collectives and their waits (seed: `_is_collective_or_wait`,
 /// both namespaces), plus the in-place `c10d` ops: a collective's result is
 /// never moved to host.
-static bool isCollectiveOrWait(AtenOp op) {
+static bool isCollectiveOrWait(CallFunctionOp op) {
   StringRef ns = targetNamespace(op);
   return ns == "_c10d_functional" || ns == "_c10d_functional_autograd" ||
          ns == "c10d";
@@ -70,7 +70,7 @@ static bool isCollectiveOrWait(AtenOp op) {
 /// True when the schema says result `i` of `op` aliases an argument (a view,
 /// an in-place result or a `Tensor(a)[]` projection). Views alias their base,
 /// so offloading them frees nothing (seed: `_can_offload`).
-static bool isSchemaView(AtenOp op, OperatorOp entry, unsigned i) {
+static bool isSchemaView(CallFunctionOp op, SchemaOp entry, unsigned i) {
   if (!entry)
     return false;
   ArrayAttr returns = entry.getReturns();
@@ -85,7 +85,7 @@ static bool isSchemaView(AtenOp op, OperatorOp entry, unsigned i) {
 /// True when `policy` sends the op to recompute (torch CheckpointPolicy
 /// MUST_RECOMPUTE / PREFER_RECOMPUTE): such a value does not stay saved.
 static bool isRecomputeTagged(Operation *op) {
-  auto aten = dyn_cast_or_null<AtenOp>(op);
+  auto aten = dyn_cast_or_null<CallFunctionOp>(op);
   if (!aten || !aten.getPolicy())
     return false;
   CheckpointPolicy p = *aten.getPolicy();
@@ -147,7 +147,7 @@ public:
       }
     }
     llvm::DenseSet<Attribute> seen;
-    for (AtenOp op : graph.getBody().getOps<AtenOp>()) {
+    for (CallFunctionOp op : graph.getBody().getOps<CallFunctionOp>()) {
       ArrayAttr stack = op.getModuleStackAttr();
       if (!stack || !seen.insert(stack).second)
         continue;
@@ -166,7 +166,7 @@ public:
   ArrayRef<StringRef> getOtherAttention() const { return otherAttention; }
 
   /// The innermost attention root `op` runs in, or "" (with `place`).
-  StringRef rootOf(AtenOp op, Place *place = nullptr) {
+  StringRef rootOf(CallFunctionOp op, Place *place = nullptr) {
     ArrayAttr stack = op.getModuleStackAttr();
     if (!stack) {
       if (place)
@@ -222,7 +222,7 @@ private:
 /// the rewrite needs, resolved before any IR changes.
 struct Candidate {
   Value value;
-  AtenOp producer;
+  CallFunctionOp producer;
   const Storage *storage = nullptr;
   int64_t bytes = 0;
   StringRef root;
@@ -255,7 +255,7 @@ public:
 
   /// Fills `c` for result `result` of forward op `op`; false when a rule
   /// rejects it.
-  bool find(AtenOp op, OpResult result, Candidate &c) {
+  bool find(CallFunctionOp op, OpResult result, Candidate &c) {
     auto type = dyn_cast<RankedTensorType>(result.getType());
     // Rank >= 2 (seed: `value.dim() < 2`).
     if (!type || type.getRank() < 2)
@@ -329,11 +329,11 @@ private:
     // Forward view ops with a backward reader below them.
     llvm::SetVector<Operation *> needed;
     for (Value m : s.members) {
-      auto def = m.getDefiningOp<AtenOp>();
+      auto def = m.getDefiningOp<CallFunctionOp>();
       if (m != owner && (!def || !def.isForward()))
         continue; // backward aliases are reached through their readers
       for (OpOperand &use : m.getUses()) {
-        auto user = dyn_cast<AtenOp>(use.getOwner());
+        auto user = dyn_cast<CallFunctionOp>(use.getOwner());
         if (!user)
           continue; // ao ops and the terminator (no graph outputs here)
         unsigned userPos = pos(user);
@@ -385,7 +385,7 @@ private:
 
   /// Marks `view` and its view ancestors up to `owner` for replay. Fails
   /// when a view cannot be rebuilt from the owner (no operand in the group).
-  bool markReplayChain(AtenOp view, Value owner, const Storage &s,
+  bool markReplayChain(CallFunctionOp view, Value owner, const Storage &s,
                        llvm::SetVector<Operation *> &needed) {
     Operation *op = view;
     while (op && needed.insert(op)) {
@@ -399,7 +399,7 @@ private:
         return false;
       if (parent == owner)
         return true;
-      auto def = parent.getDefiningOp<AtenOp>();
+      auto def = parent.getDefiningOp<CallFunctionOp>();
       if (!def || !def.isForward())
         return false;
       op = def;
@@ -491,7 +491,7 @@ static TensorMetaAttr withStorage(TensorMetaAttr meta, int64_t id) {
 }
 
 /// Rewrites the storage id `from` to `to` in `op`'s result facts.
-static void renumberStorage(AtenOp op, int64_t from, int64_t to) {
+static void renumberStorage(CallFunctionOp op, int64_t from, int64_t to) {
   ArrayAttr metas = op.getResultMetaAttr();
   if (!metas)
     return;
@@ -555,7 +555,7 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
     noteStorage(getTensorMeta(arg));
   for (auto [i, op] : llvm::enumerate(body)) {
     position[&op] = i;
-    auto aten = dyn_cast<AtenOp>(op);
+    auto aten = dyn_cast<CallFunctionOp>(op);
     if (!aten)
       continue;
     if (ArrayAttr metas = aten.getResultMetaAttr())
@@ -568,7 +568,7 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
   // 1. Candidates: forward ops in scope, every rule of the seed.
   CandidateFinder finder(aliases, position, minBytes);
   std::vector<Candidate> candidates;
-  for (AtenOp op : body.getOps<AtenOp>()) {
+  for (CallFunctionOp op : body.getOps<CallFunctionOp>()) {
     if (!op.isForward())
       continue;
     StringRef root = attention.rootOf(op);
@@ -620,15 +620,15 @@ LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
     // forward storage that the forward wait releases.
     int64_t oldId = c->storage->id, newId = nextStorageId++;
     for (Value m : c->storage->members)
-      if (auto def = m.getDefiningOp<AtenOp>(); def && def.isBackward())
+      if (auto def = m.getDefiningOp<CallFunctionOp>(); def && def.isBackward())
         renumberStorage(def, oldId, newId);
 
     // Replay the forward views the backward reads, in forward order.
     IRMapping mapping;
     mapping.map(value, backwardWait.getResult());
     for (Operation *view : c->replayOps) {
-      auto replay = cast<AtenOp>(b.clone(*view, mapping));
-      auto original = cast<AtenOp>(view);
+      auto replay = cast<CallFunctionOp>(b.clone(*view, mapping));
+      auto original = cast<CallFunctionOp>(view);
       replay.setPhase(Phase::backward);
       replay.removePolicyAttr();
       replay.setNameAttr(
@@ -686,7 +686,7 @@ CpuOffload::prefetch(ArrayRef<Operation *> backwardOps,
   StringRef previous;
   for (Operation *op : backwardOps) {
     AttentionScope::Place place;
-    StringRef root = scope.rootOf(cast<AtenOp>(op), &place);
+    StringRef root = scope.rootOf(cast<CallFunctionOp>(op), &place);
     if (place == AttentionScope::Place::Outside) {
       previous = StringRef();
       continue;

@@ -30,15 +30,15 @@ namespace {
 
 /// The FX node name of an op; ao ops as `ao.offload(<source node>)`.
 std::string nodeName(Operation *op) {
-  if (auto aten = dyn_cast<AtenOp>(op))
+  if (auto aten = dyn_cast<CallFunctionOp>(op))
     return aten.getName().str();
   std::string name = op->getName().getStringRef().str();
   if (op->getNumOperands())
     if (auto src = op->getOperand(0).getDefiningOp()) {
       // Walk back through the ao chain to the aten node that made the value.
-      while (src && !isa<AtenOp>(src) && src->getNumOperands())
+      while (src && !isa<CallFunctionOp>(src) && src->getNumOperands())
         src = src->getOperand(0).getDefiningOp();
-      if (auto aten = dyn_cast_or_null<AtenOp>(src))
+      if (auto aten = dyn_cast_or_null<CallFunctionOp>(src))
         name += "(" + aten.getName().str() + ")";
     }
   return name;
@@ -171,7 +171,7 @@ SmallVector<uint64_t> ReportWriter::blockRecompute(const MemoryModel &mem,
                                                    const CostModel &cost) {
   SmallVector<uint64_t> perBlock(mem.getBlocks().size(), 0);
   for (Operation *op : mem.getOps()) {
-    auto aten = dyn_cast<AtenOp>(op);
+    auto aten = dyn_cast<CallFunctionOp>(op);
     if (!aten || !aten.getRecomputedFrom())
       continue;
     if (std::optional<unsigned> b = mem.getBlockOf(op))

@@ -33,7 +33,7 @@ std::string nameOf(Value v) {
     return "arg" + std::to_string(arg.getArgNumber());
   }
   Operation *op = v.getDefiningOp();
-  if (auto aten = dyn_cast<AtenOp>(op)) {
+  if (auto aten = dyn_cast<CallFunctionOp>(op)) {
     unsigned i = cast<OpResult>(v).getResultNumber();
     if (ArrayAttr names = aten.getResultNamesAttr())
       if (!cast<StringAttr>(names[i]).getValue().empty())
@@ -44,7 +44,7 @@ std::string nameOf(Value v) {
 }
 
 std::string nameOf(Operation *op) {
-  if (auto aten = dyn_cast<AtenOp>(op))
+  if (auto aten = dyn_cast<CallFunctionOp>(op))
     return aten.getName().str();
   return op->getName().getStringRef().str();
 }

@@ -23,7 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CheckpointScope.h"
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Dialect/Joint/Transforms/OpSets.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "joint/Support/Namespace.h"
@@ -63,7 +63,7 @@ public:
 
   /// Clones the tagged producers `user` needs before it and redirects their
   /// backward readers; failure when `user` reads no uncloned tagged producer.
-  LogicalResult recomputeFor(AtenOp user, PatternRewriter &rewriter);
+  LogicalResult recomputeFor(CallFunctionOp user, PatternRewriter &rewriter);
 
 private:
   void collectReloadChains();
@@ -72,7 +72,7 @@ private:
   /// The value a clone placed before `target` reads for forward value `v`.
   FailureOr<Value> operandForClone(Value v, Operation *target,
                                    RewriterBase &rewriter);
-  void finishClone(AtenOp original, AtenOp clone);
+  void finishClone(CallFunctionOp original, CallFunctionOp clone);
 
   GraphOp graph;
   Block &body;
@@ -84,7 +84,7 @@ private:
   /// Tagged forward ops some backward op reads (verified recomputable).
   llvm::DenseSet<Operation *> recomputable;
   /// Original tagged op -> its clone.
-  llvm::DenseMap<Operation *, AtenOp> cloneOf;
+  llvm::DenseMap<Operation *, CallFunctionOp> cloneOf;
   llvm::DenseSet<Operation *> clones;
   /// Storage id of a recomputed allocation -> the clones' fresh id.
   llvm::DenseMap<int64_t, int64_t> storageRemap;
@@ -95,10 +95,10 @@ private:
 
 namespace {
 /// Root: a backward op reading a recomputable forward producer.
-struct RecomputeForBackwardUse : OpRewritePattern<AtenOp> {
+struct RecomputeForBackwardUse : OpRewritePattern<CallFunctionOp> {
   RecomputeForBackwardUse(MLIRContext *ctx, RematState &state)
-      : OpRewritePattern<AtenOp>(ctx), state(state) {}
-  LogicalResult matchAndRewrite(AtenOp op,
+      : OpRewritePattern<CallFunctionOp>(ctx), state(state) {}
+  LogicalResult matchAndRewrite(CallFunctionOp op,
                                 PatternRewriter &rewriter) const override {
     return state.recomputeFor(op, rewriter);
   }
@@ -106,7 +106,7 @@ struct RecomputeForBackwardUse : OpRewritePattern<AtenOp> {
 };
 } // namespace
 
-static bool isRecompute(AtenOp op) {
+static bool isRecompute(CallFunctionOp op) {
   auto p = op.getPolicy();
   return p && (*p == CheckpointPolicy::must_recompute ||
                *p == CheckpointPolicy::prefer_recompute);
@@ -114,7 +114,7 @@ static bool isRecompute(AtenOp op) {
 
 /// The one tensor a size query reads, or null when `op` is not a query of a
 /// single tensor returning only non-tensors.
-static Value queriedTensor(AtenOp op) {
+static Value queriedTensor(CallFunctionOp op) {
   if (!isInOpSet(OpSet::SizeQuery, op.getTarget()) || op->getNumOperands() == 0)
     return Value();
   Value t = op->getOperand(0);
@@ -128,14 +128,15 @@ static Value queriedTensor(AtenOp op) {
 unsigned mlir::joint::readForwardSizes(GraphOp graph) {
   Block &body = graph.getBody().front();
   using Key = std::tuple<Value, Attribute, Attribute, Attribute>;
-  auto keyOf = [](AtenOp q, Value t) -> Key {
+  auto keyOf = [](CallFunctionOp q, Value t) -> Key {
     return {t, q.getTargetAttr(), q.getArgsAttr(), q.getKwargsAttr()};
   };
-  llvm::DenseMap<Key, AtenOp> forwardQueries;
+  llvm::DenseMap<Key, CallFunctionOp> forwardQueries;
   llvm::DenseMap<Operation *, Operation *> lastHoisted;
   IRRewriter rewriter(graph.getContext());
   unsigned moved = 0;
-  for (AtenOp q : llvm::make_early_inc_range(body.getOps<AtenOp>())) {
+  for (CallFunctionOp q :
+       llvm::make_early_inc_range(body.getOps<CallFunctionOp>())) {
     Value t = queriedTensor(q);
     if (!t)
       continue;
@@ -143,10 +144,10 @@ unsigned mlir::joint::readForwardSizes(GraphOp graph) {
       forwardQueries.try_emplace(keyOf(q, t), q);
       continue;
     }
-    auto producer = t.getDefiningOp<AtenOp>();
+    auto producer = t.getDefiningOp<CallFunctionOp>();
     if (!producer || !producer.isForward())
       continue;
-    if (AtenOp known = forwardQueries.lookup(keyOf(q, t))) {
+    if (CallFunctionOp known = forwardQueries.lookup(keyOf(q, t))) {
       rewriter.replaceOp(q, known->getResults());
       continue;
     }
@@ -193,7 +194,7 @@ int64_t RematState::maxStorageId() {
   for (BlockArgument arg : body.getArguments())
     if (TensorMetaAttr m = getTensorMeta(arg))
       maxId = std::max(maxId, m.getStorage());
-  for (AtenOp op : body.getOps<AtenOp>())
+  for (CallFunctionOp op : body.getOps<CallFunctionOp>())
     if (ArrayAttr metas = op.getResultMetaAttr())
       for (Attribute m : metas)
         if (auto t = dyn_cast<TensorMetaAttr>(m))
@@ -204,7 +205,7 @@ int64_t RematState::maxStorageId() {
 FailureOr<Value> RematState::operandForClone(Value v, Operation *target,
                                              RewriterBase &rewriter) {
   if (Operation *def = v.getDefiningOp())
-    if (AtenOp clone = cloneOf.lookup(def))
+    if (CallFunctionOp clone = cloneOf.lookup(def))
       return clone->getResult(cast<OpResult>(v).getResultNumber());
   auto it = reloads.find(v);
   if (it == reloads.end())
@@ -227,7 +228,7 @@ FailureOr<Value> RematState::operandForClone(Value v, Operation *target,
   return chain.wait.getResult();
 }
 
-void RematState::finishClone(AtenOp original, AtenOp clone) {
+void RematState::finishClone(CallFunctionOp original, CallFunctionOp clone) {
   MLIRContext *ctx = clone.getContext();
   clone.setPhaseAttr(PhaseAttr::get(ctx, Phase::backward));
   clone.setRecomputedFromAttr(original.getNameAttr());
@@ -266,16 +267,17 @@ void RematState::finishClone(AtenOp original, AtenOp clone) {
   }
 }
 
-LogicalResult RematState::recomputeFor(AtenOp user, PatternRewriter &rewriter) {
+LogicalResult RematState::recomputeFor(CallFunctionOp user,
+                                       PatternRewriter &rewriter) {
   if (failedInPattern || !user.isBackward() || clones.contains(user))
     return failure();
   // The uncloned tagged producers `user` reads, directly or through other
   // tagged forward ops: `user` is their earliest backward consumer.
-  SmallVector<AtenOp> needed;
+  SmallVector<CallFunctionOp> needed;
   llvm::DenseSet<Operation *> seen;
   SmallVector<Value> worklist(user->getOperands());
   while (!worklist.empty()) {
-    auto producer = worklist.pop_back_val().getDefiningOp<AtenOp>();
+    auto producer = worklist.pop_back_val().getDefiningOp<CallFunctionOp>();
     if (!producer || !recomputable.contains(producer) ||
         cloneOf.count(producer) || !seen.insert(producer).second)
       continue;
@@ -284,9 +286,11 @@ LogicalResult RematState::recomputeFor(AtenOp user, PatternRewriter &rewriter) {
   }
   if (needed.empty())
     return failure();
-  llvm::sort(needed, [](AtenOp a, AtenOp b) { return a->isBeforeInBlock(b); });
+  llvm::sort(needed, [](CallFunctionOp a, CallFunctionOp b) {
+    return a->isBeforeInBlock(b);
+  });
 
-  for (AtenOp op : needed) {
+  for (CallFunctionOp op : needed) {
     IRMapping mapping;
     for (Value v : op->getOperands()) {
       FailureOr<Value> mapped = operandForClone(v, user, rewriter);
@@ -298,7 +302,7 @@ LogicalResult RematState::recomputeFor(AtenOp user, PatternRewriter &rewriter) {
         mapping.map(v, *mapped);
     }
     rewriter.setInsertionPoint(user);
-    auto clone = cast<AtenOp>(rewriter.clone(*op, mapping));
+    auto clone = cast<CallFunctionOp>(rewriter.clone(*op, mapping));
     cloneOf[op] = clone;
     clones.insert(clone);
     rewriter.modifyOpInPlace(clone, [&] { finishClone(op, clone); });
@@ -306,12 +310,12 @@ LogicalResult RematState::recomputeFor(AtenOp user, PatternRewriter &rewriter) {
   }
   // Backward consumers read the clones; their views of a clone live in the
   // clone's allocation, not in the forward one (C15).
-  for (AtenOp op : needed) {
-    AtenOp clone = cloneOf.lookup(op);
+  for (CallFunctionOp op : needed) {
+    CallFunctionOp clone = cloneOf.lookup(op);
     for (OpResult r : op->getResults()) {
       Value c = clone->getResult(r.getResultNumber());
       rewriter.replaceUsesWithIf(r, c, [&](OpOperand &use) {
-        auto reader = dyn_cast<AtenOp>(use.getOwner());
+        auto reader = dyn_cast<CallFunctionOp>(use.getOwner());
         return reader && reader.isBackward() && !clones.contains(reader);
       });
       if (std::optional<int64_t> oldId = getStorageId(r))
@@ -323,8 +327,8 @@ LogicalResult RematState::recomputeFor(AtenOp user, PatternRewriter &rewriter) {
 
 FailureOr<RematSummary> RematState::run() {
   summary.numSizeQueriesHoisted = readForwardSizes(graph);
-  SmallVector<AtenOp> forwardOps;
-  for (AtenOp op : body.getOps<AtenOp>()) {
+  SmallVector<CallFunctionOp> forwardOps;
+  for (CallFunctionOp op : body.getOps<CallFunctionOp>()) {
     if (op.isForward())
       forwardOps.push_back(op);
     if (op.getRecomputedFromAttr())
@@ -334,12 +338,12 @@ FailureOr<RematSummary> RematState::run() {
   // Tagged ops the backward reads, directly or through tagged forward
   // users: one reverse walk. Verified before any rewrite, so a bad tag
   // changes nothing.
-  for (AtenOp op : llvm::reverse(forwardOps)) {
+  for (CallFunctionOp op : llvm::reverse(forwardOps)) {
     if (!isRecompute(op))
       continue;
     ++summary.numTagged;
     bool read = llvm::any_of(op->getUsers(), [&](Operation *user) {
-      auto u = dyn_cast<AtenOp>(user);
+      auto u = dyn_cast<CallFunctionOp>(user);
       return u && (u.isBackward() || recomputable.contains(u));
     });
     if (read)
@@ -347,7 +351,7 @@ FailureOr<RematSummary> RematState::run() {
   }
   if (recomputable.empty())
     return summary;
-  for (AtenOp op : forwardOps)
+  for (CallFunctionOp op : forwardOps)
     if (recomputable.contains(op) &&
         failed(verifyRecomputable(op, "a recompute policy", mutations)))
       return failure();
@@ -364,7 +368,7 @@ FailureOr<RematSummary> RematState::run() {
 
   // Originals no forward code reads any more.
   IRRewriter rewriter(graph.getContext());
-  for (AtenOp op : llvm::reverse(forwardOps))
+  for (CallFunctionOp op : llvm::reverse(forwardOps))
     if (cloneOf.count(op) && op->use_empty()) {
       rewriter.eraseOp(op);
       ++summary.numErased;

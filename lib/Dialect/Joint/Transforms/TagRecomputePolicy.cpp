@@ -39,23 +39,25 @@ static bool isRecompute(std::optional<CheckpointPolicy> p) {
                *p == CheckpointPolicy::prefer_recompute);
 }
 
-static bool isRecompute(AtenOp op) { return isRecompute(op.getPolicy()); }
+static bool isRecompute(CallFunctionOp op) {
+  return isRecompute(op.getPolicy());
+}
 
-static void setPolicy(AtenOp op, CheckpointPolicy policy) {
+static void setPolicy(CallFunctionOp op, CheckpointPolicy policy) {
   op.setPolicyAttr(CheckpointPolicyAttr::get(op.getContext(), policy));
 }
 
-/// A forward joint.op user, or null.
-static AtenOp forwardAtenUser(Operation *user) {
-  auto aten = dyn_cast<AtenOp>(user);
-  return aten && aten.isForward() ? aten : AtenOp();
+/// A forward joint.call_function user, or null.
+static CallFunctionOp forwardAtenUser(Operation *user) {
+  auto aten = dyn_cast<CallFunctionOp>(user);
+  return aten && aten.isForward() ? aten : CallFunctionOp();
 }
 
 /// The producer whose policy a transparent op inherits (its operand 0).
-static AtenOp transparentProducer(AtenOp op) {
+static CallFunctionOp transparentProducer(CallFunctionOp op) {
   if (op->getNumOperands() == 0)
-    return AtenOp();
-  return op->getOperand(0).getDefiningOp<AtenOp>();
+    return CallFunctionOp();
+  return op->getOperand(0).getDefiningOp<CallFunctionOp>();
 }
 
 namespace {
@@ -71,8 +73,8 @@ public:
 private:
   /// Saved in every mode: RNG, SymInt-valued, communication (and forward
   /// all-gathers with save-forward-all-gather).
-  bool isStructurallySaved(AtenOp op) const;
-  CheckpointPolicy modePolicy(AtenOp op) const;
+  bool isStructurallySaved(CallFunctionOp op) const;
+  CheckpointPolicy modePolicy(CallFunctionOp op) const;
   void tagPolicies(CheckpointScope &scope);
   void tagInPlaceSaves();
   void tagCrossUnitSaves(CheckpointScope &scope);
@@ -82,12 +84,12 @@ private:
   const StorageAliasAnalysis &aliases;
   MutationFacts mutations;
   const CheckpointOptions &options;
-  SmallVector<AtenOp> forwardOps;
+  SmallVector<CallFunctionOp> forwardOps;
 };
 
 } // namespace
 
-bool Tagger::isStructurallySaved(AtenOp op) const {
+bool Tagger::isStructurallySaved(CallFunctionOp op) const {
   if (aliases.getOperatorTable().isRandom(op))
     return true;
   StringRef target = op.getTarget();
@@ -100,7 +102,7 @@ bool Tagger::isStructurallySaved(AtenOp op) const {
                       [](Type t) { return !isa<RankedTensorType>(t); });
 }
 
-CheckpointPolicy Tagger::modePolicy(AtenOp op) const {
+CheckpointPolicy Tagger::modePolicy(CallFunctionOp op) const {
   if (options.mode == CheckpointMode::full)
     return CheckpointPolicy::must_recompute;
   StringRef target = op.getTarget();
@@ -112,9 +114,9 @@ CheckpointPolicy Tagger::modePolicy(AtenOp op) const {
 }
 
 void Tagger::tagPolicies(CheckpointScope &scope) {
-  for (AtenOp op : forwardOps) {
+  for (CallFunctionOp op : forwardOps) {
     if (isInOpSet(OpSet::Transparent, op.getTarget())) {
-      if (AtenOp producer = transparentProducer(op))
+      if (CallFunctionOp producer = transparentProducer(op))
         if (auto p = producer.getPolicy())
           setPolicy(op, *p);
       continue;
@@ -132,17 +134,17 @@ void Tagger::tagPolicies(CheckpointScope &scope) {
 }
 
 void Tagger::tagInPlaceSaves() {
-  auto save = [](AtenOp op) {
+  auto save = [](CallFunctionOp op) {
     if (op && isRecompute(op))
       setPolicy(op, CheckpointPolicy::must_save);
   };
   // Forward writers (tagged ones) and their forward consumers.
-  for (AtenOp op : forwardOps) {
+  for (CallFunctionOp op : forwardOps) {
     if (!mutations.isWriter(op) || !op.getPolicy())
       continue;
     setPolicy(op, CheckpointPolicy::must_save);
     for (Operation *user : op->getUsers())
-      if (AtenOp u = forwardAtenUser(user); u && u.getPolicy())
+      if (CallFunctionOp u = forwardAtenUser(user); u && u.getPolicy())
         setPolicy(u, CheckpointPolicy::must_save);
   }
   // Every producer and forward reader of a written storage. A storage is the
@@ -154,7 +156,8 @@ void Tagger::tagInPlaceSaves() {
     if (!s->isWritten())
       continue;
     for (Value member : s->members) {
-      if (auto def = member.getDefiningOp<AtenOp>(); def && def.isForward())
+      if (auto def = member.getDefiningOp<CallFunctionOp>();
+          def && def.isForward())
         save(def);
       for (Operation *user : member.getUsers())
         save(forwardAtenUser(user));
@@ -165,7 +168,7 @@ void Tagger::tagInPlaceSaves() {
 void Tagger::tagCrossUnitSaves(CheckpointScope &scope) {
   scope.assignUnits(graph);
   SmallVector<Operation *> stack;
-  for (AtenOp op : forwardOps) {
+  for (CallFunctionOp op : forwardOps) {
     auto policy = op.getPolicy();
     if (!isRecompute(policy))
       continue;
@@ -177,7 +180,7 @@ void Tagger::tagCrossUnitSaves(CheckpointScope &scope) {
     while (!stack.empty() && !crosses) {
       Operation *current = stack.pop_back_val();
       for (Operation *user : current->getUsers()) {
-        AtenOp u = forwardAtenUser(user);
+        CallFunctionOp u = forwardAtenUser(user);
         if (!u)
           continue; // backward, joint.output, ao ops
         if (isInOpSet(OpSet::Transparent, u.getTarget()) &&
@@ -198,9 +201,9 @@ void Tagger::tagCrossUnitSaves(CheckpointScope &scope) {
 
 void Tagger::propagateTransparentSaves() {
   // A transparent op must not replay in backward what its producer saved.
-  for (AtenOp op : forwardOps)
+  for (CallFunctionOp op : forwardOps)
     if (isInOpSet(OpSet::Transparent, op.getTarget()) && isRecompute(op))
-      if (AtenOp producer = transparentProducer(op))
+      if (CallFunctionOp producer = transparentProducer(op))
         if (producer.getPolicy() == CheckpointPolicy::must_save)
           setPolicy(op, CheckpointPolicy::must_save);
 }
@@ -209,7 +212,7 @@ FailureOr<TagSummary> Tagger::run() {
   TagSummary summary;
   if (options.mode == CheckpointMode::off)
     return summary;
-  for (AtenOp op : graph.getBody().front().getOps<AtenOp>())
+  for (CallFunctionOp op : graph.getBody().front().getOps<CallFunctionOp>())
     if (op.isForward())
       forwardOps.push_back(op);
 
@@ -221,7 +224,7 @@ FailureOr<TagSummary> Tagger::run() {
 
   // A must_recompute the graph already carries (torch selective
   // checkpointing) is a request we cannot honour on RNG or in-place ops.
-  for (AtenOp op : forwardOps)
+  for (CallFunctionOp op : forwardOps)
     if (op.getPolicy() == CheckpointPolicy::must_recompute &&
         failed(verifyRecomputable(op, "a must_recompute request", mutations)))
       return failure();
@@ -232,7 +235,7 @@ FailureOr<TagSummary> Tagger::run() {
     tagCrossUnitSaves(*scope);
     propagateTransparentSaves();
   }
-  for (AtenOp op : forwardOps) {
+  for (CallFunctionOp op : forwardOps) {
     if (scope->isEligible(op))
       summary.scopeMatched = true;
     switch (op.getPolicy().value_or(CheckpointPolicy::prefer_save)) {

@@ -1,4 +1,4 @@
 joint.graph @unsupported(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::frobnicate.default"(%x) {name = "frob_1"} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::frobnicate.default"(%x) {name = "frob_1"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %0 : tensor<4xf32>
 }

@@ -137,7 +137,7 @@ def Joint_DeviceAttr : Joint_Attr<"Device", "device"> {
 def Joint_OperandRefAttr : Joint_Attr<"OperandRef", "operand"> {
   let summary = "an argument that is the op's N-th SSA operand";
   let description = [{
-    Inside a `joint.op`'s `args`/`kwargs`, `#joint.operand<1>` stands for the
+    Inside a `joint.call_function`'s `args`/`kwargs`, `#joint.operand<1>` stands for the
     op's operand 1 (a tensor or a SymInt value).
   }];
   let parameters = (ins "unsigned":$index);

@@ -1,7 +1,7 @@
 //===- JointDialect.td - The joint graph dialect -----------*- tablegen -*-===//
 //
 // The `joint` dialect holds a joint forward+backward training graph traced
-// from PyTorch: one `joint.graph` per training step, one generic `joint.op`
+// from PyTorch: one `joint.graph` per training step, one generic `joint.call_function`
 // per aten-level FX node, and the facts that memory passes read.
 //
 //===----------------------------------------------------------------------===//
@@ -19,11 +19,11 @@ def Joint_Dialect : Dialect {
     A `joint.graph` is the whole training step that `make_fx` records around
     `torch.autograd.grad`: parameters and buffers as leading arguments, the
     forward, the loss, the backward, and the gradients as results. Every FX
-    `call_function` node becomes one `joint.op` that keeps the aten operator
+    `call_function` node becomes one `joint.call_function` that keeps the aten operator
     name with its overload, its arguments, and per-result tensor facts
     (sizes with symbolic dimensions, strides, storage offset, device and
     storage identity). Operator schema facts (written arguments, alias sets,
-    tags) live once per operator in `joint.operator` table entries.
+    tags) live once per operator in `joint.schema` table entries.
   }];
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{

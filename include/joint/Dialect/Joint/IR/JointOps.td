@@ -1,7 +1,7 @@
 //===- JointOps.td - Operations of the joint dialect -------*- tablegen -*-===//
 //
-// joint.graph (the training step), joint.output (its terminator), joint.op
-// (one aten-level FX node) and joint.operator (one operator-table entry).
+// joint.graph (the training step), joint.output (its terminator), joint.call_function
+// (one aten-level FX node) and joint.schema (one operator-table entry).
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,7 +71,7 @@ def Joint_OutputOp : Joint_Op<"output", [Pure, Terminator, ReturnLike,
   let hasVerifier = 1;
 }
 
-def Joint_AtenOp : Joint_Op<"op", [
+def Joint_CallFunctionOp : Joint_Op<"call_function", [
     DeclareOpInterfaceMethods<SymbolUserOpInterface>,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
@@ -96,7 +96,7 @@ def Joint_AtenOp : Joint_Op<"op", [
     equal reads with no writer between them.
 
     ```mlir
-    %0 = joint.op "aten::mm.default"(%a, %b) {name = "mm"}
+    %0 = joint.call_function "aten::mm.default"(%a, %b) {name = "mm"}
         : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
     ```
   }];
@@ -126,12 +126,12 @@ def Joint_AtenOp : Joint_Op<"op", [
     /// SymInt/SymBool results, null when not recorded.
     Attribute getResultMetaAt(unsigned i);
     /// The operator-table entry for this op's target, or null.
-    OperatorOp lookupOperator(SymbolTableCollection *tables = nullptr);
+    SchemaOp lookupSchema(SymbolTableCollection *tables = nullptr);
     /// Operand indices referenced by schema argument `argIndex` of `entry`
     /// (positional index first, then kwarg by name). Empty when the argument
     /// is not passed or holds no operand. Returns failure when the argument
     /// cannot be resolved (no table entry, index out of range).
-    LogicalResult getOperandsOfSchemaArg(OperatorOp entry, unsigned argIndex,
+    LogicalResult getOperandsOfSchemaArg(SchemaOp entry, unsigned argIndex,
                                          SmallVectorImpl<unsigned> &operands);
     /// Operand indices this op writes in place, given its table `entry`
     /// (may be null): schema `Tensor(a!)` arguments plus the hidden-write
@@ -139,21 +139,21 @@ def Joint_AtenOp : Joint_Op<"op", [
     /// when the written operands cannot be resolved (mutable schema without
     /// a resolvable mark, no schema but an in-place name or a hidden write):
     /// then every tensor operand may be written.
-    std::optional<SmallVector<unsigned>> getWrittenOperands(OperatorOp entry);
+    std::optional<SmallVector<unsigned>> getWrittenOperands(SchemaOp entry);
   }];
 }
 
-def Joint_OperatorOp : Joint_Op<"operator", [Symbol, HasParent<"ModuleOp">]> {
+def Joint_SchemaOp : Joint_Op<"schema", [Symbol, HasParent<"ModuleOp">]> {
   let summary = "one operator-table entry: the schema facts of a target";
   let description = [{
-    Stored once per operator at module level and looked up by `joint.op`
+    Stored once per operator at module level and looked up by `joint.call_function`
     through its target. `arguments`/`returns` list the schema with alias sets
     and write marks; `tags` are torch.Tag names such as
     `nondeterministic_seeded`. `python_module` names the Python module whose
     import registers an operator from outside torch (a `torch.library` op).
 
     ```mlir
-    joint.operator @"aten::add_.Tensor" {schema = "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+    joint.schema @"aten::add_.Tensor" {schema = "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
       arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, ...],
       returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
     ```

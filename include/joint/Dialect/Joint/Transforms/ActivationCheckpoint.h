@@ -100,11 +100,11 @@ FailureOr<RematSummary> rematerialize(GraphOp graph,
 /// chains, clones made); built by rematerialize.
 class RematState;
 
-/// The applier of recompute tags: one pattern rooted at a backward joint.op
-/// that reads a tagged, not yet cloned forward producer; it clones the
-/// producers it needs before it (forward order) and redirects every backward
-/// reader of them. Meant for walkAndApplyPatterns in program order, so the
-/// root is each producer's earliest backward consumer.
+/// The applier of recompute tags: one pattern rooted at a backward
+/// joint.call_function that reads a tagged, not yet cloned forward producer; it
+/// clones the producers it needs before it (forward order) and redirects every
+/// backward reader of them. Meant for walkAndApplyPatterns in program order, so
+/// the root is each producer's earliest backward consumer.
 void populateRematerializationPatterns(RewritePatternSet &patterns,
                                        RematState &state);
 

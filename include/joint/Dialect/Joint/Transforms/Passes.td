@@ -38,7 +38,7 @@ def JointCpuOffload : Pass<"joint-cpu-offload", "::mlir::ModuleOp"> {
     protocol:
 
     ```mlir
-    %a = joint.op "aten::mm.default"(...)            // producer
+    %a = joint.call_function "aten::mm.default"(...)            // producer
     %h = ao.offload %a                               // right after it
     ...                                              // last forward use %b
     %w = ao.wait_tensor %h keepalive %a last_use %b  // frees %a's storage
@@ -146,7 +146,7 @@ def JointTagRecomputePolicy : Pass<"joint-tag-recompute-policy",
   let summary = "Decide save or recompute for every forward op in scope";
   let description = [{
     Writes the `policy` attribute (torch CheckpointPolicy) on forward
-    `joint.op`s inside the recompute scope: the transformer blocks listed in
+    `joint.call_function`s inside the recompute scope: the transformer blocks listed in
     the graph attribute `joint.model` (else module-stack paths
     `<container>.<int>`), narrowed by `layer-count`/`layer-indices` and the
     region/exclude patterns. `full` tags `must_recompute`, `selective` saves

@@ -30,4 +30,4 @@
 
 // Clones keep the module stack and every argument, are backward-phase and
 // carry recomputed_from instead of a policy.
-// CLONE: %mm_recomputed = joint.op "aten::mm.default"(%view_recomputed, %t_recomputed) {module_stack = [#joint.module<"", "LlamaForCausalLM">, #joint.module<"model", "LlamaModel">, #joint.module<"model.layers.0", "LlamaDecoderLayer">, #joint.module<"model.layers.0.self_attn", "LlamaAttention">, #joint.module<"model.layers.0.self_attn.q_proj", "Linear">], name = "mm_recomputed", phase = #joint.phase<backward>, recomputed_from = "mm", result_meta = [#joint.tensor<{{.*}}>], seq_nr = {{[0-9]+}} : i64}
+// CLONE: %mm_recomputed = joint.call_function "aten::mm.default"(%view_recomputed, %t_recomputed) {module_stack = [#joint.module<"", "LlamaForCausalLM">, #joint.module<"model", "LlamaModel">, #joint.module<"model.layers.0", "LlamaDecoderLayer">, #joint.module<"model.layers.0.self_attn", "LlamaAttention">, #joint.module<"model.layers.0.self_attn.q_proj", "Linear">], name = "mm_recomputed", phase = #joint.phase<backward>, recomputed_from = "mm", result_meta = [#joint.tensor<{{.*}}>], seq_nr = {{[0-9]+}} : i64}

@@ -31,11 +31,11 @@
 // FIT: ao.offload %small
 
 joint.graph @largest_first_within_budget(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
-  %mid = joint.op "custom::make.default"(%x) {name = "mid", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[16, 32], strides = [32, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<4x4xf32>) -> tensor<16x32xf32>
-  %big = joint.op "custom::make.default"(%x) {name = "big", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[32, 32], strides = [32, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<32x32xf32>
-  %small = joint.op "custom::make.default"(%x) {name = "small", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[16, 16], strides = [16, 1], offset = 0, device = "cuda:0", storage = 3>]} : (tensor<4x4xf32>) -> tensor<16x16xf32>
-  %g1 = joint.op "aten::mul.Tensor"(%big, %big) {name = "g1", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[32, 32], strides = [32, 1], offset = 0, device = "cuda:0", storage = 4>]} : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-  %g2 = joint.op "aten::mul.Tensor"(%mid, %mid) {name = "g2", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[16, 32], strides = [32, 1], offset = 0, device = "cuda:0", storage = 5>]} : (tensor<16x32xf32>, tensor<16x32xf32>) -> tensor<16x32xf32>
-  %g3 = joint.op "aten::mul.Tensor"(%small, %small) {name = "g3", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[16, 16], strides = [16, 1], offset = 0, device = "cuda:0", storage = 6>]} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %mid = joint.call_function "custom::make.default"(%x) {name = "mid", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[16, 32], strides = [32, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<4x4xf32>) -> tensor<16x32xf32>
+  %big = joint.call_function "custom::make.default"(%x) {name = "big", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[32, 32], strides = [32, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<32x32xf32>
+  %small = joint.call_function "custom::make.default"(%x) {name = "small", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[16, 16], strides = [16, 1], offset = 0, device = "cuda:0", storage = 3>]} : (tensor<4x4xf32>) -> tensor<16x16xf32>
+  %g1 = joint.call_function "aten::mul.Tensor"(%big, %big) {name = "g1", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[32, 32], strides = [32, 1], offset = 0, device = "cuda:0", storage = 4>]} : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %g2 = joint.call_function "aten::mul.Tensor"(%mid, %mid) {name = "g2", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[16, 32], strides = [32, 1], offset = 0, device = "cuda:0", storage = 5>]} : (tensor<16x32xf32>, tensor<16x32xf32>) -> tensor<16x32xf32>
+  %g3 = joint.call_function "aten::mul.Tensor"(%small, %small) {name = "g3", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[16, 16], strides = [16, 1], offset = 0, device = "cuda:0", storage = 6>]} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   joint.output
 }

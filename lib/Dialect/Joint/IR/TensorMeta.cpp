@@ -1,11 +1,11 @@
-//===- TensorFacts.cpp - Per-value tensor facts -----------------*- C++ -*-===//
+//===- TensorMeta.cpp - Per-value tensor facts -----------------*- C++ -*-===//
 //
 // torch dtype <-> MLIR element type mapping and the one query API passes use
 // for sizes, strides, storage and bytes of any value.
 //
 //===----------------------------------------------------------------------===//
 
-#include "joint/Dialect/Joint/IR/TensorFacts.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -158,7 +158,7 @@ TensorMetaAttr mlir::joint::getTensorMeta(Value value) {
     return attrs ? attrs.getAs<TensorMetaAttr>(kMetaAttr) : TensorMetaAttr();
   }
   Operation *def = value.getDefiningOp();
-  if (auto op = dyn_cast<AtenOp>(def))
+  if (auto op = dyn_cast<CallFunctionOp>(def))
     return dyn_cast_or_null<TensorMetaAttr>(
         op.getResultMetaAt(cast<OpResult>(value).getResultNumber()));
   // ao ops keep their source's layout; the first operand is the source.
@@ -182,7 +182,7 @@ void mlir::joint::followStorage(Value value, int64_t oldId) {
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      auto op = dyn_cast<AtenOp>(user);
+      auto op = dyn_cast<CallFunctionOp>(user);
       ArrayAttr metas = op ? op.getResultMetaAttr() : ArrayAttr();
       if (!metas)
         continue;

@@ -1,4 +1,4 @@
-//===- TensorFacts.h - One query API for per-value tensor facts -*- C++ -*-===//
+//===- TensorMeta.h - One query API for per-value tensor facts -*- C++ -*-===//
 //
 // Passes read dtype, sizes, strides, storage offset, device and storage
 // identity of any SSA value through these helpers instead of re-parsing
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JOINT_DIALECT_JOINT_IR_TENSORFACTS_H
-#define JOINT_DIALECT_JOINT_IR_TENSORFACTS_H
+#ifndef JOINT_DIALECT_JOINT_IR_TENSORMETA_H
+#define JOINT_DIALECT_JOINT_IR_TENSORMETA_H
 
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include <optional>
@@ -47,4 +47,4 @@ std::optional<int64_t> getNumBytesHint(Value value);
 } // namespace joint
 } // namespace mlir
 
-#endif // JOINT_DIALECT_JOINT_IR_TENSORFACTS_H
+#endif // JOINT_DIALECT_JOINT_IR_TENSORMETA_H

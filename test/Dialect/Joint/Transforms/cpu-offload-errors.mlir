@@ -6,7 +6,7 @@
 // matches self_attn only (the eager attention-swap contract).
 // expected-error @+1 {{joint-cpu-offload scope=attention: graph @graph_without_self_attn_is_an_error has no self_attn module (neither 'joint.model' attention nor any op's module stack names a module 'self_attn'); attention modules under other names (h.0.attn, ...) are not in this scope}}
 joint.graph @graph_without_self_attn_is_an_error(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () attributes {joint.model = {attention = [{class = "GPT2Attention", fqn = "h.0.attn"}], block_containers = []}} {
-  %a = joint.op "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"h.0.attn", "GPT2Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"h.0.attn", "GPT2Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output
 }
 
@@ -15,7 +15,7 @@ joint.graph @graph_without_self_attn_is_an_error(%x: tensor<4x4xf32> {joint.role
 // No joint.model and no module stacks at all.
 // expected-error @+1 {{graph @graph_without_modules_is_an_error has no self_attn module}}
 joint.graph @graph_without_modules_is_an_error(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
-  %a = joint.op "aten::exp.default"(%x) {name = "a", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a = joint.call_function "aten::exp.default"(%x) {name = "a", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output
 }
 

@@ -37,19 +37,19 @@
 // FILE: "exposed_seconds":
 
 // The pass changes nothing: the IR prints back unchanged.
-// UNCHANGED: %[[A:.*]] = joint.op "aten::mm.default"
+// UNCHANGED: %[[A:.*]] = joint.call_function "aten::mm.default"
 // UNCHANGED-NEXT: ao.offload %[[A]]
 
 joint.graph @offload_step(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 0>}, %w: tensor<4x4xf32> {joint.role = #joint.role<param>, joint.fqn = "layers.0.w", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 10>}) -> (tensor<f32> {joint.role = #joint.role<loss>}, tensor<4x4xf32> {joint.role = #joint.role<grad>, joint.fqn = "layers.0.w"}) attributes {joint.model = {block_containers = [{blocks = ["layers.0"], container = "layers", owner = ""}]}} {
-  %a = joint.op "aten::mm.default"(%x, %w) {name = "a", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a = joint.call_function "aten::mm.default"(%x, %w) {name = "a", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %h = ao.offload %a : tensor<4x4xf32>
-  %b = joint.op "aten::relu.default"(%a) {name = "b", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = joint.call_function "aten::relu.default"(%a) {name = "b", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %wt = ao.wait_tensor %h keepalive %a : tensor<4x4xf32> last_use %b : tensor<4x4xf32> : tensor<4x4xf32>
-  %c = joint.op "aten::sum.default"(%b) {name = "c", result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>) -> tensor<f32>
-  %g = joint.op "aten::ones_like.default"(%c) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 4>]} : (tensor<f32>) -> tensor<f32>
+  %c = joint.call_function "aten::sum.default"(%b) {name = "c", result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>) -> tensor<f32>
+  %g = joint.call_function "aten::ones_like.default"(%c) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 4>]} : (tensor<f32>) -> tensor<f32>
   %r = ao.reload %wt to "cuda:0" : tensor<4x4xf32>
   %rw = ao.wait_tensor %r : tensor<4x4xf32>
-  %gb = joint.op "aten::mul.Tensor"(%rw, %g) {name = "gb", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 5>]} : (tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
-  %gw = joint.op "aten::mm.default"(%gb, %b) {name = "gw", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 6>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %gb = joint.call_function "aten::mul.Tensor"(%rw, %g) {name = "gb", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 5>]} : (tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
+  %gw = joint.call_function "aten::mm.default"(%gb, %b) {name = "gw", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 6>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output %c, %gw : tensor<f32>, tensor<4x4xf32>
 }

@@ -66,11 +66,11 @@
 #a2 = [#joint.module<"layers.2", "Block">, #joint.module<"layers.2.attn", "Attn">]
 #m2 = [#joint.module<"layers.2", "Block">, #joint.module<"layers.2.mlp", "MLP">]
 joint.graph @blocks(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0", "layers.1", "layers.2"]}]}} {
-  %0 = joint.op "aten::exp.default"(%x) {name = "attn0", module_stack = #a0} : (tensor<4xf32>) -> tensor<4xf32>
-  %1 = joint.op "aten::exp.default"(%0) {name = "mlp0", module_stack = #m0} : (tensor<4xf32>) -> tensor<4xf32>
-  %2 = joint.op "aten::exp.default"(%1) {name = "attn1", module_stack = #a1} : (tensor<4xf32>) -> tensor<4xf32>
-  %3 = joint.op "aten::exp.default"(%2) {name = "mlp1", module_stack = #m1} : (tensor<4xf32>) -> tensor<4xf32>
-  %4 = joint.op "aten::exp.default"(%3) {name = "attn2", module_stack = #a2} : (tensor<4xf32>) -> tensor<4xf32>
-  %5 = joint.op "aten::exp.default"(%4) {name = "mlp2", module_stack = #m2} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::exp.default"(%x) {name = "attn0", module_stack = #a0} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = joint.call_function "aten::exp.default"(%0) {name = "mlp0", module_stack = #m0} : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = joint.call_function "aten::exp.default"(%1) {name = "attn1", module_stack = #a1} : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = joint.call_function "aten::exp.default"(%2) {name = "mlp1", module_stack = #m1} : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = joint.call_function "aten::exp.default"(%3) {name = "attn2", module_stack = #a2} : (tensor<4xf32>) -> tensor<4xf32>
+  %5 = joint.call_function "aten::exp.default"(%4) {name = "mlp2", module_stack = #m2} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output
 }

@@ -15,6 +15,6 @@
 // NOGRAPH: error: joint-memory-report: expects a module with exactly one joint.graph, found 0
 
 joint.graph @g(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
-  %0 = joint.op "aten::exp.default"(%x) {name = "exp"} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = joint.call_function "aten::exp.default"(%x) {name = "exp"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %0 : tensor<4xf32>
 }
