@@ -1,14 +1,17 @@
 """joint_mlir: export PyTorch joint forward+backward graphs (format v1), run
 them back in torch (``joint_mlir.fx.load``, ``joint_mlir.run``), run pass
 pipelines in process (``joint_mlir.run_pipeline``) and optimize a training
-step in one call (``joint_mlir.optimize``)."""
+step in one call (``joint_mlir.optimize``). Every error it raises on bad input
+derives from :class:`JointMlirError`; the command lines are in
+:mod:`joint_mlir.cli`."""
 
+from .errors import JointMlirError
 from .format import FORMAT_VERSION, graph_stats, read_document
 from . import fx
 from .model_structure import ModelStructure, discover_structure
 from .tracer import (DataDependentError, JointGraph, TraceError,
                      extract_module_state, trace_joint_graph)
-from .runner import StepResult, compare, materialize, run
+from .executor import StepResult, compare, materialize, run
 from .validate import validate_document
 from .pipeline import PipelineError, PipelineResult, run_pipeline
 from .api import OptimizedStep, RetraceError, build_pipeline, optimize
@@ -18,6 +21,7 @@ __version__ = "0.1.0"
 __all__ = [
     "FORMAT_VERSION",
     "JointGraph",
+    "JointMlirError",
     "OptimizedStep",
     "PipelineError",
     "PipelineResult",

@@ -15,7 +15,7 @@ joint-graph tracer (:func:`joint_mlir.trace_joint_graph`), runs the pass
 pipeline in process (:func:`joint_mlir.pipeline.run_pipeline`), and rebuilds
 the transformed graph as an FX module (:func:`joint_mlir.fx.build_graph_module`).
 Calling the returned :class:`OptimizedStep` runs that graph on the model's
-real parameters and buffers (:func:`joint_mlir.runner.run_graph`, no
+real parameters and buffers (:func:`joint_mlir.executor.run_graph`, no
 reseeding) and does what ``loss.backward()`` would: each parameter's
 ``.grad`` is set, or accumulated into with ``+=`` when one exists (autograd's
 AccumulateGrad rule), and buffers the step updates (batch-norm running
@@ -41,9 +41,10 @@ import torch.utils._pytree as pytree
 from torch import nn
 
 from .dynamic import DynamicDims
+from .errors import JointMlirError
 from .fx import build_graph_module
 from .pipeline import PipelineError, run_pipeline
-from .runner import run_graph
+from .executor import run_graph
 from .tracer import TraceError, _key_path_str, extract_module_state, \
     trace_joint_graph
 
@@ -52,7 +53,7 @@ __all__ = ["OptimizedStep", "RetraceError", "build_pipeline", "optimize"]
 _CHECKPOINT_MODES = ("full", "selective")
 
 
-class RetraceError(RuntimeError):
+class RetraceError(JointMlirError, RuntimeError):
     """Inputs the trace does not cover, and retracing is off or failed."""
 
 

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from .errors import JointMlirError
+
 if TYPE_CHECKING:
     from .tracer import JointGraph
 
@@ -41,8 +43,8 @@ PRODUCER_NAME = "joint_mlir"
 PRODUCER_VERSION = "0.1.0"
 
 
-class FormatError(ValueError):
-    """The graph holds something format v1 cannot represent."""
+class FormatError(JointMlirError, ValueError):
+    """A graph or document format v1 cannot represent or a reader rejects."""
 
 
 # --------------------------------------------------------------------------
@@ -606,7 +608,7 @@ def read_document(path: str) -> dict[str, Any]:
 
     gzip is recognised by its magic bytes, not the file name (joint-translate
     writes plain JSON whatever the name). A file that is not readable JSON
-    raises ValueError naming the path.
+    raises FormatError (a ValueError) naming the path.
     """
     with open(path, "rb") as f:
         gzipped = f.read(2) == b"\x1f\x8b"
@@ -621,13 +623,13 @@ def read_document(path: str) -> dict[str, Any]:
             json.JSONDecodeError) as e:
         hint = ("; .mlir files are converted with joint-translate "
                 "--export-joint-json" if str(path).endswith(".mlir") else "")
-        raise ValueError(f"{path}: not a readable joint-graph JSON file "
+        raise FormatError(f"{path}: not a readable joint-graph JSON file "
                          f"({e}){hint}") from e
     if not isinstance(doc, dict) or doc.get("format") != FORMAT_NAME:
-        raise ValueError(f"{path}: not a {FORMAT_NAME} document")
+        raise FormatError(f"{path}: not a {FORMAT_NAME} document")
     major = doc.get("version", {}).get("major")
     if major != FORMAT_VERSION["major"]:
-        raise ValueError(f"{path}: unsupported format major version {major}; "
+        raise FormatError(f"{path}: unsupported format major version {major}; "
                          f"this reader supports {FORMAT_VERSION['major']}")
     return doc
 

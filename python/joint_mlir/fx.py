@@ -38,13 +38,14 @@ import torch
 import torch.fx
 
 from . import ao as _ao
+from .errors import JointMlirError
 from .format import read_document
 
 __all__ = ["LoadError", "load", "build_graph_module", "resolve_target",
            "import_modules"]
 
 
-class LoadError(ValueError):
+class LoadError(JointMlirError, ValueError):
     """The document cannot be rebuilt as an FX graph (unknown op, bad ref)."""
 
 

@@ -35,12 +35,19 @@ from typing import Any
 
 import torch
 
-__all__ = ["CompileError", "CompiledStep", "compile_graph", "find_tool",
+from .errors import JointMlirError
+
+__all__ = ["CompileError", "CompiledStep", "StepError", "compile_graph", "find_tool",
            "run_compiled"]
 
 
-class CompileError(RuntimeError):
+class CompileError(JointMlirError, RuntimeError):
     """joint-compile refused the graph; the message has its error lines."""
+
+
+class StepError(JointMlirError, RuntimeError):
+    """A compiled step returned an error status; the message has the
+    runtime's first error (call and node)."""
 
 
 def find_tool(name: str = "joint-compile") -> Path:
@@ -235,10 +242,10 @@ class CompiledStep:
             sync = self._lib.joint_runtime_synchronize()
             if rc != 0 or sync != 0:
                 err = self._lib.joint_runtime_last_error() or b""
-                raise RuntimeError(f"joint_step failed ({rc or sync}): "
+                raise StepError(f"joint_step failed ({rc or sync}): "
                                    f"{err.decode(errors='replace')}")
         if rc != 0:
-            raise RuntimeError(f"joint_step returned {rc} (a negative "
+            raise StepError(f"joint_step returned {rc} (a negative "
                                "dynamic size)")
         return outs
 
@@ -251,7 +258,7 @@ def run_compiled(step: CompiledStep, state: dict[str, torch.Tensor],
     (outputs with ``updates``: the final value of an argument written in
     place, docs/lowering.md) are copied back into that argument's tensor.
     """
-    from .runner import StepResult
+    from .executor import StepResult
 
     args = []
     for spec in step.descriptor["arguments"]:

@@ -17,12 +17,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import JointMlirError
+
 __all__ = ["PipelineError", "PipelineResult", "run_pipeline"]
 
 _NODE_IN_TEXT = re.compile(r"node '([^']+)'")
 
 
-class PipelineError(RuntimeError):
+class PipelineError(JointMlirError, RuntimeError):
     """An MLIR error while importing, transforming or exporting a graph.
 
     Attributes:

@@ -17,11 +17,13 @@ from typing import Any
 import torch
 from torch import nn
 
+from .errors import JointMlirError
+
 __all__ = ["PRESETS", "MODELS", "Recipe", "RecipeError", "build_recipe",
            "ModelShape"]
 
 
-class RecipeError(ValueError):
+class RecipeError(JointMlirError, ValueError):
     """Bad recipe options (unknown model or preset, impossible shape)."""
 
 

@@ -43,6 +43,7 @@ from torch.fx.traceback import preserve_node_meta
 from torch.nn.utils import stateless
 
 from .dynamic import DynamicDims, make_fake_inputs
+from .errors import JointMlirError
 from .model_structure import ModelStructure, discover_structure
 
 __all__ = [
@@ -65,7 +66,7 @@ _MAKE_FX_KWARGS: dict[str, Any] = {
 }
 
 
-class TraceError(ValueError):
+class TraceError(JointMlirError, ValueError):
     """A model, train function or input that cannot be traced (user error)."""
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .errors import JointMlirError
+
 __all__ = ["FormatViolation", "validate_document", "DTYPES", "BUILTIN_TARGETS"]
 
 # torch dtype names (str(torch.dtype) without "torch.") that v1 allows.
@@ -45,7 +47,7 @@ _SCALAR_KINDS = ("none", "int", "float", "bool", "str", "dtype", "device",
                  "symint", "symfloat", "symbool")
 
 
-class FormatViolation(ValueError):
+class FormatViolation(JointMlirError, ValueError):
     """A document that does not follow format v1."""
 
 

@@ -263,7 +263,7 @@ def eager_step(model: Any, train_fn: Any, doc: dict[str, Any], *,
     import torch
 
     from joint_mlir import materialize
-    from joint_mlir.runner import StepResult
+    from joint_mlir.executor import StepResult
     from joint_mlir.tracer import extract_module_state
 
     live = extract_module_state(model)

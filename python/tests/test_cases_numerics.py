@@ -208,7 +208,7 @@ def test_case_matches_eager_and_is_deterministic(case: str,
 
 def test_c3_buffer_updated_exactly_once(traced: Any) -> None:
     _, _, doc = traced["C3-buffer-update"]
-    from joint_mlir.runner import index_bounds
+    from joint_mlir.executor import index_bounds
     idx = next(i["input"] for i in doc["inputs"] if i["path"] == "idx")
     assert index_bounds(doc)[idx] == 4
     got = run(doc, seed=0)

@@ -80,7 +80,7 @@ def test_cli_bad_inputs_give_one_line_errors(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # In process (a subprocess per case spends ~3.5 s importing torch); the
     # real command line is checked once below.
-    from joint_mlir import export
+    from joint_mlir.cli import export
     (tmp_path / "cli_factories.py").write_text(FACTORIES)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "cli_factories", raising=False)
@@ -109,7 +109,7 @@ def test_cli_process_error_is_one_line_without_traceback(tmp_path: Path) -> None
 
 
 def test_cli_help_mentions_units(capsys: pytest.CaptureFixture[str]) -> None:
-    from joint_mlir import export
+    from joint_mlir.cli import export
     with pytest.raises(SystemExit) as exit_info:
         export.main(["--help"])
     assert exit_info.value.code == 0
@@ -121,7 +121,7 @@ def test_cli_help_mentions_units(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_unexpected_library_error_is_one_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from joint_mlir import export
+    from joint_mlir.cli import export
     (tmp_path / "cli_boom.py").write_text(
         "def boom():\n    raise KeyError('config rejected')\n")
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from joint_mlir import DataDependentError, TraceError, trace_joint_graph
-from joint_mlir.runner import compare, run
+from joint_mlir.executor import compare, run
 
 UNBACKED_FIX = ("trace with unbacked sizes (trace_joint_graph(..., "
                 "unbacked=True) or python -m joint_mlir.export "
@@ -161,7 +161,7 @@ def router():
 def test_cli_data_dependent_is_one_line_exit_2(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from joint_mlir import export
+    from joint_mlir.cli import export
     (tmp_path / "dd_factories.py").write_text(FACTORY)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "dd_factories", raising=False)

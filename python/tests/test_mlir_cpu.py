@@ -24,8 +24,8 @@ import pytest
 import torch
 
 from graph_tools import EXAMPLES, REPO_ROOT, build_dir, has_pass, tool
-from joint_mlir.runner import (COMPILED_TOLERANCE, Difference, StepResult,
-                               compare_scaled, format_differences, run)
+from joint_mlir.executor import (COMPILED_TOLERANCE, Difference, StepResult,
+                                 compare_scaled, format_differences, run)
 
 IDS = [p.stem for p in EXAMPLES]
 

@@ -18,7 +18,7 @@ import pytest
 import model_families
 from graph_tools import run_pipeline
 from joint_mlir import DataDependentError, trace_joint_graph
-from joint_mlir.runner import compare, format_differences, run
+from joint_mlir.executor import compare, format_differences, run
 
 PIPELINES = {
     "ckpt-full": ("--joint-activation-checkpoint=mode=full",),

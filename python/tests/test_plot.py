@@ -15,7 +15,7 @@ from conftest import PYTHON_DIR, REPO_ROOT
 
 pytest.importorskip("matplotlib")
 
-from joint_mlir import plot  # noqa: E402
+from joint_mlir.cli import plot  # noqa: E402
 
 
 def _report(label: str, device: list[int], boundary: int | None) -> dict:

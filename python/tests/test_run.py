@@ -28,8 +28,9 @@ from graph_tools import (EXAMPLES, PIPELINES, insert_offload,
                          skip_unless_available, tool)
 from joint_mlir import fx, materialize, run
 from joint_mlir.recipes import build_recipe
-from joint_mlir.runner import (StepResult, compare, format_differences,
-                               index_bounds, main)
+from joint_mlir.cli.run import main
+from joint_mlir.executor import (StepResult, compare, format_differences,
+                                 index_bounds)
 
 # The recipes examples/regenerate.sh exports (keep in step with it).
 _TINY = dict(layers=2, hidden=64, heads=4, kv_heads=2, intermediate=128,
@@ -198,7 +199,7 @@ def test_dynamic_graph_runs_at_other_sizes() -> None:
     gm = fx.load(str(path))
     doc = gm.joint_doc
     state, inputs = materialize(doc, seed=1)
-    from joint_mlir.runner import run_graph
+    from joint_mlir.executor import run_graph
     x = torch.randn(4, 5, 32)
     labels = torch.randint(0, 16, (4, 5))
     r = run_graph(gm, state, {"x": x, "labels": labels})
@@ -253,7 +254,6 @@ def test_cli_compare_exit_codes(tmp_path: Path,
 
 def test_cli_compare_of_different_models_is_one_error(
         capsys: pytest.CaptureFixture[str]) -> None:
-    from joint_mlir.runner import main
     llama = next(p for p in EXAMPLES if p.stem == "llama-tiny-fp32")
     mlp = next(p for p in EXAMPLES if p.stem == "mlp")
     assert main([str(llama), "--compare", str(mlp)]) == 1

@@ -18,7 +18,8 @@ from torch import nn
 
 import joint_custom_ops
 from joint_mlir import trace_joint_graph
-from joint_mlir.runner import compare, main, not_bitwise, run
+from joint_mlir.cli.run import main
+from joint_mlir.executor import compare, not_bitwise, run
 
 
 class Gather(nn.Module):

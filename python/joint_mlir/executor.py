@@ -39,12 +39,10 @@ order).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import hashlib
 import math
 import os
-import sys
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -53,12 +51,12 @@ from typing import Any
 import torch
 
 from . import ao as _ao
-from .format import read_document
+from .format import FormatError, read_document
 from .fx import build_graph_module
 
 __all__ = ["StepResult", "Difference", "materialize", "index_bounds",
            "run", "run_graph", "compare", "compare_scaled", "not_bitwise",
-           "deterministic_algorithms", "main"]
+           "deterministic_algorithms", "format_differences"]
 
 _INDEX_USES = {
     # target: (index arg position, how to get the bound)
@@ -112,14 +110,14 @@ def _dim(d: Any) -> int:
     if isinstance(d, int):
         return d
     if d.get("hint") is None:
-        raise ValueError(f"symbolic size {d['expr']!r} has no hint")
+        raise FormatError(f"symbolic size {d['expr']!r} has no hint")
     return int(d["hint"])
 
 
 def _dtype(name: str) -> torch.dtype:
     d = getattr(torch, name, None)
     if not isinstance(d, torch.dtype):
-        raise ValueError(f"unknown dtype {name!r}")
+        raise FormatError(f"unknown dtype {name!r}")
     return d
 
 
@@ -268,7 +266,7 @@ def materialize(doc: dict[str, Any], *, seed: int = 0,
     for i in doc["inputs"]:
         fact = facts[i["input"]][0]
         if fact.get("t") != "tensor":
-            raise ValueError(f"input {i['path']}: only tensor inputs can be "
+            raise FormatError(f"input {i['path']}: only tensor inputs can be "
                              "materialized")
         if i["path"] in given:
             inputs[i["path"]] = given[i["path"]].to(device)
@@ -547,127 +545,3 @@ def format_differences(diffs: list[Difference]) -> str:
                      f"{'ok' if d.ok else 'MISMATCH'}"
                      + (f" ({d.note})" if d.note else ""))
     return "\n".join(lines)
-
-
-def _state_mismatch(first: str, second: str) -> str | None:
-    """Why two files cannot be compared output by output, or None.
-
-    Transformed graphs keep the model state (FQN, shape, dtype) and inputs
-    of the original; anything else is another model, and a per-output table
-    of infinities would only hide that.
-    """
-    from .format import read_document
-
-    def layout(path: str) -> list[tuple[str, Any, Any]]:
-        doc = read_document(path)
-        facts = {n["name"]: n["outputs"][0] for n in doc["nodes"]
-                 if n["kind"] == "placeholder" and n["outputs"]}
-        rows = [(s["fqn"], facts[s["input"]].get("sizes"),
-                 facts[s["input"]].get("dtype")) for s in doc["state"]]
-        rows += [(i["path"], facts[i["input"]].get("sizes"),
-                  facts[i["input"]].get("dtype")) for i in doc["inputs"]]
-        return rows
-
-    a, b = layout(first), layout(second)
-    for x, y in zip(a, b):
-        if x != y:
-            return f"{x[0]} {x[1]} {x[2]} vs {y[0]} {y[1]} {y[2]}"
-    if len(a) != len(b):
-        return f"{len(a)} vs {len(b)} state tensors and inputs"
-    return None
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m joint_mlir.run",
-        description="Run one training step of a joint-graph JSON file in "
-        "torch with deterministic seeded state and inputs; with --compare, "
-        "run a second file on the same tensors and compare every output "
-        "(loss, gradient per FQN, loss_dict entries, buffers after the step).")
-    p.add_argument("graph", help="format v1 file (.json or .json.gz)")
-    p.add_argument("--compare", metavar="OTHER",
-                   help="second graph (e.g. after joint-opt passes) to "
-                   "compare against; exit status 1 on any mismatch")
-    p.add_argument("--device", default="cpu",
-                   help="cpu, cuda or cuda:N (default cpu)")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed for state, inputs and torch's RNG (default 0)")
-    p.add_argument("--safetensors", metavar="FILE",
-                   help="take tensors from FILE (keys: state FQNs, input "
-                   "paths) instead of the seeded init")
-    p.add_argument("--rtol", type=float, default=None,
-                   help="relative tolerance (unitless); with --atol replaces "
-                   "the default bitwise comparison, e.g. against an eager run")
-    p.add_argument("--atol", type=float, default=None,
-                   help="absolute tolerance, in the outputs' units")
-    p.add_argument("--import", dest="imports", action="append", default=[],
-                   metavar="MODULE",
-                   help="import MODULE before running (repeatable): a "
-                   "library that registers operators of the graph; modules "
-                   "recorded in the operator table (python_module) are "
-                   "imported without it")
-    p.add_argument("--backend", default="torch", choices=BACKENDS,
-                   help="torch (default) runs the FX graph; mlir-cpu "
-                   "compiles GRAPH with joint-compile (cached by content "
-                   "hash) and runs the library; mlir-cuda the same with "
-                   "--target=cuda on torch CUDA tensors (the reference then "
-                   "runs on cuda); with --compare, OTHER then "
-                   "runs on torch as the reference and each output must be "
-                   "within tol x max|ref| (tol 1e-5 float32, 1e-2 bfloat16)")
-    p.add_argument("--pipeline", default="",
-                   help="mlir-cpu: joint passes joint-compile runs before "
-                   "lowering, e.g. 'joint-tag-recompute-policy{mode=full},"
-                   "joint-remat'")
-    p.add_argument("--ao", default="auto", choices=("auto", "torch", "fallback"),
-                   help="ao op implementation: torch's ops on cuda when "
-                   "available (auto), always torch's, or the synchronous "
-                   "fallback")
-    a = p.parse_args(argv)
-    try:
-        if a.device.startswith("cuda") and not torch.cuda.is_available():
-            raise RuntimeError("--device cuda: no CUDA device is available")
-        first = run(a.graph, seed=a.seed, device=a.device,
-                    safetensors=a.safetensors, ao_impl=a.ao,
-                    imports=a.imports, backend=a.backend,
-                    pipeline=a.pipeline)
-        if a.compare is None:
-            print(f"loss {float(first.loss):.9g}")
-            for k, v in first.grads.items():
-                print(f"grad {k}: norm {float(v.double().norm()):.9g}")
-            for k, v in first.loss_dict.items():
-                print(f"loss_dict {k}: {v.double().sum().item():.9g}")
-            for k, v in first.nondeterministic.items():
-                print(f"note: node {k}: {v}: its bits may differ between "
-                      "runs")
-            return 0
-        mismatch = _state_mismatch(a.graph, a.compare)
-        if mismatch:
-            print(f"error: {a.graph} and {a.compare} are not the same model: "
-                  f"{mismatch}", file=sys.stderr)
-            return 1
-        # mlir-cuda: the torch reference runs on CUDA too (same init).
-        ref_device = "cuda" if a.backend == "mlir-cuda" else a.device
-        second = run(a.compare, seed=a.seed, device=ref_device,
-                     safetensors=a.safetensors, ao_impl=a.ao,
-                     imports=a.imports)
-    except (OSError, ValueError, RuntimeError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    if a.backend == "torch":
-        diffs = compare(first, second, rtol=a.rtol, atol=a.atol)
-        mode = ("bitwise" if a.rtol is None and a.atol is None
-                else f"rtol={a.rtol} atol={a.atol}")
-    else:
-        diffs = compare_scaled(first, second)
-        mode = f"{a.backend} vs torch, tol x max|ref|"
-    print(format_differences(diffs))
-    why = not_bitwise(first, second) if a.backend == "torch" else None
-    if why and a.rtol is None and a.atol is None:
-        print(f"note: {why}")
-    bad = [d.name for d in diffs if not d.ok]
-    if bad:
-        print(f"{len(bad)} of {len(diffs)} outputs differ ({mode}): "
-              + ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))
-        return 1
-    print(f"all {len(diffs)} outputs match ({mode})")
-    return 0

@@ -1,0 +1,143 @@
+"""``python -m joint_mlir.run``: run one joint-graph step in torch (or a
+compiled backend) and, with ``--compare``, compare it output by output with a
+second document; exit 1 on a mismatch, 2 on bad input.
+
+The step itself (materialized state and inputs, the FX interpreter, the
+comparison) is :mod:`joint_mlir.executor`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import torch
+
+from ..executor import (BACKENDS, compare, compare_scaled, format_differences,
+                        not_bitwise, run)
+from ..format import read_document
+
+__all__ = ["main"]
+
+
+def _state_mismatch(first: str, second: str) -> str | None:
+    """Why two files cannot be compared output by output, or None.
+
+    Transformed graphs keep the model state (FQN, shape, dtype) and inputs
+    of the original; anything else is another model, and a per-output table
+    of infinities would only hide that.
+    """
+    def layout(path: str) -> list[tuple[str, Any, Any]]:
+        doc = read_document(path)
+        facts = {n["name"]: n["outputs"][0] for n in doc["nodes"]
+                 if n["kind"] == "placeholder" and n["outputs"]}
+        rows = [(s["fqn"], facts[s["input"]].get("sizes"),
+                 facts[s["input"]].get("dtype")) for s in doc["state"]]
+        rows += [(i["path"], facts[i["input"]].get("sizes"),
+                  facts[i["input"]].get("dtype")) for i in doc["inputs"]]
+        return rows
+
+    a, b = layout(first), layout(second)
+    for x, y in zip(a, b):
+        if x != y:
+            return f"{x[0]} {x[1]} {x[2]} vs {y[0]} {y[1]} {y[2]}"
+    if len(a) != len(b):
+        return f"{len(a)} vs {len(b)} state tensors and inputs"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m joint_mlir.run",
+        description="Run one training step of a joint-graph JSON file in "
+        "torch with deterministic seeded state and inputs; with --compare, "
+        "run a second file on the same tensors and compare every output "
+        "(loss, gradient per FQN, loss_dict entries, buffers after the step).")
+    p.add_argument("graph", help="format v1 file (.json or .json.gz)")
+    p.add_argument("--compare", metavar="OTHER",
+                   help="second graph (e.g. after joint-opt passes) to "
+                   "compare against; exit status 1 on any mismatch")
+    p.add_argument("--device", default="cpu",
+                   help="cpu, cuda or cuda:N (default cpu)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed for state, inputs and torch's RNG (default 0)")
+    p.add_argument("--safetensors", metavar="FILE",
+                   help="take tensors from FILE (keys: state FQNs, input "
+                   "paths) instead of the seeded init")
+    p.add_argument("--rtol", type=float, default=None,
+                   help="relative tolerance (unitless); with --atol replaces "
+                   "the default bitwise comparison, e.g. against an eager run")
+    p.add_argument("--atol", type=float, default=None,
+                   help="absolute tolerance, in the outputs' units")
+    p.add_argument("--import", dest="imports", action="append", default=[],
+                   metavar="MODULE",
+                   help="import MODULE before running (repeatable): a "
+                   "library that registers operators of the graph; modules "
+                   "recorded in the operator table (python_module) are "
+                   "imported without it")
+    p.add_argument("--backend", default="torch", choices=BACKENDS,
+                   help="torch (default) runs the FX graph; mlir-cpu "
+                   "compiles GRAPH with joint-compile (cached by content "
+                   "hash) and runs the library; mlir-cuda the same with "
+                   "--target=cuda on torch CUDA tensors (the reference then "
+                   "runs on cuda); with --compare, OTHER then "
+                   "runs on torch as the reference and each output must be "
+                   "within tol x max|ref| (tol 1e-5 float32, 1e-2 bfloat16)")
+    p.add_argument("--pipeline", default="",
+                   help="mlir-cpu: joint passes joint-compile runs before "
+                   "lowering, e.g. 'joint-tag-recompute-policy{mode=full},"
+                   "joint-remat'")
+    p.add_argument("--ao", default="auto", choices=("auto", "torch", "fallback"),
+                   help="ao op implementation: torch's ops on cuda when "
+                   "available (auto), always torch's, or the synchronous "
+                   "fallback")
+    a = p.parse_args(argv)
+    try:
+        if a.device.startswith("cuda") and not torch.cuda.is_available():
+            raise RuntimeError("--device cuda: no CUDA device is available")
+        first = run(a.graph, seed=a.seed, device=a.device,
+                    safetensors=a.safetensors, ao_impl=a.ao,
+                    imports=a.imports, backend=a.backend,
+                    pipeline=a.pipeline)
+        if a.compare is None:
+            print(f"loss {float(first.loss):.9g}")
+            for k, v in first.grads.items():
+                print(f"grad {k}: norm {float(v.double().norm()):.9g}")
+            for k, v in first.loss_dict.items():
+                print(f"loss_dict {k}: {v.double().sum().item():.9g}")
+            for k, v in first.nondeterministic.items():
+                print(f"note: node {k}: {v}: its bits may differ between "
+                      "runs")
+            return 0
+        mismatch = _state_mismatch(a.graph, a.compare)
+        if mismatch:
+            print(f"error: {a.graph} and {a.compare} are not the same model: "
+                  f"{mismatch}", file=sys.stderr)
+            return 1
+        # mlir-cuda: the torch reference runs on CUDA too (same init).
+        ref_device = "cuda" if a.backend == "mlir-cuda" else a.device
+        second = run(a.compare, seed=a.seed, device=ref_device,
+                     safetensors=a.safetensors, ao_impl=a.ao,
+                     imports=a.imports)
+    except (OSError, ValueError, RuntimeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if a.backend == "torch":
+        diffs = compare(first, second, rtol=a.rtol, atol=a.atol)
+        mode = ("bitwise" if a.rtol is None and a.atol is None
+                else f"rtol={a.rtol} atol={a.atol}")
+    else:
+        diffs = compare_scaled(first, second)
+        mode = f"{a.backend} vs torch, tol x max|ref|"
+    print(format_differences(diffs))
+    why = not_bitwise(first, second) if a.backend == "torch" else None
+    if why and a.rtol is None and a.atol is None:
+        print(f"note: {why}")
+    bad = [d.name for d in diffs if not d.ok]
+    if bad:
+        print(f"{len(bad)} of {len(diffs)} outputs differ ({mode}): "
+              + ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))
+        return 1
+    print(f"all {len(diffs)} outputs match ({mode})")
+    return 0
