@@ -99,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
 def run_on_gpu(a, libs, failures: int) -> int:
     import torch
     from joint_mlir.mlir_cpu import CompiledStep, run_compiled
-    from joint_mlir.runner import (build_graph_module, compare_scaled,
-                                   materialize, read_document, run_graph)
+    from joint_mlir.executor import compare_scaled, materialize, run_graph
+    from joint_mlir.format import read_document
+    from joint_mlir.fx import build_graph_module
 
     rows = []
     for (g, name), lib in libs.items():
