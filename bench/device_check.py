@@ -53,9 +53,9 @@ def gpu_reason() -> str | None:
 
 def model_peak_bytes(graph: Path, pipeline: str) -> int | None:
     """Peak of joint-memory-report's model after ``pipeline`` (bytes)."""
-    args = ["joint-opt", str(graph)]
-    if pipeline:
-        args.append(f"--pass-pipeline=builtin.module({pipeline})")
+    from joint_mlir.pipeline import opt_flags
+
+    args = ["joint-opt", str(graph), *opt_flags(pipeline)]
     args.append("--joint-memory-report")
     r = subprocess.run(args, capture_output=True, text=True)
     m = re.search(r"peak[^0-9]*([0-9]+)", r.stdout + r.stderr)

@@ -279,8 +279,6 @@ uint64_t bytesMoved(CallFunctionOp op, bool view) {
 CostModel::CostModel(const StorageAliasAnalysis &aliases,
                      const HardwareModel &hw) {
   GraphOp graph = aliases.getGraph();
-  if (!graph)
-    return;
   llvm::DenseMap<Operation *, unsigned> transferOf;
   double now = 0, toHostFree = 0, toDeviceFree = 0;
   for (Operation &o : graph.getBody().front()) {

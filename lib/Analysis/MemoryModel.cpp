@@ -17,8 +17,8 @@
 using namespace mlir;
 using namespace mlir::joint;
 
-MemoryModel::MemoryModel(Operation *op, AnalysisManager &am) {
-  build(am.getAnalysis<StorageAliasAnalysis>());
+MemoryModel::MemoryModel(GraphOp, AnalysisManager &am) {
+  build(am.getAnalysis<StorageAliasAnalysis, GraphOp>());
 }
 
 MemoryModel::MemoryModel(const StorageAliasAnalysis &aliases) {
@@ -187,8 +187,6 @@ void MemoryModel::findBlocks(GraphOp graph) {
 
 void MemoryModel::build(const StorageAliasAnalysis &aliases) {
   GraphOp graph = aliases.getGraph();
-  if (!graph)
-    return;
   Block &body = graph.getBody().front();
   for (Operation &op : body) {
     indexOf[&op] = ops.size();

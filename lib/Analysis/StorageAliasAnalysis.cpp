@@ -42,17 +42,6 @@ bool OperatorTable::isRandom(CallFunctionOp op) const {
 // StorageAliasAnalysis
 //===----------------------------------------------------------------------===//
 
-static GraphOp findGraph(Operation *op) {
-  if (auto graph = dyn_cast<GraphOp>(op))
-    return graph;
-  GraphOp found;
-  if (auto module = dyn_cast<ModuleOp>(op))
-    for (GraphOp g : module.getOps<GraphOp>())
-      if (!found)
-        found = g;
-  return found;
-}
-
 Storage &StorageAliasAnalysis::storageFor(int64_t id, Value owner) {
   Storage *&slot = byId[id];
   if (!slot) {
@@ -137,10 +126,8 @@ void StorageAliasAnalysis::noteWrites(CallFunctionOp op) {
   }
 }
 
-StorageAliasAnalysis::StorageAliasAnalysis(Operation *op)
-    : graph(findGraph(op)), table(op) {
-  if (!graph)
-    return;
+StorageAliasAnalysis::StorageAliasAnalysis(GraphOp graph)
+    : graph(graph), table(graph) {
   Block &body = graph.getBody().front();
   auto place = [&](Value v, TensorMetaAttr meta, Value aliasOf) {
     if (!isa<RankedTensorType>(v.getType()))

@@ -4,9 +4,12 @@
 bytes of a ``.json``/``.json.gz`` file), runs a textual pass pipeline through
 the C++ importer, the registered passes and the C++ exporter, and returns the
 transformed document, the ``joint-memory-report`` as a dict and the remarks.
-The pipeline syntax is joint-opt's ``--pass-pipeline``, with or without the
-``builtin.module(...)`` anchor, e.g.
-``"joint-tag-recompute-policy{mode=full},joint-remat"``. Nothing is written
+The pipeline is a comma-separated list of passes with their options, with
+or without the ``builtin.module(...)`` anchor, e.g.
+``"joint-tag-recompute-policy{mode=full},joint-remat"``; per-graph passes
+nest on each ``joint.graph`` implicitly, as joint-opt's pass flags do
+(:func:`opt_flags` gives those flags; joint-opt's ``--pass-pipeline`` text
+needs the explicit ``builtin.module(joint.graph(...))`` nesting). Nothing is written
 to disk and no process is started; the GIL is released while passes run.
 """
 
@@ -19,7 +22,7 @@ from typing import Any
 
 from .errors import JointMlirError
 
-__all__ = ["PipelineError", "PipelineResult", "run_pipeline"]
+__all__ = ["PipelineError", "PipelineResult", "opt_flags", "run_pipeline"]
 
 _NODE_IN_TEXT = re.compile(r"node '([^']+)'")
 
@@ -46,6 +49,38 @@ class PipelineError(JointMlirError, RuntimeError):
             node = m.group(1) if m else None
         self.node = node
         self.diagnostics = list(diagnostics or [diagnostic])
+
+
+def opt_flags(pipeline: str) -> list[str]:
+    """The joint-opt arguments that run ``pipeline`` like :func:`run_pipeline`.
+
+    ``"a{x=1 y=2},b"`` gives ``["--a=x=1 y=2", "--b"]``: one flag per pass,
+    which joint-opt nests implicitly (per-graph passes on each joint.graph).
+    A pipeline that spells its own nesting (``joint.graph(...)``) is passed
+    as ``--pass-pipeline=builtin.module(...)`` unchanged.
+    """
+    text = pipeline.strip()
+    if text.startswith("builtin.module(") and text.endswith(")"):
+        text = text[len("builtin.module("):-1]
+    passes, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "{(":
+            depth += 1
+        elif c in "})":
+            depth -= 1
+        elif c == "," and depth == 0:
+            passes.append(text[start:i].strip())
+            start = i + 1
+    passes.append(text[start:].strip())
+    passes = [p for p in passes if p]
+    if any("(" in p.split("{", 1)[0] for p in passes):
+        return [f"--pass-pipeline=builtin.module({text})"]
+    flags = []
+    for p in passes:
+        name, _, options = p.partition("{")
+        flags.append(f"--{name.strip()}" + (f"={options[:-1]}" if options
+                                            else ""))
+    return flags
 
 
 @dataclass

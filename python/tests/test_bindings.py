@@ -19,6 +19,7 @@ import pytest
 
 from graph_tools import EXAMPLES, REPO_ROOT, tool
 from joint_mlir import PipelineError, run_pipeline
+from joint_mlir.pipeline import opt_flags
 
 core = pytest.importorskip(
     "joint_mlir._core", reason="joint_mlir._core is not built (scripts/build)")
@@ -39,9 +40,9 @@ def test_same_document_and_report_as_tools(example: str, pipeline: str,
     report_file = tmp_path / "report.json"
     mlir = tmp_path / "out.mlir"
     subprocess.run(
-        [str(tool("joint-opt")), str(path),
-         f"--pass-pipeline=builtin.module({pipeline},joint-memory-report"
-         f"{{format=json output={report_file} label=L}})", "-o", str(mlir)],
+        [str(tool("joint-opt")), str(path), *opt_flags(pipeline),
+         f"--joint-memory-report=format=json output={report_file} label=L",
+         "-o", str(mlir)],
         check=True, capture_output=True)
     expected = subprocess.run(
         [str(tool("joint-translate")), "--export-joint-json", str(mlir)],

@@ -69,8 +69,8 @@ struct BlockMemory {
 ///   getIneffectiveOffloads). ao.reload allocates a new device storage.
 class MemoryModel {
 public:
-  /// `op` is a module holding a joint.graph, or the graph itself.
-  MemoryModel(Operation *op, AnalysisManager &am);
+  /// The model of `graph`, from the StorageAliasAnalysis `am` holds for it.
+  MemoryModel(GraphOp graph, AnalysisManager &am);
   /// Same, from an already built alias analysis (for tools and tests).
   explicit MemoryModel(const StorageAliasAnalysis &aliases);
 

@@ -21,6 +21,7 @@ namespace joint {
 /// Target -> joint.schema entry of a module, built once (O(#entries)).
 class OperatorTable {
 public:
+  /// The entries of `op` when it is a module, else of its parent module.
   explicit OperatorTable(Operation *moduleOrGraph);
   /// The entry for `target`, or null when the table has none.
   SchemaOp lookup(StringRef target) const { return entries.lookup(target); }
@@ -63,8 +64,9 @@ struct Storage {
 /// alias their input.
 class StorageAliasAnalysis {
 public:
-  /// `op` is a joint.graph, or a module holding one.
-  explicit StorageAliasAnalysis(Operation *op);
+  /// Groups the values of `graph`; the operator table is the joint.schema
+  /// entries of its parent module. Analyses of other graphs are separate.
+  explicit StorageAliasAnalysis(GraphOp graph);
 
   /// The storage of a tensor value; null for SymInts, None and values
   /// outside the graph.

@@ -120,7 +120,10 @@ Outcome runPipeline(const std::string &document, const std::string &pipeline,
     return success();
   });
 
-  PassManager pm(&context);
+  // Implicit nesting, as joint-opt's flags: per-graph passes given without
+  // an anchor ("joint-remat") run on each joint.graph of the module.
+  PassManager pm(&context, ModuleOp::getOperationName(),
+                 OpPassManager::Nesting::Implicit);
   StringRef text = StringRef(pipeline).trim();
   if (text.consume_front("builtin.module(")) {
     if (!text.consume_back(")")) {

@@ -1,8 +1,8 @@
 //===- ActivationCheckpoint.cpp - The tag + remat pipeline ----------------===//
 //
 // joint-activation-checkpoint: a registered pass pipeline, the decider
-// joint-tag-recompute-policy followed by the applier joint-remat, with the
-// tag pass's options (the ActivationCheckpointConfig vocabulary). Each pass
+// joint-tag-recompute-policy followed by the applier joint-remat (both per
+// joint.graph), with the tag pass's options (the ActivationCheckpointConfig vocabulary). Each pass
 // emits its own summary remark; mode=off adds no pass, so the pipeline then
 // changes nothing, not even hand-written tags.
 //
@@ -55,7 +55,9 @@ struct ActivationCheckpointOptions
 };
 
 /// Adds the tag pass, given the pipeline's option string verbatim (so every
-/// option is validated by the tag pass as if given to it), then remat.
+/// option is validated by the tag pass as if given to it), then remat, both
+/// on joint.graph: nested under `pm` unless `pm` already runs on graphs (or
+/// on any op), so the pipeline works in explicit-nesting pass managers too.
 LogicalResult buildActivationCheckpointPipeline(
     OpPassManager &pm, StringRef optionString,
     function_ref<LogicalResult(const Twine &)> errorHandler) {
@@ -67,8 +69,12 @@ LogicalResult buildActivationCheckpointPipeline(
   std::unique_ptr<Pass> tag = createJointTagRecomputePolicy();
   if (failed(tag->initializeOptions(optionString, errorHandler)))
     return failure();
-  pm.addPass(std::move(tag));
-  pm.addPass(createJointRemat());
+  std::optional<StringRef> anchor = pm.getOpName();
+  OpPassManager &graphPM = !anchor || *anchor == GraphOp::getOperationName()
+                               ? pm
+                               : pm.nest<GraphOp>();
+  graphPM.addPass(std::move(tag));
+  graphPM.addPass(createJointRemat());
   return success();
 }
 

@@ -99,9 +99,10 @@ struct ReportWriter {
   std::string label;
   double peakTflops, hbmGbps, linkGbps;
 
-  /// Validates the options and the module (exactly one joint.graph); emits
-  /// an error and returns null on bad ones.
-  GraphOp checkModule(ModuleOp module);
+  /// Validates the options and `graphs`, the joint.graphs of one module: the
+  /// report is one document about exactly one graph. Emits an error at `loc`
+  /// and returns null on bad ones, else returns the graph.
+  GraphOp checkGraphs(ArrayRef<GraphOp> graphs, Location loc);
   /// Warns about unreliable facts, then writes the report in `format`.
   /// Returns the number of ops whose FLOPs are unknown (a pass statistic).
   size_t write(raw_ostream &os, GraphOp graph, const MemoryModel &mem,
@@ -346,9 +347,7 @@ void ReportWriter::writeJSON(raw_ostream &os, GraphOp graph,
   os << "\n";
 }
 
-GraphOp ReportWriter::checkModule(ModuleOp module) {
-  auto graphs = llvm::to_vector(module.getOps<GraphOp>());
-  Location loc = graphs.empty() ? module.getLoc() : graphs.front().getLoc();
+GraphOp ReportWriter::checkGraphs(ArrayRef<GraphOp> graphs, Location loc) {
   if (failed(checkOptions(loc)))
     return nullptr;
   if (graphs.size() != 1) {
@@ -377,10 +376,12 @@ size_t ReportWriter::write(raw_ostream &os, GraphOp graph,
 }
 
 void MemoryReport::runOnOperation() {
-  ModuleOp module = getOperation();
+  GraphOp graph = getOperation();
   ReportWriter writer{format, label, peakTflops, hbmGbps, linkGbps};
-  GraphOp graph = writer.checkModule(module);
-  if (!graph)
+  // The sibling graphs are only counted (no IR is read or written there).
+  if (!writer.checkGraphs(
+          llvm::to_vector(graph->getBlock()->getOps<GraphOp>()),
+          graph.getLoc()))
     return signalPassFailure();
   const MemoryModel &mem = getAnalysis<MemoryModel>();
   const StorageAliasAnalysis &aliases = getAnalysis<StorageAliasAnalysis>();
@@ -409,10 +410,12 @@ LogicalResult mlir::joint::writeMemoryReport(
     ModuleOp module, const JointMemoryReportOptions &options, raw_ostream &os) {
   ReportWriter writer{options.format, options.label, options.peakTflops,
                       options.hbmGbps, options.linkGbps};
-  GraphOp graph = writer.checkModule(module);
+  auto graphs = llvm::to_vector(module.getOps<GraphOp>());
+  GraphOp graph = writer.checkGraphs(
+      graphs, graphs.empty() ? module.getLoc() : graphs.front().getLoc());
   if (!graph)
     return failure();
-  StorageAliasAnalysis aliases(module);
+  StorageAliasAnalysis aliases(graph);
   MemoryModel mem(aliases);
   writer.write(os, graph, mem, aliases);
   return success();

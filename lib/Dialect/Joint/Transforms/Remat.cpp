@@ -396,10 +396,8 @@ struct RematPass : joint::impl::JointRematBase<RematPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    GraphOp graph = getOperation();
     StorageAliasAnalysis &aliases = getAnalysis<StorageAliasAnalysis>();
-    GraphOp graph = aliases.getGraph();
-    if (!graph)
-      return markAllAnalysesPreserved();
     FailureOr<RematSummary> summary = rematerialize(graph, aliases);
     if (failed(summary))
       return signalPassFailure();

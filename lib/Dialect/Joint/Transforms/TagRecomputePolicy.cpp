@@ -306,10 +306,8 @@ struct TagRecomputePolicyPass
         excludePatterns, saveForwardAllGather);
     if (options.mode == CheckpointMode::off)
       return markAllAnalysesPreserved();
+    GraphOp graph = getOperation();
     StorageAliasAnalysis &aliases = getAnalysis<StorageAliasAnalysis>();
-    GraphOp graph = aliases.getGraph();
-    if (!graph)
-      return;
     FailureOr<TagSummary> summary = tagRecomputePolicy(graph, aliases, options);
     if (failed(summary))
       return signalPassFailure();

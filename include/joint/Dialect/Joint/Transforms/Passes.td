@@ -1,7 +1,11 @@
 //===- Passes.td - Passes on joint graphs ------------------*- tablegen -*-===//
 //
 // Memory passes on the joint forward+backward graph: storage inspection,
-// activation checkpointing (tag + remat), CPU offload, memory report.
+// activation checkpointing (tag + remat), CPU offload, memory report. The
+// per-graph passes anchor on joint.graph (IsolatedFromAbove) and read the
+// module-level joint.schema table from the parent module; as joint-opt flags
+// they nest implicitly, as text they read
+// `builtin.module(joint.graph(joint-remat))`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +19,7 @@ include "mlir/Pass/PassBase.td"
 //===----------------------------------------------------------------------===//
 
 def JointPrintStorageGroups : Pass<"joint-print-storage-groups",
-                                   "::mlir::ModuleOp"> {
+                                   "::mlir::joint::GraphOp"> {
   let summary = "Report the storage groups the memory passes see";
   let description = [{
     Emits one remark per storage with more than one member or an in-place
@@ -142,7 +146,7 @@ defvar JointRematStatistics = [
 ];
 
 def JointTagRecomputePolicy : Pass<"joint-tag-recompute-policy",
-                                   "::mlir::ModuleOp"> {
+                                   "::mlir::joint::GraphOp"> {
   let summary = "Decide save or recompute for every forward op in scope";
   let description = [{
     Writes the `policy` attribute (torch CheckpointPolicy) on forward
@@ -161,7 +165,7 @@ def JointTagRecomputePolicy : Pass<"joint-tag-recompute-policy",
   let statistics = JointTagStatistics;
 }
 
-def JointRemat : Pass<"joint-remat", "::mlir::ModuleOp"> {
+def JointRemat : Pass<"joint-remat", "::mlir::joint::GraphOp"> {
   let summary = "Clone recompute-tagged forward ops into the backward";
   let description = [{
     Reads `policy`: every forward op tagged `must_recompute` or
@@ -180,12 +184,13 @@ def JointRemat : Pass<"joint-remat", "::mlir::ModuleOp"> {
 // Memory report
 //===----------------------------------------------------------------------===//
 
-def JointMemoryReport : Pass<"joint-memory-report", "::mlir::ModuleOp"> {
+def JointMemoryReport : Pass<"joint-memory-report", "::mlir::joint::GraphOp"> {
   let summary = "Report peak memory, saved activations, recompute and "
                 "transfer cost";
   let description = [{
-    Reads the module's one `joint.graph` (with any `ao` ops and remat clones
-    already in it) and writes what the step costs: peak device bytes and the
+    Reads one `joint.graph` (with any `ao` ops and remat clones already in
+    it; the report is one document, so the module must hold exactly one
+    graph) and writes what the step costs: peak device bytes and the
     op at the peak, graph-input bytes resident throughout, activation bytes
     live across the forward/backward boundary, host bytes of offloaded
     copies, FLOPs with the recompute share, ao transfer bytes and the time
