@@ -1,10 +1,10 @@
 // Layer selection, region/exclude patterns and invalid options of
 // joint-tag-recompute-policy / joint-activation-checkpoint.
-// RUN: joint-opt %s -joint-tag-recompute-policy="layer-count=1" 2>/dev/null | FileCheck %s --check-prefix=COUNT1
-// RUN: joint-opt %s -joint-tag-recompute-policy="layer-count=9" 2>/dev/null | FileCheck %s --check-prefix=ALL
-// RUN: joint-opt %s -joint-tag-recompute-policy="layer-indices=1,2" 2>/dev/null | FileCheck %s --check-prefix=IDX
-// RUN: joint-opt %s -joint-tag-recompute-policy="region-patterns=*.mlp" 2>/dev/null | FileCheck %s --check-prefix=REGION
-// RUN: joint-opt %s -joint-tag-recompute-policy="layer-indices=0 exclude-patterns=*.attn" 2>/dev/null | FileCheck %s --check-prefix=EXCL
+// RUN: joint-opt %s -verify-diagnostics -joint-tag-recompute-policy="layer-count=1" | FileCheck %s --check-prefix=COUNT1
+// RUN: joint-opt %s -verify-diagnostics -joint-tag-recompute-policy="layer-count=9" | FileCheck %s --check-prefix=ALL
+// RUN: joint-opt %s -verify-diagnostics -joint-tag-recompute-policy="layer-indices=1,2" | FileCheck %s --check-prefix=IDX
+// RUN: joint-opt %s -verify-diagnostics -joint-tag-recompute-policy="region-patterns=*.mlp" | FileCheck %s --check-prefix=REGION
+// RUN: joint-opt %s -verify-diagnostics -joint-tag-recompute-policy="layer-indices=0 exclude-patterns=*.attn" | FileCheck %s --check-prefix=EXCL
 // RUN: joint-opt %s -joint-activation-checkpoint="layer-count=0" 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not joint-opt %s -joint-tag-recompute-policy="layer-count=-2" 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not joint-opt %s -joint-activation-checkpoint="layer-count=-1" 2>&1 | FileCheck %s --check-prefix=NEG1
@@ -65,6 +65,7 @@
 #m1 = [#joint.module<"layers.1", "Block">, #joint.module<"layers.1.mlp", "MLP">]
 #a2 = [#joint.module<"layers.2", "Block">, #joint.module<"layers.2.attn", "Attn">]
 #m2 = [#joint.module<"layers.2", "Block">, #joint.module<"layers.2.mlp", "MLP">]
+// expected-remark-re @+1 {{joint-tag-recompute-policy: mode=full, {{(1 of 3 blocks selected; must_save 1, must_recompute 0, prefer_recompute 0|1 of 3 blocks selected; must_save 1, must_recompute 1, prefer_recompute 0|2 of 3 blocks selected; must_save 1, must_recompute 3, prefer_recompute 0|3 of 3 blocks selected; must_save 2, must_recompute 1, prefer_recompute 0|3 of 3 blocks selected; must_save 2, must_recompute 4, prefer_recompute 0)}}}}
 joint.graph @blocks(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0", "layers.1", "layers.2"]}]}} {
   %0 = joint.call_function "aten::exp.default"(%x) {name = "attn0", module_stack = #a0} : (tensor<4xf32>) -> tensor<4xf32>
   %1 = joint.call_function "aten::exp.default"(%0) {name = "mlp0", module_stack = #m0} : (tensor<4xf32>) -> tensor<4xf32>

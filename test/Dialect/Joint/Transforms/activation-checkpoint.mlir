@@ -1,8 +1,7 @@
 // joint-activation-checkpoint (tag + remat) on the handed cases that need
 // both passes.
-// RUN: joint-opt %s -split-input-file -joint-activation-checkpoint="mode=full" 2>/dev/null | FileCheck %s
-// RUN: joint-opt %s -split-input-file -joint-activation-checkpoint="mode=full" 2>&1 >/dev/null | FileCheck %s --check-prefix=DIAG
-// RUN: joint-opt %s -split-input-file -joint-activation-checkpoint="mode=off" 2>/dev/null | FileCheck %s --check-prefix=OFF
+// RUN: joint-opt %s -verify-diagnostics -split-input-file -joint-activation-checkpoint="mode=full" | FileCheck %s
+// RUN: joint-opt %s -split-input-file -joint-activation-checkpoint="mode=off" | FileCheck %s --check-prefix=OFF
 
 // OFF-NOT: #joint.policy
 // OFF-NOT: recomputed_from
@@ -20,8 +19,8 @@
 // CHECK-NEXT: %g3 = joint.call_function "aten::mul.Tensor"(%g2, %a2_recomputed)
 // CHECK-NEXT: %a1_recomputed = joint.call_function "aten::exp.default"(%x) {{.*}}recomputed_from = "a1"}
 // CHECK-NEXT: %g1 = joint.call_function "aten::mul.Tensor"(%g3, %a1_recomputed)
-// DIAG: remark: joint-tag-recompute-policy: mode=full, 1 of 1 blocks selected; must_save 2, must_recompute 2, prefer_recompute 0
-// DIAG: remark: joint-remat: 2 ops recomputed, 2 originals erased
+// expected-remark @+2 {{joint-tag-recompute-policy: mode=full, 1 of 1 blocks selected; must_save 2, must_recompute 2, prefer_recompute 0}}
+// expected-remark @+1 {{joint-remat: 2 ops recomputed, 2 originals erased, 0 reload chains moved}}
 joint.graph @shared_block_traversed_twice(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %a1 = joint.call_function "aten::exp.default"(%x) {name = "a1", module_stack = #ln} : (tensor<4xf32>) -> tensor<4xf32>
   %b1 = joint.call_function "aten::neg.default"(%x) {name = "b1", module_stack = #mlp} : (tensor<4xf32>) -> tensor<4xf32>
@@ -49,6 +48,8 @@ joint.schema @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, 
 // CHECK-NEXT: %g = joint.call_function "aten::mul.Tensor"(%one_hot_recomputed, %read_state)
 // CHECK-NOT: add_
 // CHECK: joint.output
+// expected-remark @+2 {{joint-tag-recompute-policy: mode=full, 1 of 1 blocks selected; must_save 2, must_recompute 2, prefer_recompute 0}}
+// expected-remark @+1 {{joint-remat: 1 ops recomputed, 0 originals erased, 0 reload chains moved}}
 joint.graph @stateful_buffer_update_runs_once(%state: tensor<4xi64> {joint.role = #joint.role<buffer>, joint.fqn = "layers.0.state"}, %idx: tensor<8xi64> {joint.role = #joint.role<input>, joint.path = "idx"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %oh = joint.call_function "aten::one_hot.default"(%idx) {name = "one_hot", args = [#joint.operand<0>, 4], module_stack = #l0} : (tensor<8xi64>) -> tensor<8x4xi64>
   %cnt = joint.call_function "aten::sum.dim_IntList"(%oh) {name = "cnt", args = [#joint.operand<0>, [0]], module_stack = #l0} : (tensor<8x4xi64>) -> tensor<4xi64>
@@ -62,7 +63,9 @@ joint.graph @stateful_buffer_update_runs_once(%state: tensor<4xi64> {joint.role 
 
 // Scope matched but nothing was recomputed (the backward reads nothing from
 // the block): a warning, as the graph may already hold eager checkpointing.
-// DIAG: warning: joint-remat: 1 forward ops are tagged for recompute but the backward reads none of them; nothing was recomputed (the graph may already contain eager activation checkpointing)
+// expected-remark @+3 {{joint-tag-recompute-policy: mode=full, 1 of 1 blocks selected; must_save 0, must_recompute 1, prefer_recompute 0}}
+// expected-warning @+2 {{joint-remat: 1 forward ops are tagged for recompute but the backward reads none of them; nothing was recomputed (the graph may already contain eager activation checkpointing)}}
+// expected-remark @+1 {{joint-remat: 0 ops recomputed, 0 originals erased, 0 reload chains moved}}
 joint.graph @scope_matched_but_nothing_recomputed_warns(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"layers.0", "Block">]} : (tensor<4xf32>) -> tensor<4xf32>
   %g = joint.call_function "aten::neg.default"(%x) {name = "g", phase = #joint.phase<backward>} : (tensor<4xf32>) -> tensor<4xf32>

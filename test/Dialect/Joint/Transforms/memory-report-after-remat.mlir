@@ -7,9 +7,9 @@
 // 0 with full, 512 with selective (mm saved instead of relu); the loss adds
 // 4 bytes. Before the fix: 516 full and 1028 selective.
 // RUN: joint-opt %s -joint-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=OFF
-// RUN: joint-opt %s -joint-activation-checkpoint=mode=full -joint-memory-report=format=json -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=FULL
-// RUN: joint-opt %s -joint-activation-checkpoint=mode=selective -joint-memory-report=format=json -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=SEL
-// RUN: joint-opt %s -joint-activation-checkpoint=mode=selective 2>/dev/null | FileCheck %s --check-prefix=IR
+// RUN: joint-opt %s -verify-diagnostics -joint-activation-checkpoint=mode=full -joint-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=FULL
+// RUN: joint-opt %s -verify-diagnostics -joint-activation-checkpoint=mode=selective -joint-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=SEL
+// RUN: joint-opt %s -verify-diagnostics -joint-activation-checkpoint=mode=selective | FileCheck %s --check-prefix=IR
 
 // OFF: "activation_bytes": 516,
 // OFF: "fqn": "layers.0",
@@ -28,6 +28,8 @@
 // IR: %alias_recomputed = joint.call_function "aten::alias.default"(%relu_recomputed) {{.*}}storage = 12>]
 // IR: %alias_1 = joint.call_function "aten::alias.default"(%alias_recomputed) {{.*}}storage = 12>]
 module {
+  // expected-remark-re @+2 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 1, must_recompute 3, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 2, must_recompute 0, prefer_recompute 2)}}}}
+  // expected-remark-re @+1 {{joint-remat: {{(2 ops recomputed, 1 originals erased, 0 reload chains moved|3 ops recomputed, 1 originals erased, 0 reload chains moved)}}}}
   joint.graph @c15(%layers.0.w: tensor<16x16xf32> {joint.fqn = "layers.0.w", joint.meta = #joint.tensor<[16, 16], strides = [16, 1], offset = 0, device = "cpu", storage = 0>, joint.name = "arg0_1", joint.role = #joint.role<param>}, %layers.0.v: tensor<16x16xf32> {joint.fqn = "layers.0.v", joint.meta = #joint.tensor<[16, 16], strides = [16, 1], offset = 0, device = "cpu", storage = 1>, joint.name = "arg1_1", joint.requires_grad = true, joint.role = #joint.role<param>}, %x: tensor<8x16xf32> {joint.meta = #joint.tensor<[8, 16], strides = [16, 1], offset = 0, device = "cpu", storage = 2>, joint.name = "arg2_1", joint.path = "x", joint.role = #joint.role<input>}) -> (tensor<f32> {joint.role = #joint.role<loss>}, tensor<16x16xf32> {joint.fqn = "layers.0.w", joint.role = #joint.role<grad>}, tensor<16x16xf32> {joint.fqn = "layers.0.v", joint.role = #joint.role<grad>}) attributes {joint.backward_tags = "engine", joint.format_minor = 0 : i64, joint.model = {attention = [], block_containers = [{block_class = "C15", blocks = ["layers.0"], container = "layers", owner = ""}], rule = "gradient_checkpointing"}, joint.producer = {name = "joint_mlir", torch = "2.15.0", version = "0.1.0"}, joint.symbols = []} {
     %mm = joint.call_function "aten::mm.default"(%x, %layers.0.w) {module_stack = [#joint.module<"", "OneBlock">, #joint.module<"layers.0", "C15">], name = "mm", result_meta = [#joint.tensor<[8, 16], strides = [16, 1], offset = 0, device = "cpu", storage = 3>], seq_nr = 0 : i64} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
     %relu = joint.call_function "aten::relu.default"(%mm) {module_stack = [#joint.module<"", "OneBlock">, #joint.module<"layers.0", "C15">], name = "relu", result_meta = [#joint.tensor<[8, 16], strides = [16, 1], offset = 0, device = "cpu", storage = 4>], seq_nr = 1 : i64} : (tensor<8x16xf32>) -> tensor<8x16xf32>

@@ -2,8 +2,8 @@
 // tensor reads the SymInt computed in the forward, never the tensor, so the
 // tensor is neither saved nor recomputed for its size (joint-remat, before
 // cloning).
-// RUN: joint-opt %s -split-input-file -joint-activation-checkpoint=mode=full 2>/dev/null | FileCheck %s --check-prefixes=CHECK,FULL
-// RUN: joint-opt %s -split-input-file -joint-activation-checkpoint=mode=selective 2>/dev/null | FileCheck %s --check-prefixes=CHECK,SEL
+// RUN: joint-opt %s -verify-diagnostics -split-input-file -joint-activation-checkpoint=mode=full | FileCheck %s --check-prefixes=CHECK,FULL
+// RUN: joint-opt %s -verify-diagnostics -split-input-file -joint-activation-checkpoint=mode=selective | FileCheck %s --check-prefixes=CHECK,SEL
 
 // Dynamic first dimension s (x [s, 16]), one block computing
 // cat([x @ w, x @ w]).sum(0), loss sum (exported by joint_mlir.export with
@@ -18,6 +18,9 @@
 // CHECK: %expand_1 = joint.call_function "aten::expand.default"(%unsqueeze, %sym_size_int)
 // CHECK-NOT: recomputed_from
 // CHECK: joint.output
+// expected-remark-re @+3 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 1, must_recompute 3, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 3, must_recompute 0, prefer_recompute 1)}}}}
+// expected-warning-re @+2 {{joint-remat: {{(1 forward ops are tagged for recompute but the backward reads none of them; nothing was recomputed \(the graph may already contain eager activation checkpointing\)|3 forward ops are tagged for recompute but the backward reads none of them; nothing was recomputed \(the graph may already contain eager activation checkpointing\))}}}}
+// expected-remark @+1 {{joint-remat: 0 ops recomputed, 0 originals erased, 0 reload chains moved}}
 joint.graph @c16(%layers.0.w: tensor<16x16xf32> {joint.fqn = "layers.0.w", joint.meta = #joint.tensor<[16, 16], strides = [16, 1], offset = 0, device = "cpu", storage = 0>, joint.name = "arg0_1", joint.role = #joint.role<param>}, %x: tensor<?x16xf32> {joint.meta = #joint.tensor<[sym("s93", 8), 16], strides = [16, 1], offset = 0, device = "cpu", storage = 1>, joint.name = "arg1_1", joint.path = "x", joint.role = #joint.role<input>}) -> (tensor<f32> {joint.role = #joint.role<loss>}, tensor<16x16xf32> {joint.fqn = "layers.0.w", joint.role = #joint.role<grad>}) attributes {joint.backward_tags = "engine", joint.format_minor = 0 : i64, joint.model = {attention = [], block_containers = [{block_class = "C16", blocks = ["layers.0"], container = "layers", owner = ""}], rule = "gradient_checkpointing"}, joint.producer = {name = "joint_mlir", torch = "2.15.0", version = "0.1.0"}, joint.symbols = [{hint = 8 : i64, max, min = 2 : i64, name = "s93", sources = ["x.size()[0]"]}]} {
   %mm = joint.call_function "aten::mm.default"(%x, %layers.0.w) {module_stack = [#joint.module<"", "OneBlock">, #joint.module<"layers.0", "C16">], name = "mm", result_meta = [#joint.tensor<[sym("s93", 8), 16], strides = [16, 1], offset = 0, device = "cpu", storage = 2>], seq_nr = 0 : i64} : (tensor<?x16xf32>, tensor<16x16xf32>) -> tensor<?x16xf32>
   %mm_1 = joint.call_function "aten::mm.default"(%x, %layers.0.w) {module_stack = [#joint.module<"", "OneBlock">, #joint.module<"layers.0", "C16">], name = "mm_1", result_meta = [#joint.tensor<[sym("s93", 8), 16], strides = [16, 1], offset = 0, device = "cpu", storage = 3>], seq_nr = 1 : i64} : (tensor<?x16xf32>, tensor<16x16xf32>) -> tensor<?x16xf32>
@@ -61,6 +64,9 @@ joint.graph @c16(%layers.0.w: tensor<16x16xf32> {joint.fqn = "layers.0.w", joint
 // CHECK-NEXT: %gs = joint.call_function "aten::sym_size.int"(%g) {args = [#joint.operand<0>, 0], name = "gs", phase = #joint.phase<backward>}
 // CHECK-NEXT: %e = joint.call_function "aten::new_empty.default"(%g, %s, %n, %st, %xs, %gs)
 // CHECK-NOT: recomputed_from
+// expected-remark-re @+3 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 1, must_recompute 1, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 1, must_recompute 0, prefer_recompute 1)}}}}
+// expected-warning @+2 {{joint-remat: 1 forward ops are tagged for recompute but the backward reads none of them; nothing was recomputed (the graph may already contain eager activation checkpointing)}}
+// expected-remark @+1 {{joint-remat: 0 ops recomputed, 0 originals erased, 0 reload chains moved}}
 joint.graph @size_queries_read_forward_symints(%x: tensor<?xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = #l0} : (tensor<?xf32>) -> tensor<?xf32>
   %s = joint.call_function "aten::sym_size.int"(%a) {name = "s", args = [#joint.operand<0>, 0], module_stack = #l0} : (tensor<?xf32>) -> i64

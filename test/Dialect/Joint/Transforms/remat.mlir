@@ -1,9 +1,8 @@
 // joint-remat on hand-tagged graphs, and joint-activation-checkpoint for
 // the cases that need both (C3, C6).
-// RUN: joint-opt %s -split-input-file -joint-remat 2>/dev/null | FileCheck %s
+// RUN: joint-opt %s -verify-diagnostics -split-input-file -joint-remat | FileCheck %s
 // A second run adds nothing: clones carry no policy.
-// RUN: joint-opt %s -split-input-file -joint-remat -joint-remat 2>/dev/null | FileCheck %s
-// RUN: joint-opt %s -split-input-file -joint-remat 2>&1 >/dev/null | FileCheck %s --check-prefix=DIAG
+// RUN: joint-opt %s -verify-diagnostics=only-expected -split-input-file -joint-remat -joint-remat | FileCheck %s
 
 #l0 = [#joint.module<"layers.0", "Block">]
 // Tagged ops the backward reads (directly or through tagged ops) are cloned
@@ -22,7 +21,7 @@
 // CHECK-NEXT: %d_recomputed = joint.call_function "aten::sin.default"(%x) {module_stack = [#joint.module<"layers.0", "Block">], name = "d_recomputed", phase = #joint.phase<backward>, recomputed_from = "d", result_meta = [#joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 5>]}
 // CHECK-NEXT: %g3 = joint.call_function "aten::mul.Tensor"(%d_recomputed, %a_recomputed)
 // CHECK-NEXT: joint.output
-// DIAG: remark: joint-remat: 3 ops recomputed, 1 originals erased, 0 reload chains moved
+// expected-remark @+1 {{joint-remat: 3 ops recomputed, 1 originals erased, 0 reload chains moved}}
 joint.graph @clone_before_earliest_backward_consumer(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = #l0, policy = #joint.policy<must_recompute>, seq_nr = 1 : i64, result_meta = [#joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4xf32>) -> tensor<4xf32>
   %v = joint.call_function "aten::view.default"(%a) {name = "v", args = [#joint.operand<0>, [2, 2]], module_stack = #l0, policy = #joint.policy<prefer_recompute>, result_meta = [#joint.tensor<[2, 2], strides = [2, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4xf32>) -> tensor<2x2xf32>
@@ -40,6 +39,7 @@ joint.graph @clone_before_earliest_backward_consumer(%x: tensor<4xf32> {joint.ro
 // names too.
 // CHECK-LABEL: joint.graph @clone_names_are_unique
 // CHECK: name = "a_recomputed_1", phase = #joint.phase<backward>, recomputed_from = "a", result_names = ["v_recomputed", "i_recomputed_1"]
+// expected-remark @+1 {{joint-remat: 1 ops recomputed, 1 originals erased, 0 reload chains moved}}
 joint.graph @clone_names_are_unique(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   %a:2 = joint.call_function "aten::sort.default"(%x) {name = "a", policy = #joint.policy<prefer_recompute>, result_names = ["v", "i"]} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi64>)
   %b = joint.call_function "aten::neg.default"(%x) {name = "a_recomputed"} : (tensor<4xf32>) -> tensor<4xf32>
@@ -54,7 +54,8 @@ joint.graph @clone_names_are_unique(%x: tensor<4xf32> {joint.role = #joint.role<
 // (the graph may already contain eager checkpointing).
 // CHECK-LABEL: joint.graph @tagged_but_unread_by_backward_warns
 // CHECK-NOT: recomputed_from
-// DIAG: warning: joint-remat: 1 forward ops are tagged for recompute but the backward reads none of them; nothing was recomputed (the graph may already contain eager activation checkpointing)
+// expected-warning @+2 {{joint-remat: 1 forward ops are tagged for recompute but the backward reads none of them; nothing was recomputed (the graph may already contain eager activation checkpointing)}}
+// expected-remark @+1 {{joint-remat: 0 ops recomputed, 0 originals erased, 0 reload chains moved}}
 joint.graph @tagged_but_unread_by_backward_warns(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", policy = #joint.policy<prefer_recompute>} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %a : tensor<4xf32>
@@ -72,7 +73,7 @@ joint.graph @tagged_but_unread_by_backward_warns(%x: tensor<4xf32> {joint.role =
 // CHECK-NEXT: %b_recomputed = joint.call_function "aten::neg.default"(%[[RW]])
 // CHECK-NEXT: %g2 = joint.call_function "aten::mul.Tensor"(%g1, %b_recomputed)
 // CHECK-NEXT: %g3 = joint.call_function "aten::mul.Tensor"(%g2, %[[RW]])
-// DIAG: remark: joint-remat: 1 ops recomputed, 0 originals erased, 1 reload chains moved
+// expected-remark @+1 {{joint-remat: 1 ops recomputed, 0 originals erased, 1 reload chains moved}}
 joint.graph @clone_reads_reload_moved_before_it(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", policy = #joint.policy<must_save>} : (tensor<4xf32>) -> tensor<4xf32>
   %h = ao.offload %a : tensor<4xf32>
@@ -96,7 +97,7 @@ joint.graph @clone_reads_reload_moved_before_it(%x: tensor<4xf32> {joint.role = 
 // CHECK-NEXT: %g1 = joint.call_function "aten::neg.default"(%s)
 // CHECK-NEXT: %b_recomputed = joint.call_function "aten::neg.default"(%[[RW]])
 // CHECK-NEXT: %g2 = joint.call_function "aten::mul.Tensor"(%g1, %b_recomputed)
-// DIAG: remark: joint-remat: 1 ops recomputed, 0 originals erased, 0 reload chains moved
+// expected-remark @+1 {{joint-remat: 1 ops recomputed, 0 originals erased, 0 reload chains moved}}
 joint.graph @clone_reads_earlier_reload_in_place(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", policy = #joint.policy<must_save>} : (tensor<4xf32>) -> tensor<4xf32>
   %h = ao.offload %a : tensor<4xf32>
@@ -123,7 +124,7 @@ joint.graph @clone_reads_earlier_reload_in_place(%x: tensor<4xf32> {joint.role =
 // CHECK-NEXT: %b_recomputed = joint.call_function "aten::neg.default"(%[[RW]])
 // CHECK-NEXT: %g2 = joint.call_function "aten::mul.Tensor"(%g1, %b_recomputed)
 // CHECK-NEXT: %g3 = joint.call_function "aten::mul.Tensor"(%g2, %[[RW]])
-// DIAG: remark: joint-remat: 1 ops recomputed, 0 originals erased, 0 reload chains moved
+// expected-remark @+1 {{joint-remat: 1 ops recomputed, 0 originals erased, 0 reload chains moved}}
 joint.graph @prefetched_reload_keeps_its_place(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", policy = #joint.policy<must_save>} : (tensor<4xf32>) -> tensor<4xf32>
   %h = ao.offload %a : tensor<4xf32>

@@ -1,9 +1,9 @@
 // joint-tag-recompute-policy: one case per rule (docs/passes.md,
 // "Activation checkpointing").
-// RUN: joint-opt %s -split-input-file -joint-tag-recompute-policy="mode=full" 2>/dev/null | FileCheck %s --check-prefixes=CHECK,FULL
-// RUN: joint-opt %s -split-input-file -joint-tag-recompute-policy="mode=selective" 2>/dev/null | FileCheck %s --check-prefixes=CHECK,SEL
-// RUN: joint-opt %s -split-input-file -joint-tag-recompute-policy="mode=full save-forward-all-gather=true" 2>/dev/null | FileCheck %s --check-prefix=SAVEAG
-// RUN: joint-opt %s -split-input-file -joint-tag-recompute-policy="mode=off" 2>/dev/null | FileCheck %s --check-prefix=OFF
+// RUN: joint-opt %s -verify-diagnostics -split-input-file -joint-tag-recompute-policy="mode=full" | FileCheck %s --check-prefixes=CHECK,FULL
+// RUN: joint-opt %s -verify-diagnostics -split-input-file -joint-tag-recompute-policy="mode=selective" | FileCheck %s --check-prefixes=CHECK,SEL
+// RUN: joint-opt %s -verify-diagnostics -split-input-file -joint-tag-recompute-policy="mode=full save-forward-all-gather=true" | FileCheck %s --check-prefix=SAVEAG
+// RUN: joint-opt %s -split-input-file -joint-tag-recompute-policy="mode=off" | FileCheck %s --check-prefix=OFF
 
 // OFF-NOT: #joint.policy
 
@@ -26,6 +26,7 @@ joint.schema @"aten::topk.default" {schema = "aten::topk(Tensor self, SymInt k, 
 // CHECK: name = "head"}
 // CHECK: name = "loss"}
 // CHECK: name = "gelu_backward", phase = #joint.phase<backward>}
+// expected-remark-re @+1 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 1, must_recompute 3, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 2, must_recompute 1, prefer_recompute 1)}}}}
 joint.graph @mode_policy_and_scope(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<4x4xf32> {joint.role = #joint.role<param>, joint.fqn = "layers.0.fc.weight"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %e = joint.call_function "aten::neg.default"(%x) {name = "embed", module_stack = [#joint.module<"", "M">, #joint.module<"embed", "Embedding">]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %0 = joint.call_function "aten::mm.default"(%e, %w) {name = "mm", module_stack = #l0} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -51,6 +52,7 @@ joint.schema @"aten::native_dropout.default" {schema = "aten::native_dropout(Ten
 // SEL: name = "gt", policy = #joint.policy<prefer_recompute>}
 // CHECK: name = "native_dropout", policy = #joint.policy<must_save>
 // CHECK: name = "unused_rand", policy = #joint.policy<must_save>}
+// expected-remark-re @+1 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 3, must_recompute 1, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 3, must_recompute 0, prefer_recompute 1)}}}}
 joint.graph @rng_ops_stay_saved_in_every_mode(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %r = joint.call_function "aten::rand_like.default"(%x) {name = "rand_like", module_stack = #l0} : (tensor<4xf32>) -> tensor<4xf32>
   %m = joint.call_function "aten::gt.Scalar"(%r) {name = "gt", args = [#joint.operand<0>, 1.0e-01], module_stack = #l0} : (tensor<4xf32>) -> tensor<4xi1>
@@ -68,6 +70,7 @@ joint.graph @rng_ops_stay_saved_in_every_mode(%x: tensor<4xf32> {joint.role = #j
 // CHECK-LABEL: joint.graph @symint_op_stays_saved
 // CHECK: name = "sym_size", policy = #joint.policy<must_save>}
 // FULL: name = "view", policy = #joint.policy<must_recompute>}
+// expected-remark-re @+1 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 1, must_recompute 1, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 1, must_recompute 0, prefer_recompute 1)}}}}
 joint.graph @symint_op_stays_saved(%x: tensor<?x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %s = joint.call_function "aten::sym_size.int"(%x) {name = "sym_size", args = [#joint.operand<0>, 0], module_stack = #l0} : (tensor<?x4xf32>) -> i64
   %v = joint.call_function "aten::view.default"(%x, %s) {name = "view", args = [#joint.operand<0>, [#joint.operand<1>, 4]], module_stack = #l0} : (tensor<?x4xf32>, i64) -> tensor<?x4xf32>
@@ -94,6 +97,7 @@ joint.graph @symint_op_stays_saved(%x: tensor<?x4xf32> {joint.role = #joint.role
 // SAVEAG: name = "all_gather", policy = #joint.policy<must_save>}
 // SAVEAG: name = "ag_wait", policy = #joint.policy<must_save>}
 // SAVEAG: name = "mm", policy = #joint.policy<must_recompute>}
+// expected-remark-re @+1 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 3, must_recompute 3, prefer_recompute 0|mode=full, 1 of 1 blocks selected; must_save 5, must_recompute 1, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 4, must_recompute 0, prefer_recompute 2)}}}}
 joint.graph @collectives(%x: tensor<8x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %a: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "a"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %rs = joint.call_function "_c10d_functional::reduce_scatter_tensor.default"(%x) {name = "reduce_scatter", args = [#joint.operand<0>, "sum", 8, "g"], module_stack = #l0} : (tensor<8x4xf32>) -> tensor<1x4xf32>
   %rsw = joint.call_function "_c10d_functional::wait_tensor.default"(%rs) {name = "rs_wait", module_stack = #l0} : (tensor<1x4xf32>) -> tensor<1x4xf32>
@@ -120,6 +124,7 @@ joint.schema @"aten::view.default" {schema = "aten::view(Tensor(a) self, SymInt[
 // CHECK: name = "sigmoid", policy = #joint.policy<must_save>}
 // CHECK: name = "read_view", policy = #joint.policy<must_save>}
 // FULL: name = "other", policy = #joint.policy<must_recompute>}
+// expected-remark-re @+1 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 5, must_recompute 1, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 5, must_recompute 0, prefer_recompute 1)}}}}
 joint.graph @inplace_op_and_alias_closure_stay_saved(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %w: tensor<4x4xf32> {joint.role = #joint.role<param>, joint.fqn = "w"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %y = joint.call_function "aten::mm.default"(%x, %w) {name = "mm", module_stack = #l0} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %v = joint.call_function "aten::view.default"(%y) {name = "view_y", args = [#joint.operand<0>, [16]], module_stack = #l0} : (tensor<4x4xf32>) -> tensor<16xf32>
@@ -145,6 +150,7 @@ joint.schema @"custom::bump_.default" {schema = "custom::bump_(Tensor(a!) x) -> 
 // CHECK: name = "clone", policy = #joint.policy<must_save>}
 // CHECK: name = "bump_", policy = #joint.policy<must_save>}
 // CHECK: name = "mul", policy = #joint.policy<must_save>}
+// expected-remark-re @+1 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 4, must_recompute 0, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 4, must_recompute 0, prefer_recompute 0)}}}}
 joint.graph @write_through_op_returning_nothing(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %e = joint.call_function "aten::neg.default"(%x) {name = "e"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.call_function "custom::bump_.default"(%e) {name = "bump_outside"} : (tensor<4xf32>) -> ()
@@ -168,6 +174,7 @@ joint.schema @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, 
 // CHECK: name = "add_", policy = #joint.policy<must_save>
 // CHECK: name = "read_sibling", policy = #joint.policy<must_save>
 // FULL: name = "unrelated", policy = #joint.policy<must_recompute>
+// expected-remark-re @+1 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 4, must_recompute 1, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 4, must_recompute 0, prefer_recompute 1)}}}}
 joint.graph @write_through_view_saves_sibling_view_readers(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 0>}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %b = joint.call_function "aten::exp.default"(%x) {name = "base", module_stack = #l0, result_meta = [#joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4xf32>) -> tensor<4xf32>
   %s:2 = joint.call_function "aten::split.Tensor"(%b) {name = "split", args = [#joint.operand<0>, 2], module_stack = #l0, result_names = ["s0", "s1"], result_meta = [#joint.tensor<[2], strides = [1], offset = 0, device = "cpu", storage = 1>, #joint.tensor<[2], strides = [1], offset = 2, device = "cpu", storage = 1>]} : (tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>)
@@ -189,6 +196,7 @@ joint.graph @write_through_view_saves_sibling_view_readers(%x: tensor<4xf32> {jo
 // FULL: name = "a1", policy = #joint.policy<must_recompute>}
 // FULL: name = "out1", policy = #joint.policy<must_save>}
 // FULL: name = "norm"}
+// expected-remark-re @+1 {{joint-tag-recompute-policy: {{(mode=full, 2 of 2 blocks selected; must_save 2, must_recompute 2, prefer_recompute 0|mode=selective, 2 of 2 blocks selected; must_save 2, must_recompute 0, prefer_recompute 2)}}}}
 joint.graph @cross_unit_consumer_stays_saved(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0", "layers.1"]}]}} {
   %a0 = joint.call_function "aten::exp.default"(%x) {name = "a0", module_stack = #l0} : (tensor<4xf32>) -> tensor<4xf32>
   %o0 = joint.call_function "aten::neg.default"(%a0) {name = "out0", module_stack = #l0} : (tensor<4xf32>) -> tensor<4xf32>
@@ -207,6 +215,7 @@ joint.graph @cross_unit_consumer_stays_saved(%x: tensor<4xf32> {joint.role = #jo
 // FULL: name = "in_block", policy = #joint.policy<must_recompute>}
 // FULL: name = "in_expert", policy = #joint.policy<must_save>}
 // FULL: name = "outside"}
+// expected-remark-re @+1 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 1, must_recompute 1, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 1, must_recompute 0, prefer_recompute 1)}}}}
 joint.graph @module_stack_fallback_finds_blocks(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "in_block", module_stack = [#joint.module<"", "M">, #joint.module<"model.h.0", "Block">]} : (tensor<4xf32>) -> tensor<4xf32>
   %b = joint.call_function "aten::exp.default"(%a) {name = "in_expert", module_stack = [#joint.module<"", "M">, #joint.module<"model.h.0", "Block">, #joint.module<"model.h.0.experts.0", "Expert">]} : (tensor<4xf32>) -> tensor<4xf32>
@@ -226,6 +235,7 @@ joint.graph @module_stack_fallback_finds_blocks(%x: tensor<4xf32> {joint.role = 
 // FULL: name = "act", policy = #joint.policy<must_recompute>}
 // FULL: name = "fc2", policy = #joint.policy<must_recompute>}
 // FULL: name = "proj", policy = #joint.policy<must_recompute>}
+// expected-remark-re @+1 {{joint-tag-recompute-policy: {{(mode=full, 1 of 1 blocks selected; must_save 0, must_recompute 4, prefer_recompute 0|mode=selective, 1 of 1 blocks selected; must_save 0, must_recompute 0, prefer_recompute 4)}}}}
 joint.graph @child_reused_inside_block_is_one_unit(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   %a = joint.call_function "aten::exp.default"(%x) {name = "fc1", module_stack = #fc} : (tensor<4xf32>) -> tensor<4xf32>
   %b = joint.call_function "aten::exp.default"(%a) {name = "act", module_stack = #act} : (tensor<4xf32>) -> tensor<4xf32>
@@ -251,6 +261,7 @@ joint.schema @"aten::rand_like.default" {schema = "aten::rand_like(Tensor self) 
 // OFF: name = "rand_outside", policy = #joint.policy<prefer_recompute>}
 // OFF-NEXT: name = "exp_outside", policy = #joint.policy<prefer_recompute>}
 // OFF-NOT: #joint.policy
+// expected-remark-re @+1 {{joint-tag-recompute-policy: {{(mode=full, 2 of 2 blocks selected; must_save 3, must_recompute 2, prefer_recompute 1|mode=selective, 2 of 2 blocks selected; must_save 3, must_recompute 0, prefer_recompute 3)}}}}
 joint.graph @existing_tags_and_transparent_follow_saves(%x: tensor<8x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0", "layers.1"]}]}} {
   %r = joint.call_function "aten::rand_like.default"(%x) {name = "rand_outside", policy = #joint.policy<prefer_recompute>} : (tensor<8x4xf32>) -> tensor<8x4xf32>
   %e = joint.call_function "aten::exp.default"(%x) {name = "exp_outside", policy = #joint.policy<prefer_recompute>} : (tensor<8x4xf32>) -> tensor<8x4xf32>
