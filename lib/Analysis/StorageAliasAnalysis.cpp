@@ -1,7 +1,8 @@
 //===- StorageAliasAnalysis.cpp - Storage groups of a joint graph -*- C++ -*-//
 //
 // Groups values by storage, finds each group's owner and in-place writers.
-// Write detection follows seeds/cpu_offload.py: schema `Tensor(a!)`
+// Write detection follows torch's FunctionSchema alias annotations (as
+// torchtitan graph_trainer's cpu_offload pass reads them): `Tensor(a!)`
 // arguments, resolved positionally or by name through the op's args/kwargs,
 // with a conservative fallback (every tensor operand) when the written
 // argument cannot be resolved or the op has no schema and looks in-place.

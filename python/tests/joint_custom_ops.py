@@ -1,4 +1,4 @@
-"""Operators registered outside torch, for the runner tests (case C22).
+"""Operators registered outside torch, for the executor tests (operators from other libraries).
 
 Importing this module registers ``joint_test::scaled_tanh`` (a
 ``torch.library.custom_op``, as torchtitan's ``deterministic_scatter_add``),

@@ -1,4 +1,6 @@
-"""Cases C1-C4 of ../shared/cases/README.md as numerics tests.
+"""Checkpointing hazards as numerics tests: a write through an op that
+returns nothing, an in-place activation, a buffer update, random ops and
+training batch norm's hidden writes.
 
 Each case is a small torch module traced with joint_mlir's tracer. The graph
 must match eager (``assert_close_to_eager``, the same 8u bound as the
@@ -24,7 +26,7 @@ from joint_mlir import compare, run
 
 
 # --------------------------------------------------------------------------
-# C1: a custom op that writes arg 0 and returns ()
+# A custom op that writes arg 0 and returns ()
 # --------------------------------------------------------------------------
 
 @torch.library.custom_op("jmtest::bump_", mutates_args=("x",))
@@ -55,7 +57,7 @@ def _loss(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
 
 
 # --------------------------------------------------------------------------
-# C2: in-place activation on a recompute candidate
+# In-place activation on a recompute candidate
 # --------------------------------------------------------------------------
 
 class InplaceElu(nn.Module):
@@ -71,7 +73,7 @@ class InplaceElu(nn.Module):
 
 
 # --------------------------------------------------------------------------
-# C3: stateful buffer update
+# Stateful buffer update
 # --------------------------------------------------------------------------
 
 class CountingRouter(nn.Module):
@@ -93,7 +95,7 @@ def _router_loss(model: nn.Module, x: torch.Tensor,
 
 
 # --------------------------------------------------------------------------
-# C4: random ops
+# Random ops
 # --------------------------------------------------------------------------
 
 class Dropout(nn.Module):
@@ -115,7 +117,7 @@ class Dropout(nn.Module):
 
 
 # --------------------------------------------------------------------------
-# C14: batch norm in training mode writes its running statistics through
+# Batch norm in training mode writes its running statistics through
 # arguments its schema does not mark as written
 # --------------------------------------------------------------------------
 
@@ -152,23 +154,23 @@ def _blocked(factory: Any) -> Any:
 
 CASES: dict[str, tuple[Any, Any, dict[str, Any], dict[str, Any]]] = {
     # name: (model factory, train_fn, inputs, expected targets)
-    "C1-hidden-write": (_blocked(HiddenWrite), _loss,
+    "hidden-write": (_blocked(HiddenWrite), _loss,
                         {"x": torch.randn(4, 8)}, {"jmtest::bump_.default"}),
-    "C2-inplace-elu": (_blocked(InplaceElu), _loss, {"x": torch.randn(4, 8)},
+    "inplace-elu": (_blocked(InplaceElu), _loss, {"x": torch.randn(4, 8)},
                        {"aten::elu_.default"}),
-    "C3-buffer-update": (_blocked(CountingRouter), _router_loss,
+    "buffer-update": (_blocked(CountingRouter), _router_loss,
                          {"x": torch.randn(6, 8),
                           "idx": torch.zeros(6, dtype=torch.long)},
                          # one_hot is traced as eq(unsqueeze(idx), arange)
                          {"aten::add_.Tensor", "aten::eq.Tensor"}),
-    "C4-native-dropout": (_blocked(lambda: Dropout("native_dropout")), _loss,
+    "native-dropout": (_blocked(lambda: Dropout("native_dropout")), _loss,
                           {"x": torch.randn(4, 8)},
                           {"aten::native_dropout.default",
                            "aten::native_dropout_backward.default"}),
-    "C4-rand-like": (_blocked(lambda: Dropout("rand_like")), _loss,
+    "rand-like": (_blocked(lambda: Dropout("rand_like")), _loss,
                      {"x": torch.randn(4, 8)},
                      {"aten::rand_like.default", "aten::gt.Scalar"}),
-    "C14-batch-norm": (_blocked(LinearBatchNorm), _loss,
+    "batch-norm-training": (_blocked(LinearBatchNorm), _loss,
                        {"x": torch.randn(4, 10)},
                        {"aten::native_batch_norm.default"}),
 }
@@ -191,7 +193,7 @@ def test_case_graph_has_the_pattern(case: str, traced: Any) -> None:
     targets = {n["target"] for n in doc["nodes"] if n["kind"] == "call_function"}
     missing = CASES[case][3] - targets
     assert not missing, f"{case}: traced graph lacks {missing}"
-    if case.startswith("C1-"):
+    if case == "hidden-write":
         entry = doc["operators"]["jmtest::bump_.default"]
         assert entry["args"][0]["is_write"] and entry["returns"] == []
 
@@ -207,7 +209,7 @@ def test_case_matches_eager_and_is_deterministic(case: str,
 
 
 def test_c3_buffer_updated_exactly_once(traced: Any) -> None:
-    _, _, doc = traced["C3-buffer-update"]
+    _, _, doc = traced["buffer-update"]
     from joint_mlir.executor import index_bounds
     idx = next(i["input"] for i in doc["inputs"] if i["path"] == "idx")
     assert index_bounds(doc)[idx] == 4
@@ -218,7 +220,7 @@ def test_c3_buffer_updated_exactly_once(traced: Any) -> None:
 
 
 def test_c4_seed_drives_the_mask(traced: Any) -> None:
-    _, _, doc = traced["C4-native-dropout"]
+    _, _, doc = traced["native-dropout"]
     a, b = run(doc, seed=0), run(doc, seed=1)
     assert not torch.equal(a.grads["layers.0.fc1.weight"],
                            b.grads["layers.0.fc1.weight"])
@@ -243,7 +245,7 @@ def test_case_pipeline_is_bitwise_identical(case: str, pipeline: Any,
 def test_c14_running_stats_updated_once(mode: str, traced: Any,
                                         tmp_path: Path) -> None:
     """The checkpointed step leaves the running statistics bitwise equal."""
-    _, _, doc = traced["C14-batch-norm"]
+    _, _, doc = traced["batch-norm-training"]
     src = tmp_path / "c14.json"
     src.write_text(json.dumps(doc))
     out = run_pipeline(src, (f"--joint-activation-checkpoint=mode={mode}",),
@@ -263,7 +265,7 @@ def test_c14_running_stats_updated_once(mode: str, traced: Any,
 
 
 # --------------------------------------------------------------------------
-# C16: a backward size query of a forward tensor (dynamic first dimension)
+# A backward size query of a forward tensor (dynamic first dimension)
 # --------------------------------------------------------------------------
 
 class CatSum(nn.Module):
@@ -286,8 +288,8 @@ def test_c16_size_query_reads_forward_symint(mode: str,
     torch.manual_seed(0)
     model = OneBlock(CatSum())
     _, doc = trace_doc(model, _sum_loss, {"x": torch.randn(8, 16)},
-                       dynamic_dims={"x": 0}, name="C16-cat-size")
-    src = tmp_path / "c16.json"
+                       dynamic_dims={"x": 0}, name="cat-size")
+    src = tmp_path / "cat-size.json"
     src.write_text(json.dumps(doc))
     out = run_pipeline(src, (f"--joint-activation-checkpoint=mode={mode}",),
                        tmp_path)

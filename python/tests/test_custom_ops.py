@@ -1,4 +1,4 @@
-"""Case C22: graphs with operators registered by other libraries run.
+"""Graphs with operators registered by other libraries run.
 
 The exporter records, per operator-table entry, the Python module whose
 import registers a non-torch operator (``python_module``); joint-translate

@@ -1,4 +1,4 @@
-"""Case C19: data-dependent ops stop a trace with one line naming the module,
+"""Data-dependent ops stop a trace with one line naming the module,
 the op and the fix (unbacked sizes, or a static-shape implementation)."""
 
 from __future__ import annotations

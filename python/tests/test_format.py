@@ -228,7 +228,7 @@ def test_read_document_errors_name_the_file(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------
-# C18: every graph joint-translate --export-joint-json writes validates
+# Every graph joint-translate --export-joint-json writes validates
 # --------------------------------------------------------------------------
 
 class DataDependent(nn.Module):
@@ -291,7 +291,7 @@ def test_validator_checks_recomputed_from() -> None:
 
 def _traced_sources() -> dict[str, Any]:
     """Graphs traced here (not bundled): the nonzero graph and the numerics
-    cases C1-C4 (custom op, in-place op, buffer update, random ops)."""
+    cases (custom op, in-place op, buffer update, random ops, batch norm)."""
     from test_cases_numerics import CASES
 
     out: dict[str, Any] = {"data-dependent": _unbacked_doc}

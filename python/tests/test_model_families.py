@@ -2,7 +2,7 @@
 
 Each family traces, goes through full and selective checkpointing, and runs
 bitwise equal to the untransformed graph, or refuses with the one-line error
-of its case (Mixtral's eager experts: C19). Factories: ``model_families``.
+of its case (Mixtral's eager experts: the data-dependent-op refusal). Factories: ``model_families``.
 torchtitan is optional (not a project requirement): its families skip
 without it.
 """

@@ -1,4 +1,4 @@
-"""Case C13: backward operators with ``None`` results (issue 14).
+"""Backward operators with ``None`` results (issue 14).
 
 An aten backward op whose ``output_mask`` leaves a gradient slot off returns
 ``None`` there: ``convolution_backward`` on the data input or without bias,

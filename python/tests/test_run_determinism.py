@@ -1,4 +1,4 @@
-"""Case C21: ``run --compare`` is reproducible; identical files compare equal.
+"""``run --compare`` is reproducible; identical files compare equal.
 
 The backward of indexing (``index_put(accumulate=True)``) sums on the CPU in
 a thread-dependent order; the runner runs every step with torch's

@@ -1199,7 +1199,7 @@ LogicalResult Importer::importCallFunction(const json &node, unsigned index,
 }
 
 //===----------------------------------------------------------------------===//
-// Structural backward tags (seeds/graph_tracer.py, _annotate_autograd_backward)
+// Structural backward tags (for exports without autograd_backward metadata)
 //===----------------------------------------------------------------------===//
 
 void Importer::reconstructBackwardTags(GraphOp graph) {

@@ -23,9 +23,9 @@ namespace joint {
 /// input (malformed JSON, unknown version, missing or mistyped fields,
 /// dangling or forward references, duplicate names, unknown dtype, sizes out
 /// of range, operator-table mismatches). When no node carries an
-/// `autograd_backward` tag, tags are reconstructed structurally
-/// (seeds/graph_tracer.py: loss ancestors are forward, stack-less producers of
-/// the gradients are backward) and a remark says so.
+/// `autograd_backward` tag, tags are reconstructed structurally (loss
+/// ancestors are forward, producers of the gradients without a module stack
+/// are backward, as torch's autograd records them) and a remark says so.
 OwningOpRef<ModuleOp> importJointGraph(llvm::StringRef buffer,
                                        MLIRContext *context,
                                        llvm::StringRef filename = "<input>");

@@ -19,7 +19,12 @@ constexpr llvm::StringLiteral kHP =
     "hyper_parallel _SELECTIVE_AC_MUST_SAVE_OPS";
 constexpr llvm::StringLiteral kHPComm =
     "hyper_parallel _SELECTIVE_AC_COMM_OP_NAMES";
-constexpr llvm::StringLiteral kSeed = "seed activation_checkpoint.py";
+constexpr llvm::StringLiteral kEPComm =
+    "DeepEP/HybridEP expert-parallel all-to-all";
+constexpr llvm::StringLiteral kFSDP =
+    "FSDP forward all-gather (functional collectives)";
+constexpr llvm::StringLiteral kWait =
+    "functional collectives: wait_tensor completes its input";
 
 const OpSetEntry kComputeIntensive[] = {
     {"aten::mm", kTitan},
@@ -56,19 +61,19 @@ const OpSetEntry kCommunication[] = {
     {"aten::reduce_scatter_tensor", kHPComm},
     {"aten::all_to_all_single", kHPComm},
     {"c10d::allreduce_", kHPComm},
-    {"deepep::dispatch", kSeed},
-    {"deepep::combine", kSeed},
-    {"hybridep::dispatch", kSeed},
-    {"hybridep::combine", kSeed},
+    {"deepep::dispatch", kEPComm},
+    {"deepep::combine", kEPComm},
+    {"hybridep::dispatch", kEPComm},
+    {"hybridep::combine", kEPComm},
 };
 
 const OpSetEntry kForwardAllGather[] = {
-    {"aten::all_gather_into_tensor", kSeed},
-    {"_c10d_functional::all_gather_into_tensor", kSeed},
+    {"aten::all_gather_into_tensor", kFSDP},
+    {"_c10d_functional::all_gather_into_tensor", kFSDP},
 };
 
 const OpSetEntry kTransparent[] = {
-    {"_c10d_functional::wait_tensor", kSeed},
+    {"_c10d_functional::wait_tensor", kWait},
 };
 
 const OpSetEntry kSizeQuery[] = {

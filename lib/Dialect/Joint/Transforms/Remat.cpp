@@ -309,7 +309,7 @@ LogicalResult RematState::recomputeFor(CallFunctionOp user,
     ++summary.numClones;
   }
   // Backward consumers read the clones; their views of a clone live in the
-  // clone's allocation, not in the forward one (C15).
+  // clone's allocation, not in the forward one.
   for (CallFunctionOp op : needed) {
     CallFunctionOp clone = cloneOf.lookup(op);
     for (OpResult r : op->getResults()) {

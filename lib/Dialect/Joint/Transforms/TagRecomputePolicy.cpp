@@ -1,7 +1,7 @@
 //===- TagRecomputePolicy.cpp - Decide save/recompute per forward op ------===//
 //
 // joint-tag-recompute-policy: writes `policy` on forward joint.ops, in the
-// order of the seed's _tag_sac_policy: (1) the mode policy with structural
+// order of torchtitan graph trainer's tagging: (1) the mode policy with structural
 // exceptions (RNG, SymInt, communication, transparent ops inherit), (2)
 // in-place saves over the storage closure of every mutated storage, (3)
 // cross-unit saves. Each step is one walk over ops or uses.

@@ -2,7 +2,7 @@
 // are errors naming the node.
 // RUN: joint-opt %s -split-input-file -verify-diagnostics -joint-tag-recompute-policy -o /dev/null
 
-// C4: a must_recompute request on an RNG op.
+// A must_recompute request on an RNG op.
 joint.schema @"aten::rand_like.default" {schema = "aten::rand_like(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">], tags = ["nondeterministic_seeded"]}
 joint.graph @must_recompute_on_rng_op_is_rejected(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   // expected-error @+1 {{node 'rand_like' (aten::rand_like.default) has a must_recompute request but is a random op (nondeterministic_seeded)}}
@@ -12,7 +12,7 @@ joint.graph @must_recompute_on_rng_op_is_rejected(%x: tensor<4xf32> {joint.role 
 
 // -----
 
-// C2: a must_recompute request on a value mutated in place later.
+// A must_recompute request on a value mutated in place later.
 joint.schema @"aten::elu_.default" {schema = "aten::elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
 joint.graph @must_recompute_on_mutated_value_is_rejected(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{blocks = ["layers.0"]}]}} {
   // expected-error @+1 {{node 'mm' (aten::mm.default) has a must_recompute request but its result shares storage with a value mutated in place by 'elu_'}}

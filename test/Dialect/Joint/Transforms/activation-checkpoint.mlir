@@ -6,7 +6,7 @@
 // OFF-NOT: #joint.policy
 // OFF-NOT: recomputed_from
 
-// C6: one block traversed twice (same module paths). Units are traversals,
+// One block traversed twice (same module paths). Units are traversals,
 // so the value passed between them is saved, and each clone goes right
 // before its own earliest backward consumer (keyed by forward op, not by
 // module path): only one traversal's recompute chain is live at a time.
@@ -35,7 +35,7 @@ joint.graph @shared_block_traversed_twice(%x: tensor<4xf32> {joint.role = #joint
 
 // -----
 
-// C3: a stateful buffer update inside a fully recomputed block runs exactly
+// A stateful buffer update inside a fully recomputed block runs exactly
 // once, in forward; only pure ops are copied into the backward.
 #l0 = [#joint.module<"layers.0", "Block">]
 joint.schema @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}

@@ -1,4 +1,4 @@
-// C14: batch norm in training mode writes its running statistics although
+// Batch norm in training mode writes its running statistics although
 // its schema marks no write. StorageAliasAnalysis reports it as a writer
 // (test/Analysis/hidden-writers.mlir), so checkpointing saves it in every
 // mode and never clones it: the statistics are updated once per step. In

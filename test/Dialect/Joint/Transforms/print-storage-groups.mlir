@@ -37,7 +37,7 @@ joint.graph @split_outputs_alias_their_input(%x: tensor<4x4xf32> {joint.role = #
 // -----
 
 // In-place writes are found from the schema's write marks, also through a
-// view (the base storage is written) and for ops that return nothing (C1).
+// view (the base storage is written) and for ops that return nothing.
 joint.schema @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
 joint.schema @"custom::bump_.default" {schema = "custom::bump_(Tensor(a!) x) -> ()", arguments = [#joint.arg<name = "x", type = "Tensor", alias = "a", write = true>], returns = [], is_mutable}
 joint.graph @writes_from_schema_marks(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4], strides = [1], offset = 0, device = "cpu", storage = 0>}) -> () {
@@ -83,7 +83,7 @@ joint.graph @ao_results_and_outputs(%x: tensor<4xf32> {joint.role = #joint.role<
 
 // -----
 
-// Storage identity is structural (C15): a result recorded in the storage id
+// Storage identity is structural: a result recorded in the storage id
 // of the value it reads joins that value's storage wherever a rewrite put
 // it. A backward view of a reloaded value (a recompute clone of a forward
 // view, say) lives in the reloaded allocation, not in the forward one.

@@ -12,7 +12,7 @@ joint.graph @recompute_tag_on_rng_op_read_by_backward(%x: tensor<4xf32> {joint.r
 // -----
 
 // An RNG op whose value the backward never reads is not cloned, so its tag
-// is harmless (C4: it must not crash the pass).
+// is harmless (it must not crash the pass).
 // expected-remark @+1 {{joint-remat: 0 ops recomputed}}
 joint.graph @recompute_tag_on_unread_rng_op_is_ignored(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-warning @-1 {{1 forward ops are tagged for recompute but the backward reads none of them}}

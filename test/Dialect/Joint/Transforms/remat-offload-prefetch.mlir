@@ -1,4 +1,4 @@
-// C17: remat keeps the prefetch distance set by joint-cpu-offload. Two
+// Remat keeps the prefetch distance set by joint-cpu-offload. Two
 // blocks, each `x + self_attn(x)` with `self_attn(x) = silu(x @ wq) @ wo`
 // (32x32 weights, x [16, 32]; exported by joint_mlir.export, operator
 // table dropped). Offload issues both reloads at the start of the backward

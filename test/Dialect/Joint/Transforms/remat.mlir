@@ -1,5 +1,5 @@
 // joint-remat on hand-tagged graphs, and joint-activation-checkpoint for
-// the cases that need both (C3, C6).
+// the cases that need both.
 // RUN: joint-opt %s -verify-diagnostics -split-input-file -joint-remat | FileCheck %s
 // A second run adds nothing: clones carry no policy.
 // RUN: joint-opt %s -verify-diagnostics=only-expected -split-input-file -joint-remat -joint-remat | FileCheck %s
@@ -114,7 +114,7 @@ joint.graph @clone_reads_earlier_reload_in_place(%x: tensor<4xf32> {joint.role =
 
 // -----
 
-// C17: a prefetched reload (already before the clone) whose wait comes
+// A prefetched reload (already before the clone) whose wait comes
 // later: only the wait moves before the clone, so the prefetch distance set
 // by joint-cpu-offload is kept (the reload is not a moved chain).
 // CHECK-LABEL: joint.graph @prefetched_reload_keeps_its_place

@@ -41,7 +41,7 @@ joint.graph @mode_policy_and_scope(%x: tensor<4x4xf32> {joint.role = #joint.role
 
 // -----
 
-// C4: RNG producers (tag nondeterministic_seeded) stay saved in every mode;
+// RNG producers (tag nondeterministic_seeded) stay saved in every mode;
 // one whose value backward never reads is fine.
 #l0 = [#joint.module<"layers.0", "Block">]
 joint.schema @"aten::rand_like.default" {schema = "aten::rand_like(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">], tags = ["nondeterministic_seeded"]}
@@ -79,7 +79,7 @@ joint.graph @symint_op_stays_saved(%x: tensor<?x4xf32> {joint.role = #joint.role
 
 // -----
 
-// C5: the communication set (reduce-scatter, all-to-all, in-place
+// The communication set (reduce-scatter, all-to-all, in-place
 // all-reduce) is saved in every mode; forward all-gathers follow the mode
 // unless save-forward-all-gather; wait_tensor inherits its producer.
 #l0 = [#joint.module<"layers.0", "Block">]
@@ -111,7 +111,7 @@ joint.graph @collectives(%x: tensor<8x4xf32> {joint.role = #joint.role<input>, j
 
 // -----
 
-// C2: an in-place activation on a recompute candidate. The writer, its
+// An in-place activation on a recompute candidate. The writer, its
 // consumers, the producer of the written storage and every reader of it
 // (through views) stay saved.
 #l0 = [#joint.module<"layers.0", "Block">]
@@ -138,7 +138,7 @@ joint.graph @inplace_op_and_alias_closure_stay_saved(%x: tensor<4x4xf32> {joint.
 
 // -----
 
-// C1: a write through an op that returns nothing is found from the schema's
+// A write through an op that returns nothing is found from the schema's
 // write mark; `c`, the writer and every reader of that storage stay saved.
 // A mutation outside the scope still counts (the embedding's write to `e`).
 #l0 = [#joint.module<"layers.0", "Block">]

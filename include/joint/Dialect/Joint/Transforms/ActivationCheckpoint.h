@@ -5,8 +5,8 @@
 // layer selection, region/exclude patterns), the tagging rules that write
 // `policy` on forward joint.ops, and the rematerialization that clones
 // tagged ops in front of their earliest backward consumer. Re-creates
-// seeds/activation_checkpoint.py (torchtitan graph_trainer's
-// tag_with_memory_policy_pass + selective_activation_remat_pass).
+// torchtitan graph_trainer's tag_with_memory_policy_pass +
+// selective_activation_remat_pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,7 +80,7 @@ struct RematSummary {
 /// Makes every backward size query (OpSet::SizeQuery: sym_size, sym_stride,
 /// sym_numel, sym_storage_offset) of a tensor produced by a forward op read
 /// the SymInt computed in the forward: an equal forward query of the same
-/// tensor, else the query itself moved right after the producer (C16). The
+/// tensor, else the query itself moved right after the producer. The
 /// tensor is then neither saved, offloaded nor recomputed for its size.
 /// Returns the number of backward queries replaced or moved. O(#ops).
 unsigned readForwardSizes(GraphOp graph);
