@@ -184,39 +184,35 @@ private:
 
   // Typed field access -------------------------------------------------------
   enum class Kind { Object, Array, String, Int, Bool, Number };
+  /// Per Kind (in enum order): the nlohmann type test and the name used in
+  /// diagnostics.
+  struct KindInfo {
+    bool (json::*test)() const noexcept;
+    const char *name;
+  };
+  static constexpr KindInfo kKinds[] = {
+      {&json::is_object, "an object"},
+      {&json::is_array, "an array"},
+      {&json::is_string, "a string"},
+      {&json::is_number_integer, "an integer"},
+      {&json::is_boolean, "a boolean"},
+      {&json::is_number, "a number"}};
   static bool is(const json &v, Kind kind) {
-    switch (kind) {
-    case Kind::Object:
-      return v.is_object();
-    case Kind::Array:
-      return v.is_array();
-    case Kind::String:
-      return v.is_string();
-    case Kind::Int:
-      return v.is_number_integer();
-    case Kind::Bool:
-      return v.is_boolean();
-    case Kind::Number:
-      return v.is_number();
-    }
-    return false;
+    return (v.*kKinds[static_cast<size_t>(kind)].test)();
   }
   static const char *kindName(Kind kind) {
-    switch (kind) {
-    case Kind::Object:
-      return "an object";
-    case Kind::Array:
-      return "an array";
-    case Kind::String:
-      return "a string";
-    case Kind::Int:
-      return "an integer";
-    case Kind::Bool:
-      return "a boolean";
-    case Kind::Number:
-      return "a number";
+    return kKinds[static_cast<size_t>(kind)].name;
+  }
+  /// The `t` tag of typed object `v` (at `pointer`); null and an error
+  /// (`notObject` when `v` is no object) otherwise.
+  const std::string *typeTag(const json &v, const std::string &pointer,
+                             StringRef node, StringRef notObject) {
+    if (!v.is_object()) {
+      (void)fail(pointer, notObject, node);
+      return nullptr;
     }
-    return "?";
+    const json *t = field(v, pointer, "t", Kind::String, node);
+    return t ? &t->get_ref<const std::string &>() : nullptr;
   }
   /// Field `key` of object `obj` (at `pointer`) of `kind`; null and an error
   /// when missing or mistyped. `nullable` accepts JSON null (returns it).
@@ -511,12 +507,11 @@ FailureOr<SymInt> Importer::importSymInt(const json &v,
 LogicalResult Importer::importResult(const json &fact,
                                      const std::string &pointer, StringRef node,
                                      Type &type, Attribute &meta) {
-  if (!fact.is_object())
-    return fail(pointer, "output facts must be an object", node);
-  const json *t = field(fact, pointer, "t", Kind::String, node);
-  if (!t)
+  const std::string *tag =
+      typeTag(fact, pointer, node, "output facts must be an object");
+  if (!tag)
     return failure();
-  const std::string &kind = t->get_ref<const std::string &>();
+  const std::string &kind = *tag;
   if (kind == "tensor") {
     const json *sizes = field(fact, pointer, "sizes", Kind::Array, node);
     const json *strides = field(fact, pointer, "strides", Kind::Array, node);
@@ -635,12 +630,11 @@ Importer::importValue(const json &v, const std::string &pointer, StringRef node,
                       SmallVectorImpl<Value> &operands, int depth) {
   if (depth > kMaxValueDepth)
     return fail(pointer, "argument lists nest too deeply", node);
-  if (!v.is_object())
-    return fail(pointer, "argument must be a typed value object", node);
-  const json *t = field(v, pointer, "t", Kind::String, node);
-  if (!t)
+  const std::string *tag =
+      typeTag(v, pointer, node, "argument must be a typed value object");
+  if (!tag)
     return failure();
-  const std::string &kind = t->get_ref<const std::string &>();
+  const std::string &kind = *tag;
   if (kind == "none")
     return Attribute(UnitAttr::get(ctx));
   if (kind == "list") {
@@ -1393,16 +1387,29 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
       failed(collect(*inputs, "inputs", "input", {{"path", Kind::String}})))
     return {};
 
+  // Node `i`: the node, its JSON pointer, its name (checked above) and its
+  // `kind` (null after a diagnostic).
+  struct NodeAt {
+    const json &node;
+    std::string pointer;
+    const std::string &name;
+    const json *kind;
+  };
+  auto nodeAt = [&](size_t i) -> NodeAt {
+    const json &n = (*nodes)[i];
+    std::string p = "/nodes/" + std::to_string(i);
+    const std::string &name = n["name"].get_ref<const std::string &>();
+    const json *kind = field(n, p, "kind", Kind::String, name);
+    return {n, std::move(p), name, kind};
+  };
+
   auto *block = new Block();
   std::unique_ptr<Block> blockOwner(block);
   SmallVector<DictionaryAttr> argAttrs;
   llvm::DenseSet<StringRef> paramFQNs;
   size_t i = 0;
   for (; i < nodes->size(); ++i) {
-    const json &n = (*nodes)[i];
-    std::string p = "/nodes/" + std::to_string(i);
-    const std::string &nodeName = n["name"].get_ref<const std::string &>();
-    const json *kind = field(n, p, "kind", Kind::String, nodeName);
+    auto [n, p, nodeName, kind] = nodeAt(i);
     if (!kind)
       return {};
     if (*kind != "placeholder")
@@ -1471,10 +1478,7 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
   const json *outputNode = nullptr;
   size_t outputIndex = 0;
   for (; i < nodes->size(); ++i) {
-    const json &n = (*nodes)[i];
-    std::string p = "/nodes/" + std::to_string(i);
-    const std::string &nodeName = n["name"].get_ref<const std::string &>();
-    const json *kind = field(n, p, "kind", Kind::String, nodeName);
+    auto [n, p, nodeName, kind] = nodeAt(i);
     if (!kind)
       return {};
     const std::string &k = kind->get_ref<const std::string &>();

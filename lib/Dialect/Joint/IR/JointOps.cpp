@@ -128,16 +128,27 @@ static bool isTorchValueType(Type type) {
          isa<NoneType>(type);
 }
 
+/// The `joint.role` in `attrs` of argument or result `i` (`what`); emits an
+/// error naming the roles it may have (`allowed`) when there is none.
+static FailureOr<Role> requireRole(GraphOp graph, DictionaryAttr attrs,
+                                   StringRef what, unsigned i,
+                                   StringRef allowed) {
+  if (RoleAttr role = getRoleAttr(attrs))
+    return role.getValue();
+  return graph.emitOpError() << what << " " << i << " has no '" << kRoleAttr
+                             << "' (" << allowed << ")";
+}
+
 LogicalResult GraphOp::verify() {
   FunctionType type = getFunctionType();
   llvm::DenseSet<StringRef> paramFQNs;
   for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
     DictionaryAttr attrs = getArgAttrDict(i);
-    RoleAttr role = getRoleAttr(attrs);
-    if (!role)
-      return emitOpError() << "argument " << i << " has no '" << kRoleAttr
-                           << "' (param, buffer or input)";
-    Role r = role.getValue();
+    FailureOr<Role> role =
+        requireRole(*this, attrs, "argument", i, "param, buffer or input");
+    if (failed(role))
+      return failure();
+    Role r = *role;
     if (r != Role::param && r != Role::buffer && r != Role::input)
       return emitOpError() << "argument " << i << " has role '"
                            << stringifyRole(r)
@@ -172,11 +183,11 @@ LogicalResult GraphOp::verify() {
   bool sawLoss = false;
   for (unsigned i = 0, e = type.getNumResults(); i < e; ++i) {
     DictionaryAttr attrs = getResultAttrDict(i);
-    RoleAttr role = getRoleAttr(attrs);
-    if (!role)
-      return emitOpError() << "result " << i << " has no '" << kRoleAttr
-                           << "' (loss, grad, loss_dict or output)";
-    switch (role.getValue()) {
+    FailureOr<Role> role = requireRole(*this, attrs, "result", i,
+                                       "loss, grad, loss_dict or output");
+    if (failed(role))
+      return failure();
+    switch (*role) {
     case Role::loss:
       if (sawLoss)
         return emitOpError() << "result " << i << " is a second loss";
@@ -201,7 +212,7 @@ LogicalResult GraphOp::verify() {
       break;
     default:
       return emitOpError() << "result " << i << " has role '"
-                           << stringifyRole(role.getValue())
+                           << stringifyRole(*role)
                            << "'; results are loss, grad, loss_dict or output";
     }
   }
@@ -385,20 +396,22 @@ namespace {
 /// marks no argument written (torch 2.x native_functions.yaml; found by
 /// running every aten op with snapshot-compared arguments, see
 /// docs/passes.md "Hidden writers").
+/// Every entry writes batch norm's running statistics; `when` as in
+/// HiddenWrite.
+constexpr HiddenWrite writesRunningStats(llvm::StringLiteral target,
+                                         llvm::StringLiteral when) {
+  return {target, {"running_mean", "running_var"}, when};
+}
 const HiddenWrite kHiddenWrites[] = {
-    {"aten::native_batch_norm", {"running_mean", "running_var"}, "training"},
-    {"aten::cudnn_batch_norm", {"running_mean", "running_var"}, "training"},
-    {"aten::miopen_batch_norm", {"running_mean", "running_var"}, "training"},
-    {"aten::_batch_norm_impl_index",
-     {"running_mean", "running_var"},
-     "training"},
-    {"aten::batch_norm", {"running_mean", "running_var"}, "training"},
-    {"aten::instance_norm", {"running_mean", "running_var"}, "use_input_stats"},
-    {"aten::batch_norm_update_stats", {"running_mean", "running_var"}, ""},
-    {"aten::batch_norm_gather_stats", {"running_mean", "running_var"}, ""},
-    {"aten::batch_norm_gather_stats_with_counts",
-     {"running_mean", "running_var"},
-     ""},
+    writesRunningStats("aten::native_batch_norm", "training"),
+    writesRunningStats("aten::cudnn_batch_norm", "training"),
+    writesRunningStats("aten::miopen_batch_norm", "training"),
+    writesRunningStats("aten::_batch_norm_impl_index", "training"),
+    writesRunningStats("aten::batch_norm", "training"),
+    writesRunningStats("aten::instance_norm", "use_input_stats"),
+    writesRunningStats("aten::batch_norm_update_stats", ""),
+    writesRunningStats("aten::batch_norm_gather_stats", ""),
+    writesRunningStats("aten::batch_norm_gather_stats_with_counts", ""),
 };
 } // namespace
 

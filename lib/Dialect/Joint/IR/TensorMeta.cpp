@@ -12,141 +12,105 @@
 using namespace mlir;
 using namespace mlir::joint;
 
-Type mlir::joint::getElementType(MLIRContext *ctx, ScalarType dtype) {
-  Builder b(ctx);
-  switch (dtype) {
-  case ScalarType::uint8:
-    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
-  case ScalarType::uint16:
-    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
-  case ScalarType::uint32:
-    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
-  case ScalarType::uint64:
-    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
-  case ScalarType::int8:
-    return b.getI8Type();
-  case ScalarType::int16:
-    return b.getI16Type();
-  case ScalarType::int32:
-    return b.getI32Type();
-  case ScalarType::int64:
-    return b.getI64Type();
-  case ScalarType::bool_:
-    return b.getI1Type();
-  case ScalarType::float16:
-    return b.getF16Type();
-  case ScalarType::bfloat16:
-    return b.getBF16Type();
-  case ScalarType::float32:
-    return b.getF32Type();
-  case ScalarType::float64:
-    return b.getF64Type();
-  case ScalarType::complex32:
-    return ComplexType::get(b.getF16Type());
-  case ScalarType::complex64:
-    return ComplexType::get(b.getF32Type());
-  case ScalarType::complex128:
-    return ComplexType::get(b.getF64Type());
-  case ScalarType::float8_e5m2:
-    return Float8E5M2Type::get(ctx);
-  case ScalarType::float8_e4m3fn:
-    return Float8E4M3FNType::get(ctx);
-  case ScalarType::float8_e5m2fnuz:
-    return Float8E5M2FNUZType::get(ctx);
-  case ScalarType::float8_e4m3fnuz:
-    return Float8E4M3FNUZType::get(ctx);
-  }
+namespace {
+
+/// One torch dtype: its MLIR element type (built, and recognised without
+/// building it) and its element size in bytes (c10::elementSize).
+struct DTypeInfo {
+  ScalarType dtype;
+  Type (*make)(MLIRContext *);
+  bool (*is)(Type);
+  int64_t bytes;
+};
+
+template <unsigned Width, IntegerType::SignednessSemantics Sign>
+Type makeInt(MLIRContext *ctx) {
+  return IntegerType::get(ctx, Width, Sign);
+}
+template <unsigned Width, IntegerType::SignednessSemantics Sign>
+bool isInt(Type t) {
+  auto i = dyn_cast<IntegerType>(t);
+  return i && i.getWidth() == Width && i.getSignedness() == Sign;
+}
+template <typename FloatT>
+Type makeFloat(MLIRContext *ctx) {
+  return FloatT::get(ctx);
+}
+template <typename FloatT>
+bool isFloat(Type t) {
+  return isa<FloatT>(t);
+}
+template <typename FloatT>
+Type makeComplex(MLIRContext *ctx) {
+  return ComplexType::get(FloatT::get(ctx));
+}
+template <typename FloatT>
+bool isComplex(Type t) {
+  auto c = dyn_cast<ComplexType>(t);
+  return c && isa<FloatT>(c.getElementType());
+}
+
+template <unsigned Width, IntegerType::SignednessSemantics Sign>
+constexpr DTypeInfo intDType(ScalarType dtype) {
+  return {dtype, makeInt<Width, Sign>, isInt<Width, Sign>,
+          Width < 8 ? 1 : Width / 8};
+}
+template <typename FloatT>
+constexpr DTypeInfo floatDType(ScalarType dtype, int64_t bytes) {
+  return {dtype, makeFloat<FloatT>, isFloat<FloatT>, bytes};
+}
+template <typename FloatT>
+constexpr DTypeInfo complexDType(ScalarType dtype, int64_t bytes) {
+  return {dtype, makeComplex<FloatT>, isComplex<FloatT>, bytes};
+}
+
+constexpr auto kSignless = IntegerType::Signless;
+constexpr auto kUnsigned = IntegerType::Unsigned;
+const DTypeInfo kDTypes[] = {
+    intDType<1, kSignless>(ScalarType::bool_),
+    intDType<8, kUnsigned>(ScalarType::uint8),
+    intDType<16, kUnsigned>(ScalarType::uint16),
+    intDType<32, kUnsigned>(ScalarType::uint32),
+    intDType<64, kUnsigned>(ScalarType::uint64),
+    intDType<8, kSignless>(ScalarType::int8),
+    intDType<16, kSignless>(ScalarType::int16),
+    intDType<32, kSignless>(ScalarType::int32),
+    intDType<64, kSignless>(ScalarType::int64),
+    floatDType<Float16Type>(ScalarType::float16, 2),
+    floatDType<BFloat16Type>(ScalarType::bfloat16, 2),
+    floatDType<Float32Type>(ScalarType::float32, 4),
+    floatDType<Float64Type>(ScalarType::float64, 8),
+    floatDType<Float8E5M2Type>(ScalarType::float8_e5m2, 1),
+    floatDType<Float8E4M3FNType>(ScalarType::float8_e4m3fn, 1),
+    floatDType<Float8E5M2FNUZType>(ScalarType::float8_e5m2fnuz, 1),
+    floatDType<Float8E4M3FNUZType>(ScalarType::float8_e4m3fnuz, 1),
+    complexDType<Float16Type>(ScalarType::complex32, 4),
+    complexDType<Float32Type>(ScalarType::complex64, 8),
+    complexDType<Float64Type>(ScalarType::complex128, 16),
+};
+
+const DTypeInfo &infoOf(ScalarType dtype) {
+  for (const DTypeInfo &info : kDTypes)
+    if (info.dtype == dtype)
+      return info;
   llvm_unreachable("unhandled ScalarType");
 }
 
+} // namespace
+
+Type mlir::joint::getElementType(MLIRContext *ctx, ScalarType dtype) {
+  return infoOf(dtype).make(ctx);
+}
+
 std::optional<ScalarType> mlir::joint::getScalarType(Type t) {
-  if (auto i = dyn_cast<IntegerType>(t)) {
-    if (i.getWidth() == 1 && i.isSignless())
-      return ScalarType::bool_;
-    if (i.isUnsigned()) {
-      switch (i.getWidth()) {
-      case 8:
-        return ScalarType::uint8;
-      case 16:
-        return ScalarType::uint16;
-      case 32:
-        return ScalarType::uint32;
-      case 64:
-        return ScalarType::uint64;
-      }
-      return std::nullopt;
-    }
-    if (!i.isSignless())
-      return std::nullopt;
-    switch (i.getWidth()) {
-    case 8:
-      return ScalarType::int8;
-    case 16:
-      return ScalarType::int16;
-    case 32:
-      return ScalarType::int32;
-    case 64:
-      return ScalarType::int64;
-    }
-    return std::nullopt;
-  }
-  if (t.isF16())
-    return ScalarType::float16;
-  if (t.isBF16())
-    return ScalarType::bfloat16;
-  if (t.isF32())
-    return ScalarType::float32;
-  if (t.isF64())
-    return ScalarType::float64;
-  if (isa<Float8E5M2Type>(t))
-    return ScalarType::float8_e5m2;
-  if (isa<Float8E4M3FNType>(t))
-    return ScalarType::float8_e4m3fn;
-  if (isa<Float8E5M2FNUZType>(t))
-    return ScalarType::float8_e5m2fnuz;
-  if (isa<Float8E4M3FNUZType>(t))
-    return ScalarType::float8_e4m3fnuz;
-  if (auto c = dyn_cast<ComplexType>(t)) {
-    Type e = c.getElementType();
-    if (e.isF16())
-      return ScalarType::complex32;
-    if (e.isF32())
-      return ScalarType::complex64;
-    if (e.isF64())
-      return ScalarType::complex128;
-  }
+  for (const DTypeInfo &info : kDTypes)
+    if (info.is(t))
+      return info.dtype;
   return std::nullopt;
 }
 
 int64_t mlir::joint::getElementBytes(ScalarType dtype) {
-  switch (dtype) {
-  case ScalarType::uint8:
-  case ScalarType::int8:
-  case ScalarType::bool_:
-  case ScalarType::float8_e5m2:
-  case ScalarType::float8_e4m3fn:
-  case ScalarType::float8_e5m2fnuz:
-  case ScalarType::float8_e4m3fnuz:
-    return 1;
-  case ScalarType::int16:
-  case ScalarType::uint16:
-  case ScalarType::float16:
-  case ScalarType::bfloat16:
-    return 2;
-  case ScalarType::int32:
-  case ScalarType::uint32:
-  case ScalarType::float32:
-  case ScalarType::complex32:
-    return 4;
-  case ScalarType::int64:
-  case ScalarType::uint64:
-  case ScalarType::float64:
-  case ScalarType::complex64:
-    return 8;
-  case ScalarType::complex128:
-    return 16;
-  }
-  llvm_unreachable("unhandled ScalarType");
+  return infoOf(dtype).bytes;
 }
 
 TensorMetaAttr mlir::joint::getTensorMeta(Value value) {

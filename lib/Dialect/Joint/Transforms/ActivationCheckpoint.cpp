@@ -2,9 +2,9 @@
 //
 // joint-activation-checkpoint: a registered pass pipeline, the decider
 // joint-tag-recompute-policy followed by the applier joint-remat (both per
-// joint.graph), with the tag pass's options (the ActivationCheckpointConfig vocabulary). Each pass
-// emits its own summary remark; mode=off adds no pass, so the pipeline then
-// changes nothing, not even hand-written tags.
+// joint.graph), with the tag pass's options (the ActivationCheckpointConfig
+// vocabulary). Each pass emits its own summary remark; mode=off adds no pass,
+// so the pipeline then changes nothing, not even hand-written tags.
 //
 //===----------------------------------------------------------------------===//
 

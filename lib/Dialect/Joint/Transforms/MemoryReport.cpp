@@ -44,37 +44,42 @@ std::string nodeName(Operation *op) {
   return name;
 }
 
-/// 1536 -> "1.50 KiB"; below 1 KiB, "N B".
-std::string formatBytes(int64_t bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double v = double(bytes);
+/// `count` in the largest of `units` (each `step` times the previous) that
+/// keeps |value| >= 1, with two decimals; in units[0], the integer itself.
+template <typename IntT>
+std::string formatScaled(IntT count, ArrayRef<const char *> units,
+                         double step) {
+  double v = double(count);
   unsigned u = 0;
-  while (std::fabs(v) >= 1024 && u + 1 < std::size(units)) {
-    v /= 1024;
+  while (std::fabs(v) >= step && u + 1 < units.size()) {
+    v /= step;
     ++u;
   }
   if (u == 0)
-    return std::to_string(bytes) + " B";
+    return std::to_string(count) + " " + units[0];
   std::string s;
   llvm::raw_string_ostream(s) << llvm::format("%.2f %s", v, units[u]);
   return s;
 }
 
+/// Writes `fields` (key, value) in order as attributes of `j`'s open object.
+void writeFields(
+    llvm::json::OStream &j,
+    std::initializer_list<std::pair<StringRef, llvm::json::Value>> fields) {
+  for (const auto &[key, value] : fields)
+    j.attribute(key, value);
+}
+
+/// 1536 -> "1.50 KiB"; below 1 KiB, "N B".
+std::string formatBytes(int64_t bytes) {
+  return formatScaled(bytes, {"B", "KiB", "MiB", "GiB", "TiB", "PiB"}, 1024);
+}
+
 /// 2.5e9 -> "2.50 GFLOP".
 std::string formatFlops(uint64_t flops) {
-  const char *units[] = {"FLOP",  "kFLOP", "MFLOP", "GFLOP",
-                         "TFLOP", "PFLOP", "EFLOP"};
-  double v = double(flops);
-  unsigned u = 0;
-  while (v >= 1000 && u + 1 < std::size(units)) {
-    v /= 1000;
-    ++u;
-  }
-  if (u == 0)
-    return std::to_string(flops) + " FLOP";
-  std::string s;
-  llvm::raw_string_ostream(s) << llvm::format("%.2f %s", v, units[u]);
-  return s;
+  return formatScaled(
+      flops, {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP"},
+      1000);
 }
 
 /// Seconds as "12.3 us" / "4.56 ms" / "1.23 s".
@@ -278,30 +283,30 @@ void ReportWriter::writeJSON(raw_ostream &os, GraphOp graph,
     j.attribute("peak_phase", phaseAt(mem, mem.getPeakIndex()));
     j.attribute("peak_transient_bytes", mem.getPeakTransientBytes());
     j.attributeObject("resident_bytes", [&] {
-      j.attribute("total", mem.getResidentBytes());
-      j.attribute("param", mem.getParamBytes());
-      j.attribute("buffer", mem.getBufferBytes());
-      j.attribute("input", mem.getInputBytes());
+      writeFields(j, {{"total", mem.getResidentBytes()},
+                      {"param", mem.getParamBytes()},
+                      {"buffer", mem.getBufferBytes()},
+                      {"input", mem.getInputBytes()}});
     });
-    j.attribute("activation_bytes", mem.getActivationBytes());
-    j.attribute("peak_host_bytes", mem.getPeakHostBytes());
-    j.attribute("offloaded_bytes", mem.getOffloadedBytes());
+    writeFields(j, {{"activation_bytes", mem.getActivationBytes()},
+                    {"peak_host_bytes", mem.getPeakHostBytes()},
+                    {"offloaded_bytes", mem.getOffloadedBytes()}});
     j.attributeObject("cost", [&] {
-      j.attribute("flops", cost.getTotalFlops());
-      j.attribute("recompute_flops", cost.getRecomputeFlops());
-      j.attribute("recompute_percent",
-                  percent(cost.getRecomputeFlops(), cost.getTotalFlops()));
-      j.attribute("compute_seconds", cost.getComputeSeconds());
-      j.attribute("recompute_seconds", cost.getRecomputeSeconds());
-      j.attribute("offload_bytes", cost.getOffloadBytes());
-      j.attribute("reload_bytes", cost.getReloadBytes());
-      j.attribute("transfer_seconds", cost.getTransferSeconds());
-      j.attribute("exposed_transfer_seconds", cost.getExposedSeconds());
-      j.attribute("step_seconds", cost.getStepSeconds());
+      writeFields(j, {{"flops", cost.getTotalFlops()},
+                      {"recompute_flops", cost.getRecomputeFlops()},
+                      {"recompute_percent",
+                       percent(cost.getRecomputeFlops(), cost.getTotalFlops())},
+                      {"compute_seconds", cost.getComputeSeconds()},
+                      {"recompute_seconds", cost.getRecomputeSeconds()},
+                      {"offload_bytes", cost.getOffloadBytes()},
+                      {"reload_bytes", cost.getReloadBytes()},
+                      {"transfer_seconds", cost.getTransferSeconds()},
+                      {"exposed_transfer_seconds", cost.getExposedSeconds()},
+                      {"step_seconds", cost.getStepSeconds()}});
       j.attributeObject("hardware", [&] {
-        j.attribute("flops_per_second", hw.flopsPerSecond);
-        j.attribute("hbm_bytes_per_second", hw.hbmBytesPerSecond);
-        j.attribute("link_bytes_per_second", hw.linkBytesPerSecond);
+        writeFields(j, {{"flops_per_second", hw.flopsPerSecond},
+                        {"hbm_bytes_per_second", hw.hbmBytesPerSecond},
+                        {"link_bytes_per_second", hw.linkBytesPerSecond}});
       });
     });
     j.attributeArray("transfers", [&] {
@@ -379,9 +384,8 @@ void MemoryReport::runOnOperation() {
   GraphOp graph = getOperation();
   ReportWriter writer{format, label, peakTflops, hbmGbps, linkGbps};
   // The sibling graphs are only counted (no IR is read or written there).
-  if (!writer.checkGraphs(
-          llvm::to_vector(graph->getBlock()->getOps<GraphOp>()),
-          graph.getLoc()))
+  if (!writer.checkGraphs(llvm::to_vector(graph->getBlock()->getOps<GraphOp>()),
+                          graph.getLoc()))
     return signalPassFailure();
   const MemoryModel &mem = getAnalysis<MemoryModel>();
   const StorageAliasAnalysis &aliases = getAnalysis<StorageAliasAnalysis>();

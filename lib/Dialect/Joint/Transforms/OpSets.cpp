@@ -97,21 +97,11 @@ struct Sets {
 } // namespace
 
 llvm::ArrayRef<OpSetEntry> mlir::joint::getOpSetEntries(OpSet set) {
-  switch (set) {
-  case OpSet::ComputeIntensive:
-    return kComputeIntensive;
-  case OpSet::ForceRecompute:
-    return kForceRecompute;
-  case OpSet::Communication:
-    return kCommunication;
-  case OpSet::ForwardAllGather:
-    return kForwardAllGather;
-  case OpSet::Transparent:
-    return kTransparent;
-  case OpSet::SizeQuery:
-    return kSizeQuery;
-  }
-  llvm_unreachable("unknown OpSet");
+  // In OpSet's order.
+  static const llvm::ArrayRef<OpSetEntry> kSets[] = {
+      kComputeIntensive, kForceRecompute, kCommunication,
+      kForwardAllGather, kTransparent,    kSizeQuery};
+  return kSets[static_cast<size_t>(set)];
 }
 
 bool mlir::joint::isInOpSet(OpSet set, llvm::StringRef target) {

@@ -1,9 +1,9 @@
 //===- TagRecomputePolicy.cpp - Decide save/recompute per forward op ------===//
 //
 // joint-tag-recompute-policy: writes `policy` on forward joint.ops, in the
-// order of torchtitan graph trainer's tagging: (1) the mode policy with structural
-// exceptions (RNG, SymInt, communication, transparent ops inherit), (2)
-// in-place saves over the storage closure of every mutated storage, (3)
+// order of torchtitan graph trainer's tagging: (1) the mode policy with
+// structural exceptions (RNG, SymInt, communication, transparent ops inherit),
+// (2) in-place saves over the storage closure of every mutated storage, (3)
 // cross-unit saves. Each step is one walk over ops or uses.
 //
 //===----------------------------------------------------------------------===//
@@ -23,15 +23,9 @@ using namespace mlir;
 using namespace mlir::joint;
 
 StringRef mlir::joint::stringifyCheckpointMode(CheckpointMode mode) {
-  switch (mode) {
-  case CheckpointMode::off:
-    return "off";
-  case CheckpointMode::full:
-    return "full";
-  case CheckpointMode::selective:
-    return "selective";
-  }
-  llvm_unreachable("unknown CheckpointMode");
+  // In CheckpointMode's order.
+  static constexpr llvm::StringLiteral kNames[] = {"off", "full", "selective"};
+  return kNames[static_cast<size_t>(mode)];
 }
 
 static bool isRecompute(std::optional<CheckpointPolicy> p) {
