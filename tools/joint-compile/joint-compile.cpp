@@ -89,16 +89,6 @@ struct Slot {
   SmallVector<std::string> symbolic; // per dim: expression or "" (static)
 };
 
-/// True for joint-graph JSON, as joint-opt decides.
-static bool isJointJSON(StringRef filename, StringRef buffer) {
-  if (filename.ends_with(".json") || filename.ends_with(".json.gz"))
-    return true;
-  StringRef head = buffer.ltrim();
-  return (!head.empty() && head.front() == '{') ||
-         (buffer.size() >= 2 && static_cast<unsigned char>(buffer[0]) == 0x1f &&
-          static_cast<unsigned char>(buffer[1]) == 0x8b);
-}
-
 /// Symbolic size expressions of `meta` ("" for static sizes).
 static SmallVector<std::string> getSymbolicSizes(joint::TensorMetaAttr meta,
                                                  unsigned rank) {
@@ -461,7 +451,7 @@ int main(int argc, char **argv) {
   if (!input)
     return fail(error);
   OwningOpRef<ModuleOp> module;
-  if (isJointJSON(inputFilename, input->getBuffer())) {
+  if (joint::isJointJSON(inputFilename, input->getBuffer())) {
     module =
         joint::importJointGraph(input->getBuffer(), &context, inputFilename);
   } else {

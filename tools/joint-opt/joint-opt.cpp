@@ -19,17 +19,6 @@
 
 using namespace mlir;
 
-/// True for joint-graph JSON: by extension, or by the first byte ('{' or the
-/// gzip magic) when the input is stdin.
-static bool isJointJSON(StringRef filename, StringRef buffer) {
-  if (filename.ends_with(".json") || filename.ends_with(".json.gz"))
-    return true;
-  StringRef head = buffer.ltrim();
-  return (!head.empty() && head.front() == '{') ||
-         (buffer.size() >= 2 && static_cast<unsigned char>(buffer[0]) == 0x1f &&
-          static_cast<unsigned char>(buffer[1]) == 0x8b);
-}
-
 int main(int argc, char **argv) {
   DialectRegistry registry;
   joint::registerAllDialects(registry);
@@ -55,7 +44,7 @@ int main(int argc, char **argv) {
     llvm::errs() << errorMessage << "\n";
     return 1;
   }
-  if (isJointJSON(inputFilename, input->getBuffer())) {
+  if (joint::isJointJSON(inputFilename, input->getBuffer())) {
     // Import, then hand the module to MlirOptMain as bytecode (locations
     // included), so every opt flag works on JSON input unchanged.
     MLIRContext context(registry);

@@ -1616,6 +1616,15 @@ OwningOpRef<ModuleOp> Importer::run(StringRef buffer) {
   return std::move(module);
 }
 
+bool mlir::joint::isJointJSON(StringRef filename, StringRef buffer) {
+  if (filename.ends_with(".json") || filename.ends_with(".json.gz"))
+    return true;
+  StringRef head = buffer.ltrim();
+  return (!head.empty() && head.front() == '{') ||
+         (buffer.size() >= 2 && static_cast<unsigned char>(buffer[0]) == 0x1f &&
+          static_cast<unsigned char>(buffer[1]) == 0x8b);
+}
+
 OwningOpRef<ModuleOp> mlir::joint::importJointGraph(StringRef buffer,
                                                     MLIRContext *context,
                                                     StringRef filename) {

@@ -30,6 +30,11 @@ OwningOpRef<ModuleOp> importJointGraph(llvm::StringRef buffer,
                                        MLIRContext *context,
                                        llvm::StringRef filename = "<input>");
 
+/// True when a tool input is joint-graph JSON rather than MLIR: by the name
+/// (`.json`, `.json.gz`), else by the first byte (`{` or the gzip magic), as
+/// for stdin.
+bool isJointJSON(llvm::StringRef filename, llvm::StringRef buffer);
+
 /// Registers `--import-joint-json` for joint-translate.
 void registerImportJointJSONTranslation();
 
