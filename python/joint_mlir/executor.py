@@ -479,19 +479,31 @@ def not_bitwise(a: StepResult, b: StepResult) -> str | None:
                 f"{a.threads} and {b.threads} threads")
     return None
 
+def _paired_outputs(first: dict[str, Any], second: dict[str, Any],
+                    names: tuple[str, str]) -> Iterator[tuple[str, Any, Any,
+                                                              Difference | None]]:
+    """``(name, first value, second value, None)`` for every output of
+    ``first`` then the extras of ``second``; where one side lacks the output,
+    the last item is its failed Difference ("missing in <names[i]>")."""
+    for k in list(first) + [k for k in second if k not in first]:
+        if k in first and k in second:
+            yield k, first[k], second[k], None
+        else:
+            side = names[0] if k not in first else names[1]
+            yield k, None, None, Difference(k, math.inf, math.inf, False,
+                                            "missing in " + side)
+
+
 def compare_scaled(got: StepResult, ref: StepResult) -> list[Difference]:
     """Per-output differences of a compiled run against a torch reference:
     ``max|got - ref| <= tol * max|ref|`` with ``tol`` from
     :data:`COMPILED_TOLERANCE` by dtype; integer and bool outputs exactly."""
-    na, nb = got.named_outputs(), ref.named_outputs()
     out = []
-    for k in list(nb) + [k for k in na if k not in nb]:
-        if k not in na or k not in nb:
-            out.append(Difference(k, math.inf, math.inf, False,
-                                  "missing in " + ("compiled" if k not in na
-                                                   else "reference")))
+    for k, b, a, missing in _paired_outputs(
+            ref.named_outputs(), got.named_outputs(), ("reference", "compiled")):
+        if missing:
+            out.append(missing)
             continue
-        a, b = na[k], nb[k]
         if a is None or b is None or a.shape != b.shape or a.dtype != b.dtype:
             out.append(Difference(k, math.inf, math.inf, False,
                                   f"{None if a is None else (tuple(a.shape), a.dtype)} vs "
@@ -525,16 +537,9 @@ def compare(a: StepResult, b: StepResult, *, rtol: float | None = None,
 
 def _compare(a: StepResult, b: StepResult, rtol: float | None,
              atol: float | None) -> list[Difference]:
-    na, nb = a.named_outputs(), b.named_outputs()
-    out = []
-    for k in list(na) + [k for k in nb if k not in na]:
-        if k not in na or k not in nb:
-            out.append(Difference(k, math.inf, math.inf, False,
-                                  "missing in " + ("first" if k not in na
-                                                   else "second")))
-            continue
-        out.append(_diff(k, na[k], nb[k], rtol, atol))
-    return out
+    return [missing or _diff(k, x, y, rtol, atol)
+            for k, x, y, missing in _paired_outputs(
+                a.named_outputs(), b.named_outputs(), ("first", "second"))]
 
 
 def format_differences(diffs: list[Difference]) -> str:
