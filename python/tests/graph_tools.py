@@ -84,8 +84,8 @@ def skip_unless_available(p: Pipeline, doc: dict[str, Any]) -> None:
     for f in p.flags:
         if not has_pass(f):
             pytest.skip(f"joint-opt has no {f.split('=', 1)[0]} yet")
-    # joint-cpu-offload's scope is modules literally named self_attn (the seed's
-    # contract); GPT-2's `attn` modules are outside it, and the pass says so.
+    # joint-cpu-offload's scope is modules literally named self_attn (torchtitan
+    # graph trainer's contract); GPT-2's `attn` modules are outside it, and the pass says so.
     if p.needs_attention and not any(
             a["fqn"].rsplit(".", 1)[-1] == "self_attn"
             for a in doc["model"]["attention"]):
