@@ -38,7 +38,7 @@ static std::string dump(const json &v) {
 
 namespace {
 
-/// Compact JSON written straight to a stream, byte for byte what `dump`
+/// Compact JSON appended straight to a string, byte for byte what `dump`
 /// writes for the same value, without building a tree: a 200k-node graph as
 /// nlohmann objects costs more in allocation and teardown than its text.
 /// Callers write object keys in the order nlohmann's std::map keeps (byte
@@ -69,9 +69,8 @@ public:
   }
   void integer(int64_t v) {
     separate();
-    char digits[24];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), v);
-    out.append(digits, end);
+    char digits[24]; // INT64_MIN is 20 characters
+    out.append(digits, std::to_chars(digits, digits + sizeof(digits), v).ptr);
   }
   void boolean(bool b) {
     separate();
@@ -267,8 +266,8 @@ private:
   int64_t nextStorage = 0;
 
   // The nodes' text and its writer; the other strings hold one node's
-  // arguments, keyword arguments and outputs while it is written (reused, so
-  // a node costs no allocation once they have grown).
+  // arguments, keyword arguments and outputs while it is written, reused
+  // from node to node.
   std::string nodesText;
   JsonWriter w;
   std::string argsText, kwargsText, outputsText;
