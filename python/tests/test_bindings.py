@@ -120,6 +120,31 @@ def test_pass_failure_is_an_error() -> None:
     assert "graph @gpt2 has no self_attn module" in e.diagnostic
 
 
+def test_document_parsed_on_first_access_once() -> None:
+    result = run_pipeline(MLP.read_bytes(), CKPT_FULL, report=False)
+    assert "document" not in vars(result)  # only the text so far
+    assert result.document == json.loads(result.text)
+    assert result.document is result.document
+
+
+def test_str_document_read_as_utf8() -> None:
+    # A str is read through its UTF-8 form, non-ASCII text included.
+    doc = json.loads(MLP.read_text())
+    node = next(n for n in doc["nodes"] if n["kind"] == "call_function")
+    node["stack_trace"] = 'File "m\u00e9\u4e2d.py", line 1 \U0001f600'
+    text = json.dumps(doc, ensure_ascii=False)
+    from_str = run_pipeline(text, "", report=False)
+    assert from_str.text == run_pipeline(text.encode(), "", report=False).text
+    exported = next(n for n in from_str.document["nodes"]
+                    if n["name"] == node["name"])
+    assert exported["stack_trace"] == node["stack_trace"]
+
+
+def test_unencodable_str_document() -> None:
+    with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
+        core.run_pipeline('{"name": "\ud800"}', "")
+
+
 def test_wrong_document_type() -> None:
     with pytest.raises(TypeError, match="document must be str"):
         core.run_pipeline(42, "")

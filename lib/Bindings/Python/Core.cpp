@@ -5,8 +5,10 @@
 // --pass-pipeline syntax joint-opt accepts, with or without the
 // builtin.module(...) anchor), exports the result with the C++ exporter and
 // optionally writes the joint-memory-report as JSON: all in memory, no
-// subprocess, no file, with the GIL released. Diagnostics are collected by a
-// handler; on failure they are raised as joint_mlir.PipelineError.
+// subprocess, no file, with the GIL released. The input is read in place
+// from the Python bytes or str, and the document comes back as one str.
+// Diagnostics are collected by a handler; on failure they are raised as
+// joint_mlir.PipelineError.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,7 +94,7 @@ std::string render(Location loc, DiagnosticSeverity severity,
 }
 
 /// Imports, runs `pipeline`, exports. Needs no Python object and no GIL.
-Outcome runPipeline(const std::string &document, const std::string &pipeline,
+Outcome runPipeline(StringRef document, const std::string &pipeline,
                     const std::string &filename, bool report,
                     const std::string &label) {
   Outcome out;
@@ -195,23 +197,34 @@ Outcome runPipeline(const std::string &document, const std::string &pipeline,
   throw nb::python_error();
 }
 
+/// The bytes of `document` (bytes, or str as UTF-8), borrowed without a
+/// copy: both types are immutable and the caller holds a reference for the
+/// whole call, also while the GIL is released.
+StringRef documentBytes(nb::handle document) {
+  if (nb::isinstance<nb::bytes>(document)) {
+    auto b = nb::borrow<nb::bytes>(document);
+    return StringRef(b.c_str(), b.size());
+  }
+  if (nb::isinstance<nb::str>(document)) {
+    // The str's own UTF-8 form (its data for ASCII text, else cached on it).
+    Py_ssize_t size = 0;
+    const char *data = PyUnicode_AsUTF8AndSize(document.ptr(), &size);
+    if (!data) // lone surrogates: not encodable as UTF-8
+      throw nb::python_error();
+    return StringRef(data, size);
+  }
+  throw nb::type_error("document must be str (JSON text) or bytes (JSON "
+                       "or gzip-compressed JSON)");
+}
+
 nb::tuple runPipelineBinding(nb::object document, const std::string &pipeline,
                              const std::string &filename, bool report,
                              const std::string &label) {
-  std::string buffer;
-  if (nb::isinstance<nb::bytes>(document)) {
-    nb::bytes b = nb::borrow<nb::bytes>(document);
-    buffer.assign(b.c_str(), b.size());
-  } else if (nb::isinstance<nb::str>(document)) {
-    buffer = nb::cast<std::string>(document);
-  } else {
-    throw nb::type_error("document must be str (JSON text) or bytes (JSON "
-                         "or gzip-compressed JSON)");
-  }
+  StringRef bytes = documentBytes(document);
   Outcome out;
   {
     nb::gil_scoped_release release;
-    out = runPipeline(buffer, pipeline, filename, report, label);
+    out = runPipeline(bytes, pipeline, filename, report, label);
   }
   if (!out.ok)
     raisePipelineError(out);

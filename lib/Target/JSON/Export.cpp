@@ -3,7 +3,10 @@
 // Writes a module with one joint.graph as a format v1 document: placeholders
 // from the graph arguments, one node per joint.call_function (FX getitem nodes
 // re-created after multi-output ops with their original names), `ao::` nodes
-// for the ao ops, the output node, and the operator table.
+// for the ao ops, the output node, and the operator table. Nodes (the bulk of
+// a document) are written straight to text by a small streaming writer that
+// produces nlohmann::json's compact dump byte for byte; the few graph-level
+// entries are built as nlohmann::json values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,8 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <charconv>
+
 using namespace mlir;
 using namespace mlir::joint;
 using namespace mlir::joint::json_detail;
@@ -33,107 +38,298 @@ static std::string dump(const json &v) {
 
 namespace {
 
-/// The `nodes` array, each node serialized as soon as it is complete: a
-/// 200k-node graph never exists as one JSON tree (its allocations and
-/// teardown cost more than writing the text).
-struct NodeLines {
-  std::vector<std::string> lines;
-  void push_back(const json &node) { lines.push_back(dump(node)); }
+/// Compact JSON appended straight to a string, byte for byte what `dump`
+/// writes for the same value, without building a tree: a 200k-node graph as
+/// nlohmann objects costs more in allocation and teardown than its text.
+/// Callers write object keys in the order nlohmann's std::map keeps (byte
+/// order; checked in debug builds). Strings with bytes >= 0x80 (UTF-8
+/// validation and U+FFFD replacement) and doubles (shortest round-trip
+/// digits) are formatted by nlohmann itself.
+class JsonWriter {
+public:
+  explicit JsonWriter(std::string &out) : out(out) {}
+
+  JsonWriter &key(StringRef k) {
+    assert(!frames.empty() && frames.back().isObject && "key outside object");
+    Frame &f = frames.back();
+    assert((f.count == 0 || f.lastKey < k) && "keys out of std::map order");
+    if (f.count++)
+      out += ',';
+#ifndef NDEBUG
+    f.lastKey = k;
+#endif
+    writeString(k);
+    out += ':';
+    afterKey = true;
+    return *this;
+  }
+  void str(StringRef s) {
+    separate();
+    writeString(s);
+  }
+  void integer(int64_t v) {
+    separate();
+    char digits[24]; // INT64_MIN is 20 characters
+    out.append(digits, std::to_chars(digits, digits + sizeof(digits), v).ptr);
+  }
+  void boolean(bool b) {
+    separate();
+    out += b ? "true" : "false";
+  }
+  void null() {
+    separate();
+    out += "null";
+  }
+  void strOrNull(std::optional<StringRef> s) {
+    if (s)
+      str(*s);
+    else
+      null();
+  }
+  void integerOrNull(std::optional<int64_t> v) {
+    if (v)
+      integer(*v);
+    else
+      null();
+  }
+  /// A double as nlohmann writes it (NaN and infinities as null).
+  void number(double d) {
+    separate();
+    out += dump(json(d));
+  }
+  /// JSON text written by another JsonWriter (or `dump`).
+  void raw(StringRef text) {
+    separate();
+    out += text;
+  }
+  void beginObject() { begin('{', /*isObject=*/true); }
+  void endObject() { end('}'); }
+  void beginArray() { begin('[', /*isObject=*/false); }
+  void endArray() { end(']'); }
+
+private:
+  struct Frame {
+    bool isObject;
+    unsigned count = 0;
+#ifndef NDEBUG
+    StringRef lastKey;
+#endif
+  };
+  /// The comma before a value: none after a key or at the top level.
+  void separate() {
+    if (afterKey) {
+      afterKey = false;
+      return;
+    }
+    if (!frames.empty()) {
+      assert(!frames.back().isObject && "object value without a key");
+      if (frames.back().count++)
+        out += ',';
+    }
+  }
+  void begin(char open, bool isObject) {
+    separate();
+    out += open;
+    frames.push_back(Frame{isObject});
+  }
+  void end(char close) {
+    assert(!afterKey && "key without a value");
+    frames.pop_back();
+    out += close;
+  }
+  void writeString(StringRef s);
+
+  std::string &out;
+  SmallVector<Frame, 8> frames;
+  bool afterKey = false;
+};
+
+void JsonWriter::writeString(StringRef s) {
+  if (llvm::any_of(
+          s, [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) {
+    out += dump(json(s.str()));
+    return;
+  }
+  // nlohmann's escapes: the two-character ones, \u00xx (lower-case hex) for
+  // the other control characters, everything else (DEL, '/') as is.
+  out += '"';
+  size_t run = 0;
+  for (size_t i = 0, e = s.size(); i < e; ++i) {
+    char c = s[i];
+    const char *escape = nullptr;
+    switch (c) {
+    case '"':
+      escape = "\\\"";
+      break;
+    case '\\':
+      escape = "\\\\";
+      break;
+    case '\b':
+      escape = "\\b";
+      break;
+    case '\f':
+      escape = "\\f";
+      break;
+    case '\n':
+      escape = "\\n";
+      break;
+    case '\r':
+      escape = "\\r";
+      break;
+    case '\t':
+      escape = "\\t";
+      break;
+    default:
+      if (static_cast<unsigned char>(c) >= 0x20)
+        continue;
+    }
+    out += s.slice(run, i);
+    if (escape)
+      out += escape;
+    else
+      out.append({'\\', 'u', '0', '0', "0123456789abcdef"[(c >> 4) & 0xf],
+                  "0123456789abcdef"[c & 0xf]});
+    run = i + 1;
+  }
+  out += s.drop_front(run);
+  out += '"';
+}
+
+/// The fields of a node besides its arguments and outputs, written in the
+/// key order of format v1 documents (nlohmann's sorted keys).
+struct NodeFields {
+  StringRef name;
+  StringRef kind;
+  std::optional<StringRef> target; // null for placeholder and output nodes
+  bool backward = false;
+  std::optional<int64_t> seqNr;
+  ArrayAttr moduleStack; // of ModuleFrameAttr; null: []
+  std::optional<StringRef> recompute;
+  std::optional<StringRef> recomputedFrom; // absent when unset
+  std::optional<StringRef> stackTrace;
 };
 
 class Exporter {
 public:
-  explicit Exporter(GraphOp graph) : graph(graph) {}
-  /// Fills `doc` (with a null `nodes` entry) and the serialized `nodes`.
-  LogicalResult run(ModuleOp module, json &doc, NodeLines &nodes);
+  explicit Exporter(GraphOp graph) : graph(graph), w(nodesText) {}
+  /// Fills `doc` (with a null `nodes` entry) and writes the elements of the
+  /// `nodes` array, one per line, to nodeLines().
+  LogicalResult run(ModuleOp module, json &doc);
+  /// The `nodes` elements, joined by ",\n"; empty for no node.
+  StringRef nodeLines() const { return nodesText; }
 
 private:
   /// A fresh node name derived from `base`.
   std::string uniqueName(StringRef base) { return usedNames.newName(base); }
-  json symIntToJson(const SymInt &s) {
-    if (s.isStatic())
-      return s.hint;
-    return {{"expr", s.expr.str()},
-            {"hint", s.hasHint() ? json(s.hint) : json(nullptr)}};
+  /// A size, stride or offset: an integer, or {"expr", "hint"}.
+  static void writeSymInt(JsonWriter &out, const SymInt &s) {
+    if (s.isStatic()) {
+      out.integer(s.hint);
+      return;
+    }
+    out.beginObject();
+    out.key("expr").str(s.expr.getValue());
+    out.key("hint").integerOrNull(s.hasHint() ? std::optional(s.hint)
+                                              : std::nullopt);
+    out.endObject();
   }
-  json factsToJson(Value v, TensorMetaAttr meta, StringRef device,
-                   std::optional<int64_t> storage);
+  /// Writes the facts of tensor `v`: `meta` when present (else contiguous,
+  /// static), `device` when not empty, storage id `storage` when given.
+  void writeFacts(JsonWriter &out, Value v, TensorMetaAttr meta,
+                  StringRef device, std::optional<int64_t> storage);
   /// Storage ids for tensors without facts, numbered in program order before
   /// any ao copy, so export -> import -> export is stable.
   void assignMissingStorage(Block &body);
-  json resultToJson(Value v, Attribute meta);
-  FailureOr<json> valueToJson(Attribute value, Operation *op);
-  json ref(Value v) {
-    return {{"t", "node"}, {"v", valueNames.lookup(v)}, {"i", 0}};
+  void writeResult(JsonWriter &out, Value v, Attribute meta);
+  LogicalResult writeValue(JsonWriter &out, Attribute value, Operation *op);
+  void writeRef(JsonWriter &out, Value v) {
+    writeNodeRef(out, valueNames.lookup(v), 0);
   }
-  json node(StringRef name, StringRef kind, json target, json args, json kwargs,
-            json outputs) {
-    return {{"name", name.str()},
-            {"kind", kind.str()},
-            {"target", target},
-            {"args", std::move(args)},
-            {"kwargs", std::move(kwargs)},
-            {"outputs", std::move(outputs)},
-            {"backward", false},
-            {"seq_nr", nullptr},
-            {"module_stack", json::array()},
-            {"recompute", nullptr},
-            {"stack_trace", nullptr}};
+  static void writeNodeRef(JsonWriter &out, StringRef name, int64_t index) {
+    out.beginObject();
+    out.key("i").integer(index);
+    out.key("t").str("node");
+    out.key("v").str(name);
+    out.endObject();
   }
-  LogicalResult exportCallFunctionOp(CallFunctionOp op, NodeLines &nodes);
-  LogicalResult exportAOOp(Operation *op, NodeLines &nodes);
+  /// Writes one node; `args`, `kwargs` and `outputs` are JSON text.
+  void writeNode(const NodeFields &f, StringRef args, StringRef kwargs,
+                 StringRef outputs);
+  LogicalResult exportCallFunctionOp(CallFunctionOp op);
+  LogicalResult exportAOOp(Operation *op);
 
   GraphOp graph;
   Namespace usedNames;
   DenseMap<Value, std::string> valueNames;
   DenseMap<Value, int64_t> assignedStorage;
-  DenseMap<Value, json> aoFacts; // facts of each ao result, by value
+  DenseMap<Value, std::string> aoFacts; // facts of each ao result, as text
   int64_t nextStorage = 0;
+
+  // The nodes' text and its writer; the other strings hold one node's
+  // arguments, keyword arguments and outputs while it is written, reused
+  // from node to node.
+  std::string nodesText;
+  JsonWriter w;
+  std::string argsText, kwargsText, outputsText;
+  SmallVector<std::string> resultTexts;
 };
 
 } // namespace
 
-json Exporter::factsToJson(Value v, TensorMetaAttr meta, StringRef device,
-                           std::optional<int64_t> storage) {
+void Exporter::writeFacts(JsonWriter &out, Value v, TensorMetaAttr meta,
+                          StringRef device, std::optional<int64_t> storage) {
   auto type = cast<RankedTensorType>(v.getType());
-  json sizes = json::array(), strides = json::array();
-  json offset = 0;
-  std::string dev = device.str();
+  StringRef dev = device;
   int64_t id = storage ? *storage : assignedStorage.lookup(v);
   if (meta) {
-    for (const SymInt &s : meta.getSizes())
-      sizes.push_back(symIntToJson(s));
-    for (const SymInt &s : meta.getStrides())
-      strides.push_back(symIntToJson(s));
-    offset = symIntToJson(meta.getOffset());
     if (dev.empty())
-      dev = meta.getDevice().str();
+      dev = meta.getDevice();
     if (!storage)
       id = meta.getStorage();
-  } else {
-    // Hand-written IR without facts: contiguous, static.
+  } else if (dev.empty()) {
+    dev = "cpu";
+  }
+  // Hand-written IR without facts: contiguous, static.
+  SmallVector<int64_t> contiguous;
+  if (!meta) {
+    contiguous.resize(type.getRank());
     int64_t stride = 1;
-    SmallVector<int64_t> st(type.getRank());
     for (int64_t i = type.getRank() - 1; i >= 0; --i) {
-      st[i] = stride;
+      contiguous[i] = stride;
       stride *=
           ShapedType::isDynamic(type.getDimSize(i)) ? 1 : type.getDimSize(i);
     }
-    for (int64_t i = 0; i < type.getRank(); ++i) {
-      sizes.push_back(type.getDimSize(i));
-      strides.push_back(st[i]);
-    }
-    if (dev.empty())
-      dev = "cpu";
   }
   std::optional<ScalarType> dtype = getScalarType(type.getElementType());
-  return {{"t", "tensor"},
-          {"sizes", sizes},
-          {"strides", strides},
-          {"offset", offset},
-          {"dtype", dtype ? stringifyScalarType(*dtype).str() : "unknown"},
-          {"device", dev},
-          {"storage", id}};
+  out.beginObject();
+  out.key("device").str(dev);
+  out.key("dtype").str(dtype ? stringifyScalarType(*dtype) : "unknown");
+  out.key("offset");
+  if (meta)
+    writeSymInt(out, meta.getOffset());
+  else
+    out.integer(0);
+  out.key("sizes").beginArray();
+  if (meta) {
+    for (const SymInt &s : meta.getSizes())
+      writeSymInt(out, s);
+  } else {
+    for (int64_t size : type.getShape())
+      out.integer(size);
+  }
+  out.endArray();
+  out.key("storage").integer(id);
+  out.key("strides").beginArray();
+  if (meta) {
+    for (const SymInt &s : meta.getStrides())
+      writeSymInt(out, s);
+  } else {
+    for (int64_t stride : contiguous)
+      out.integer(stride);
+  }
+  out.endArray();
+  out.key("t").str("tensor");
+  out.endObject();
 }
 
 void Exporter::assignMissingStorage(Block &body) {
@@ -148,137 +344,208 @@ void Exporter::assignMissingStorage(Block &body) {
       assign(r);
 }
 
-json Exporter::resultToJson(Value v, Attribute meta) {
+void Exporter::writeResult(JsonWriter &out, Value v, Attribute meta) {
   if (isa<RankedTensorType>(v.getType()))
-    return factsToJson(v, dyn_cast_or_null<TensorMetaAttr>(meta), "",
-                       std::nullopt);
-  if (isa<NoneType>(v.getType()))
-    return {{"t", "none"}};
-  if (auto f = dyn_cast_or_null<FloatAttr>(meta))
-    return {{"t", "float"}, {"v", f.getValueAsDouble()}};
-  bool isBool = v.getType().isInteger(1);
-  if (auto s = dyn_cast_or_null<SymExprAttr>(meta)) {
+    return writeFacts(out, v, dyn_cast_or_null<TensorMetaAttr>(meta), "",
+                      std::nullopt);
+  out.beginObject();
+  auto s = dyn_cast_or_null<SymExprAttr>(meta);
+  if (isa<NoneType>(v.getType()) || (!s && !isa_and_nonnull<FloatAttr>(meta))) {
+    out.key("t").str("none");
+  } else if (auto f = dyn_cast<FloatAttr>(meta)) {
+    out.key("t").str("float");
+    out.key("v").number(f.getValueAsDouble());
+  } else {
+    bool isBool = v.getType().isInteger(1);
     const SymInt &value = s.getValue();
-    if (value.isStatic())
-      return isBool ? json{{"t", "bool"}, {"v", value.hint != 0}}
-                    : json{{"t", "int"}, {"v", value.hint}};
-    json hint = nullptr;
-    if (value.hasHint())
-      hint = isBool ? json(value.hint != 0) : json(value.hint);
-    return {{"t", isBool ? "symbool" : "symint"},
-            {"expr", value.expr.str()},
-            {"hint", hint}};
+    if (value.isStatic()) {
+      out.key("t").str(isBool ? "bool" : "int");
+      out.key("v");
+      if (isBool)
+        out.boolean(value.hint != 0);
+      else
+        out.integer(value.hint);
+    } else {
+      out.key("expr").str(value.expr.getValue());
+      out.key("hint");
+      if (!value.hasHint())
+        out.null();
+      else if (isBool)
+        out.boolean(value.hint != 0);
+      else
+        out.integer(value.hint);
+      out.key("t").str(isBool ? "symbool" : "symint");
+    }
   }
-  return {{"t", "none"}};
+  out.endObject();
 }
 
-FailureOr<json> Exporter::valueToJson(Attribute value, Operation *op) {
-  if (isa<UnitAttr>(value))
-    return json{{"t", "none"}};
-  if (auto r = dyn_cast<OperandRefAttr>(value))
-    return ref(op->getOperand(r.getIndex()));
+LogicalResult Exporter::writeValue(JsonWriter &out, Attribute value,
+                                   Operation *op) {
+  if (auto r = dyn_cast<OperandRefAttr>(value)) {
+    writeRef(out, op->getOperand(r.getIndex()));
+    return success();
+  }
+  // {"t": kind, "v": ...} with the value written by `v`.
+  auto tagged = [&](StringRef kind, auto &&v) {
+    out.beginObject();
+    out.key("t").str(kind);
+    out.key("v");
+    v();
+    out.endObject();
+    return success();
+  };
+  if (isa<UnitAttr>(value)) {
+    out.beginObject();
+    out.key("t").str("none");
+    out.endObject();
+    return success();
+  }
   if (auto bv = dyn_cast<BoolAttr>(value))
-    return json{{"t", "bool"}, {"v", bv.getValue()}};
+    return tagged("bool", [&] { out.boolean(bv.getValue()); });
   if (auto i = dyn_cast<IntegerAttr>(value))
-    return json{{"t", "int"}, {"v", i.getInt()}};
+    return tagged("int", [&] { out.integer(i.getInt()); });
   if (auto f = dyn_cast<FloatAttr>(value)) {
     double d = f.getValueAsDouble();
-    if (std::isnan(d))
-      return json{{"t", "float"}, {"v", "nan"}};
-    if (std::isinf(d))
-      return json{{"t", "float"}, {"v", d > 0 ? "inf" : "-inf"}};
-    return json{{"t", "float"}, {"v", d}};
+    return tagged("float", [&] {
+      if (std::isnan(d))
+        out.str("nan");
+      else if (std::isinf(d))
+        out.str(d > 0 ? "inf" : "-inf");
+      else
+        out.number(d);
+    });
   }
   if (auto s = dyn_cast<StringAttr>(value))
-    return json{{"t", "str"}, {"v", s.str()}};
+    return tagged("str", [&] { out.str(s.getValue()); });
   if (auto d = dyn_cast<ScalarTypeAttr>(value))
-    return json{{"t", "dtype"}, {"v", stringifyScalarType(d.getValue()).str()}};
+    return tagged("dtype", [&] { out.str(stringifyScalarType(d.getValue())); });
   if (auto d = dyn_cast<DeviceAttr>(value))
-    return json{{"t", "device"}, {"v", d.getName().str()}};
+    return tagged("device", [&] { out.str(d.getName()); });
   if (auto l = dyn_cast<LayoutAttr>(value)) {
     std::string name = stringifyLayout(l.getValue()).str();
     if (l.getValue() == Layout::mkldnn)
       name = "_" + name;
-    return json{{"t", "layout"}, {"v", name}};
+    return tagged("layout", [&] { out.str(name); });
   }
   if (auto m = dyn_cast<MemoryFormatAttr>(value))
-    return json{{"t", "memory_format"},
-                {"v", stringifyMemoryFormat(m.getValue()).str()}};
+    return tagged("memory_format",
+                  [&] { out.str(stringifyMemoryFormat(m.getValue())); });
   if (auto s = dyn_cast<SymExprAttr>(value)) {
-    json out = {{"t", "symint"}};
     const SymInt &v = s.getValue();
-    out["expr"] = v.isStatic() ? std::to_string(v.hint) : v.expr.str();
-    out["hint"] = v.hasHint() ? json(v.hint) : json(nullptr);
-    return out;
+    std::string expr = v.isStatic() ? std::to_string(v.hint) : v.expr.str();
+    out.beginObject();
+    out.key("expr").str(expr);
+    out.key("hint").integerOrNull(v.hasHint() ? std::optional(v.hint)
+                                              : std::nullopt);
+    out.key("t").str("symint");
+    out.endObject();
+    return success();
   }
   if (auto a = dyn_cast<ArrayAttr>(value)) {
-    json items = json::array();
-    for (Attribute e : a) {
-      FailureOr<json> j = valueToJson(e, op);
-      if (failed(j))
+    out.beginObject();
+    out.key("t").str("list");
+    out.key("v").beginArray();
+    for (Attribute e : a)
+      if (failed(writeValue(out, e, op)))
         return failure();
-      items.push_back(std::move(*j));
-    }
-    return json{{"t", "list"}, {"v", std::move(items)}};
+    out.endArray();
+    out.endObject();
+    return success();
   }
-  op->emitError() << "cannot write argument value " << value << " in format v1";
-  return failure();
+  return op->emitError() << "cannot write argument value " << value
+                         << " in format v1";
 }
 
-LogicalResult Exporter::exportCallFunctionOp(CallFunctionOp op,
-                                             NodeLines &nodes) {
-  json args = json::array();
-  json kwargs = json::object();
-  if (ArrayAttr a = op.getArgsAttr()) {
-    for (Attribute v : a) {
-      FailureOr<json> j = valueToJson(v, op);
-      if (failed(j))
-        return failure();
-      args.push_back(std::move(*j));
+void Exporter::writeNode(const NodeFields &f, StringRef args, StringRef kwargs,
+                         StringRef outputs) {
+  if (!nodesText.empty())
+    nodesText += ",\n";
+  w.beginObject();
+  w.key("args").raw(args);
+  w.key("backward").boolean(f.backward);
+  w.key("kind").str(f.kind);
+  w.key("kwargs").raw(kwargs);
+  w.key("module_stack").beginArray();
+  if (f.moduleStack)
+    for (Attribute a : f.moduleStack) {
+      auto frame = cast<ModuleFrameAttr>(a);
+      w.beginObject();
+      w.key("class").str(frame.getCls());
+      w.key("fqn").str(frame.getFqn());
+      w.endObject();
     }
+  w.endArray();
+  w.key("name").str(f.name);
+  w.key("outputs").raw(outputs);
+  w.key("recompute").strOrNull(f.recompute);
+  if (f.recomputedFrom)
+    w.key("recomputed_from").str(*f.recomputedFrom);
+  w.key("seq_nr").integerOrNull(f.seqNr);
+  w.key("stack_trace").strOrNull(f.stackTrace);
+  w.key("target").strOrNull(f.target);
+  w.endObject();
+}
+
+LogicalResult Exporter::exportCallFunctionOp(CallFunctionOp op) {
+  argsText.clear();
+  kwargsText.clear();
+  outputsText.clear();
+  JsonWriter args(argsText), kwargs(kwargsText), outputs(outputsText);
+  args.beginArray();
+  if (ArrayAttr a = op.getArgsAttr()) {
+    for (Attribute v : a)
+      if (failed(writeValue(args, v, op)))
+        return failure();
   } else if (!op.getKwargs()) {
     for (Value v : op.getInputs())
-      args.push_back(ref(v));
+      writeRef(args, v);
   }
+  args.endArray();
+  // A DictionaryAttr is sorted by name: nlohmann's key order.
+  kwargs.beginObject();
   if (DictionaryAttr kw = op.getKwargsAttr())
-    for (NamedAttribute e : kw) {
-      FailureOr<json> j = valueToJson(e.getValue(), op);
-      if (failed(j))
+    for (NamedAttribute e : kw)
+      if (failed(writeValue(kwargs.key(e.getName()), e.getValue(), op)))
         return failure();
-      kwargs[e.getName().str()] = std::move(*j);
-    }
-  json outputs = json::array();
-  for (OpResult r : op->getResults())
-    outputs.push_back(resultToJson(r, op.getResultMetaAt(r.getResultNumber())));
+  kwargs.endObject();
+  resultTexts.resize(op.getNumResults());
+  outputs.beginArray();
+  for (OpResult r : op->getResults()) {
+    std::string &text = resultTexts[r.getResultNumber()];
+    text.clear();
+    JsonWriter result(text);
+    writeResult(result, r, op.getResultMetaAt(r.getResultNumber()));
+    outputs.raw(text);
+  }
+  outputs.endArray();
+
+  NodeFields fields;
+  fields.name = op.getName();
+  fields.kind = "call_function";
+  fields.target = op.getTarget();
+  fields.backward = op.isBackward();
+  if (IntegerAttr s = op.getSeqNrAttr())
+    fields.seqNr = s.getInt();
+  fields.moduleStack = op.getModuleStackAttr();
+  if (auto p = op.getPolicyAttr())
+    fields.recompute = stringifyCheckpointPolicy(p.getValue());
+  if (StringAttr t = op.getStackTraceAttr())
+    fields.stackTrace = t.getValue();
+  if (StringAttr from = op.getRecomputedFromAttr())
+    fields.recomputedFrom = from.getValue();
+  writeNode(fields, argsText, kwargsText, outputsText);
 
   // Results: a single-output op is referenced by its name; outputs of
-  // multi-output ops through getitem nodes, re-created below.
+  // multi-output ops through getitem nodes, re-created here with the
+  // parent's fields (but no recomputed_from).
   ArrayAttr names = op.getResultNamesAttr();
-  bool tuple = names || op.getNumResults() != 1;
-  json n =
-      node(op.getName(), "call_function", op.getTarget().str(), std::move(args),
-           std::move(kwargs), tuple ? outputs : std::move(outputs));
-  n["backward"] = op.isBackward();
-  if (auto s = op.getSeqNrAttr())
-    n["seq_nr"] = s.getInt();
-  if (ArrayAttr stack = op.getModuleStackAttr())
-    for (Attribute f : stack) {
-      auto frame = cast<ModuleFrameAttr>(f);
-      n["module_stack"].push_back(
-          {{"fqn", frame.getFqn().str()}, {"class", frame.getCls().str()}});
-    }
-  if (auto p = op.getPolicyAttr())
-    n["recompute"] = stringifyCheckpointPolicy(p.getValue()).str();
-  if (auto t = op.getStackTraceAttr())
-    n["stack_trace"] = t.str();
-  if (auto from = op.getRecomputedFromAttr())
-    n["recomputed_from"] = from.str();
-  if (!tuple) {
-    nodes.push_back(std::move(n));
+  if (!names && op.getNumResults() == 1) {
     valueNames[op.getResult(0)] = op.getName().str();
     return success();
   }
-  nodes.push_back(n);
+  fields.target = "getitem";
+  fields.recomputedFrom = std::nullopt;
   for (OpResult r : op->getResults()) {
     unsigned i = r.getResultNumber();
     StringRef given = names ? cast<StringAttr>(names[i]).getValue() : "";
@@ -289,21 +556,25 @@ LogicalResult Exporter::exportCallFunctionOp(CallFunctionOp op,
                            : given.str();
     usedNames.add(name);
     valueNames[r] = name;
-    json g = n;
-    g["name"] = name;
-    g["target"] = "getitem";
-    g["args"] =
-        json::array({json{{"t", "node"}, {"v", op.getName().str()}, {"i", i}},
-                     json{{"t", "int"}, {"v", i}}});
-    g["kwargs"] = json::object();
-    g["outputs"] = json::array({outputs[i]});
-    g.erase("recomputed_from");
-    nodes.push_back(std::move(g));
+    argsText.clear();
+    args.beginArray();
+    writeNodeRef(args, op.getName(), i);
+    args.beginObject();
+    args.key("t").str("int");
+    args.key("v").integer(i);
+    args.endObject();
+    args.endArray();
+    outputsText.clear();
+    outputs.beginArray();
+    outputs.raw(resultTexts[i]);
+    outputs.endArray();
+    fields.name = name;
+    writeNode(fields, argsText, "{}", outputsText);
   }
   return success();
 }
 
-LogicalResult Exporter::exportAOOp(Operation *op, NodeLines &nodes) {
+LogicalResult Exporter::exportAOOp(Operation *op) {
   std::string name;
   if (auto given = op->getAttrOfType<StringAttr>("name"))
     name = given.str();
@@ -313,51 +584,57 @@ LogicalResult Exporter::exportAOOp(Operation *op, NodeLines &nodes) {
   Value result = op->getResult(0);
   valueNames[result] = name;
   TensorMetaAttr meta = getTensorMeta(result);
-  json n;
+  NodeFields fields;
+  fields.name = name;
+  fields.kind = "call_function";
+  argsText.clear();
+  outputsText.clear();
+  std::string facts;
+  JsonWriter args(argsText), factsWriter(facts);
+  auto none = [&] {
+    args.beginObject();
+    args.key("t").str("none");
+    args.endObject();
+  };
+  args.beginArray();
   if (auto offload = dyn_cast<ao::OffloadOp>(op)) {
-    n = node(name, "call_function", "ao::offload.default",
-             json::array({ref(offload.getInput())}), json::object(),
-             json::array({factsToJson(result, meta, "cpu", nextStorage++)}));
+    fields.target = "ao::offload.default";
+    writeRef(args, offload.getInput());
+    writeFacts(factsWriter, result, meta, "cpu", nextStorage++);
   } else if (auto reload = dyn_cast<ao::ReloadOp>(op)) {
-    json size = nullptr, stride = nullptr;
-    for (auto [attr, out] :
-         {std::pair<ArrayAttr, json *>{reload.getSizeAttr(), &size},
-          {reload.getStrideAttr(), &stride}})
-      if (attr) {
-        FailureOr<json> j = valueToJson(attr, op);
-        if (failed(j))
-          return failure();
-        *out = std::move(*j);
-      }
-    n = node(
-        name, "call_function", "ao::reload.default",
-        json::array({ref(reload.getInput()),
-                     json{{"t", "device"}, {"v", reload.getDevice().str()}},
-                     size, stride}),
-        json::object(),
-        json::array(
-            {factsToJson(result, meta, reload.getDevice(), nextStorage++)}));
-    for (json *v : {&n["args"][2], &n["args"][3]})
-      if (v->is_null())
-        *v = json{{"t", "none"}};
+    fields.target = "ao::reload.default";
+    fields.backward = true;
+    writeRef(args, reload.getInput());
+    args.beginObject();
+    args.key("t").str("device");
+    args.key("v").str(reload.getDevice());
+    args.endObject();
+    for (ArrayAttr attr : {reload.getSizeAttr(), reload.getStrideAttr()}) {
+      if (!attr)
+        none();
+      else if (failed(writeValue(args, attr, op)))
+        return failure();
+    }
+    writeFacts(factsWriter, result, meta, reload.getDevice(), nextStorage++);
   } else {
     auto wait = cast<ao::WaitTensorOp>(op);
-    json keepalive = json{{"t", "none"}}, last = json{{"t", "none"}};
-    if (wait.getKeepalive())
-      keepalive = ref(wait.getKeepalive());
-    if (wait.getLastUseOfStorage())
-      last = ref(wait.getLastUseOfStorage());
+    fields.target = "ao::wait_tensor.default";
+    fields.backward = wait.isReloadWait();
+    writeRef(args, wait.getInput());
+    for (Value v : {wait.getKeepalive(), wait.getLastUseOfStorage()}) {
+      if (v)
+        writeRef(args, v);
+      else
+        none();
+    }
     // The wait aliases its input: same facts, same storage.
-    json facts = aoFacts.lookup(wait.getInput());
-    n = node(name, "call_function", "ao::wait_tensor.default",
-             json::array({ref(wait.getInput()), keepalive, last}),
-             json::object(), json::array({facts}));
-    n["backward"] = wait.isReloadWait();
+    auto it = aoFacts.find(wait.getInput());
+    facts = it == aoFacts.end() ? "null" : it->second;
   }
-  if (isa<ao::ReloadOp>(op))
-    n["backward"] = true;
-  aoFacts[result] = n["outputs"][0];
-  nodes.push_back(std::move(n));
+  args.endArray();
+  outputsText = "[" + facts + "]";
+  writeNode(fields, argsText, "{}", outputsText);
+  aoFacts[result] = std::move(facts);
   return success();
 }
 
@@ -407,7 +684,7 @@ static json aoOperatorEntry(StringRef target) {
           {"tags", json::array()}};
 }
 
-LogicalResult Exporter::run(ModuleOp module, json &doc, NodeLines &nodes) {
+LogicalResult Exporter::run(ModuleOp module, json &doc) {
   Block &body = graph.getBody().front();
   // Storage ids for new host/device copies start past every recorded one.
   auto noteStorage = [&](TensorMetaAttr m) {
@@ -447,19 +724,26 @@ LogicalResult Exporter::run(ModuleOp module, json &doc, NodeLines &nodes) {
            {"is_param", role == Role::param},
            {"requires_grad", rg ? rg.getValue() : role == Role::param}});
     }
-    json facts = isa<RankedTensorType>(arg.getType())
-                     ? factsToJson(arg, getTensorMeta(arg), "", std::nullopt)
-                     : resultToJson(arg, Attribute());
-    nodes.push_back(node(name, "placeholder", nullptr, json::array(),
-                         json::object(), json::array({facts})));
+    outputsText.clear();
+    JsonWriter outputs(outputsText);
+    outputs.beginArray();
+    if (isa<RankedTensorType>(arg.getType()))
+      writeFacts(outputs, arg, getTensorMeta(arg), "", std::nullopt);
+    else
+      writeResult(outputs, arg, Attribute());
+    outputs.endArray();
+    NodeFields fields;
+    fields.name = name;
+    fields.kind = "placeholder";
+    writeNode(fields, "[]", "{}", outputsText);
   }
 
   for (Operation &op : body.without_terminator()) {
     if (auto aten = dyn_cast<CallFunctionOp>(op)) {
-      if (failed(exportCallFunctionOp(aten, nodes)))
+      if (failed(exportCallFunctionOp(aten)))
         return failure();
     } else if (isa<ao::OffloadOp, ao::ReloadOp, ao::WaitTensorOp>(op)) {
-      if (failed(exportAOOp(&op, nodes)))
+      if (failed(exportAOOp(&op)))
         return failure();
     } else {
       return op.emitError() << "cannot be written in format v1";
@@ -467,9 +751,12 @@ LogicalResult Exporter::run(ModuleOp module, json &doc, NodeLines &nodes) {
   }
 
   OutputOp output = graph.getOutputOp();
-  json outArgs = json::array(), roles = json::array();
+  json roles = json::array();
+  argsText.clear();
+  JsonWriter outArgs(argsText);
+  outArgs.beginArray();
   for (auto [i, v] : llvm::enumerate(output.getOperands())) {
-    outArgs.push_back(ref(v));
+    writeRef(outArgs, v);
     DictionaryAttr attrs = graph.getResultAttrDict(i);
     auto key = attrs.getAs<StringAttr>(kKeyAttr);
     auto fqn = attrs.getAs<StringAttr>(kFQNAttr);
@@ -481,8 +768,11 @@ LogicalResult Exporter::run(ModuleOp module, json &doc, NodeLines &nodes) {
   std::string outputName = "output";
   if (auto n = graph->getAttrOfType<StringAttr>(kOutputNameAttr))
     outputName = n.str();
-  nodes.push_back(node(outputName, "output", nullptr, outArgs, json::object(),
-                       json::array()));
+  outArgs.endArray();
+  NodeFields fields;
+  fields.name = outputName;
+  fields.kind = "output";
+  writeNode(fields, argsText, "{}", "[]");
 
   json operators = json::object();
   for (SchemaOp entry : module.getOps<SchemaOp>()) {
@@ -570,8 +860,8 @@ LogicalResult mlir::joint::exportJointGraph(ModuleOp module,
                                  "but the module has "
                               << graphs.size();
   json doc;
-  NodeLines nodes;
-  if (failed(Exporter(graphs.front()).run(module, doc, nodes)))
+  Exporter exporter(graphs.front());
+  if (failed(exporter.run(module, doc)))
     return failure();
   // One node / table entry per line keeps diffs readable; the layout is not
   // part of the format.
@@ -584,14 +874,11 @@ LogicalResult mlir::joint::exportJointGraph(ModuleOp module,
     os << dump(json(it.key())) << ":";
     const json &v = it.value();
     if (it.key() == "nodes") {
-      if (nodes.lines.empty()) {
+      StringRef lines = exporter.nodeLines();
+      if (lines.empty())
         os << "[]";
-        continue;
-      }
-      os << "[\n";
-      for (size_t i = 0; i < nodes.lines.size(); ++i)
-        os << (i ? ",\n" : "") << nodes.lines[i];
-      os << "\n]";
+      else
+        os << "[\n" << lines << "\n]";
     } else if (v.is_array() && !v.empty()) {
       os << "[\n";
       for (size_t i = 0; i < v.size(); ++i)
