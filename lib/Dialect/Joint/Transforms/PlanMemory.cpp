@@ -530,6 +530,15 @@ static std::string formatFixed(const char *format, double value) {
   return s;
 }
 
+/// Seconds as "1.234 s", "12.34 ms" or "5.678 us" (4 significant digits).
+static std::string formatSeconds(double s) {
+  if (s >= 1 || s == 0)
+    return formatFixed("%.4g s", s);
+  if (s >= 1e-3)
+    return formatFixed("%.4g ms", s * 1e3);
+  return formatFixed("%.4g us", s * 1e6);
+}
+
 /// `bytes` in decimal units: "12.34 GB", "443.05 kB", "12 bytes".
 static std::string formatGB(int64_t bytes) {
   const char *units[] = {"bytes", "kB", "MB", "GB", "TB"};
@@ -620,7 +629,7 @@ void Planner::writePlan(const Measurement &m) {
     << numRecomputed << " of " << numCandidates << " saved storages ("
     << recomputedBytes << " bytes); modelled peak " << formatGB(m.peakBytes)
     << " (save-all " << formatGB(memory.getPeakBytes()) << "), step "
-    << formatFixed("%.4g", m.stepSeconds * 1e3) << " ms ("
+    << formatSeconds(m.stepSeconds) << " ("
     << formatFixed("%+.1f", base > 0 ? (m.stepSeconds / base - 1) * 100 : 0.0)
     << "% over save-all)";
   if (noBlocks)
