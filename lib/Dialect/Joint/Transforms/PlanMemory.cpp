@@ -175,6 +175,9 @@ static unsigned needOf(const Unit &u) {
   return std::min(u.firstBackward, u.minReaderNeed);
 }
 
+/// The device intervals of `u` under a decision: saved, it lives from its
+/// allocation to its last reader (a replay included); recomputed, it is
+/// freed after its last forward reader and lives again from its replay.
 static Intervals intervalsOf(const Unit &u, bool recompute,
                              unsigned maxReaderNeed, unsigned minReaderNeed) {
   unsigned end = std::max(u.free, maxReaderNeed);
