@@ -1,7 +1,7 @@
 //===- PlanMemory.cpp - Recompute planner under a device budget -----------===//
 //
 // joint-plan-memory, the memory planner, and the joint-optimize-memory
-// pipeline (plan, then the remat applier). The planner decides, per saved
+// pipeline (plan, then the offload and remat appliers). The planner decides, per saved
 // activation storage, save or recompute: a greedy by freed bytes per added
 // second with re-evaluation of the peak, as the greedy knapsack solver of
 // torch's min-cut partitioner under `activation_memory_budget` (problem as in
@@ -822,6 +822,7 @@ LogicalResult buildOptimizeMemoryPipeline(
   if (failed(plan->initializeOptions(optionString, errorHandler)))
     return failure();
   pm.addPass(std::move(plan));
+  pm.addPass(createJointApplyCpuOffload());
   pm.addPass(createJointRemat());
   return success();
 }
@@ -831,8 +832,9 @@ LogicalResult buildOptimizeMemoryPipeline(
 void mlir::joint::registerOptimizeMemoryPipeline() {
   registerPassPipeline(
       "joint-optimize-memory",
-      "Memory planning: joint-plan-memory (decide), then joint-remat "
-      "(apply), with the planner's options",
+      "Memory planning: joint-plan-memory (decide), then "
+      "joint-apply-cpu-offload and joint-remat (apply), with the planner's "
+      "options",
       buildOptimizeMemoryPipeline,
       [](function_ref<void(const mlir::detail::PassOptions &)> printOptions) {
         printOptions(OptimizeMemoryOptions());
