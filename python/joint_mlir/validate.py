@@ -36,7 +36,8 @@ _NODE_KEYS = ("name", "kind", "target", "args", "kwargs", "outputs",
 _PASS_NODE_KEYS = ("recomputed_from",)
 _TENSOR_KEYS = ("t", "sizes", "strides", "offset", "dtype", "device",
                 "storage")
-_RECOMPUTE = ("must_save", "prefer_save", "must_recompute", "prefer_recompute")
+_RECOMPUTE = ("must_save", "prefer_save", "must_recompute", "prefer_recompute",
+              "must_cpu_offload")
 _TARGET_RE = re.compile(r"^[A-Za-z_][\w]*::[\w]+\.[\w]+$")
 _DEVICE_RE = re.compile(r"^[a-z_]+(:\d+)?$")
 # Symbols in a sympy expression: lower-case prefix and a number (s28, u0);

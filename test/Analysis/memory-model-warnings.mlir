@@ -16,14 +16,9 @@ joint.graph @unbacked_size_counts_zero(%x: tensor<16xf32> {joint.role = #joint.r
 
 // -----
 
-// A joint.model without usable block_containers falls back to module stacks.
-// CHECK-LABEL: "graph": "malformed_model_falls_back_to_module_stacks"
-// CHECK: "block_source": "module-stack",
-// CHECK-NEXT: "blocks": [
-// CHECK-NEXT: {
-// CHECK-NEXT: "fqn": "layers.0",
-// expected-warning @+1 {{joint.model.block_containers[0].blocks is not a list of block FQNs; blocks are taken from module stacks instead}}
-joint.graph @malformed_model_falls_back_to_module_stacks(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) attributes {joint.model = {block_containers = [{blocks = "layers.0"}]}} {
+// A malformed joint.model is rejected once, by the dialect's verifier.
+// expected-error @+1 {{graph @malformed_model_is_rejected_by_the_verifier: 'joint.model' block_containers[0] must be a dictionary with a 'blocks' list of module FQNs}}
+joint.graph @malformed_model_is_rejected_by_the_verifier(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) attributes {joint.model = {block_containers = [{blocks = "layers.0"}]}} {
   %0 = joint.call_function "aten::exp.default"(%x) {name = "exp", module_stack = [#joint.module<"layers.0", "Block">]} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %0 : tensor<4xf32>
 }

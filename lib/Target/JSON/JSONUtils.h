@@ -23,7 +23,6 @@ inline constexpr llvm::StringLiteral kFormatMinorAttr = "joint.format_minor";
 inline constexpr llvm::StringLiteral kProducerAttr = "joint.producer";
 inline constexpr llvm::StringLiteral kBackwardTagsAttr = "joint.backward_tags";
 inline constexpr llvm::StringLiteral kSymbolsAttr = "joint.symbols";
-inline constexpr llvm::StringLiteral kModelAttr = "joint.model";
 inline constexpr llvm::StringLiteral kOutputNameAttr = "joint.output_name";
 /// Argument attributes: the placeholder's node name, requires_grad.
 inline constexpr llvm::StringLiteral kNodeNameAttr = "joint.name";

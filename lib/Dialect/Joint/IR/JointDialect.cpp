@@ -1,6 +1,9 @@
 //===- JointDialect.cpp - The joint dialect ---------------------*- C++ -*-===//
 //
-// Registers the joint dialect's operations and attributes.
+// Registers the joint dialect's operations and attributes, and verifies the
+// dialect's discardable attributes: `joint.model` on a graph (its shape, once,
+// so every reader can trust it) and the offload distances `joint.prefetch` /
+// `joint.defer` (non-negative integers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,4 +20,74 @@ void JointDialect::initialize() {
 #include "joint/Dialect/Joint/IR/JointOps.cpp.inc"
       >();
   registerAttributes();
+}
+
+LogicalResult
+mlir::joint::verifyModelAttr(Attribute model,
+                             function_ref<InFlightDiagnostic()> emitError) {
+  auto dict = dyn_cast<DictionaryAttr>(model);
+  if (!dict)
+    return emitError() << "'" << kModelAttr
+                       << "' must be a dictionary (docs/format.md, model)";
+  if (Attribute c = dict.get("block_containers")) {
+    auto containers = dyn_cast<ArrayAttr>(c);
+    if (!containers)
+      return emitError() << "'" << kModelAttr
+                         << "' entry 'block_containers' must be a list of "
+                            "dictionaries";
+    for (auto [i, entry] : llvm::enumerate(containers)) {
+      auto container = dyn_cast<DictionaryAttr>(entry);
+      auto list =
+          container ? container.getAs<ArrayAttr>("blocks") : ArrayAttr();
+      if (!list)
+        return emitError() << "'" << kModelAttr << "' block_containers[" << i
+                           << "] must be a dictionary with a 'blocks' list "
+                              "of module FQNs";
+      for (Attribute b : list) {
+        auto fqn = dyn_cast<StringAttr>(b);
+        if (!fqn || fqn.getValue().empty())
+          return emitError() << "'" << kModelAttr << "' block_containers[" << i
+                             << "].blocks must hold non-empty strings";
+      }
+    }
+  }
+  if (Attribute a = dict.get("attention")) {
+    auto list = dyn_cast<ArrayAttr>(a);
+    if (!list)
+      return emitError() << "'" << kModelAttr
+                         << "' entry 'attention' must be a list of {fqn, "
+                            "class}";
+    for (auto [i, entry] : llvm::enumerate(list)) {
+      auto e = dyn_cast<DictionaryAttr>(entry);
+      if (!e || !e.getAs<StringAttr>("fqn"))
+        return emitError() << "'" << kModelAttr << "' attention entry " << i
+                           << " has no string 'fqn'";
+    }
+  }
+  return success();
+}
+
+LogicalResult JointDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kPrefetchAttr || name == kDeferAttr) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getValue().isNegative() ||
+        value.getValue().getActiveBits() > 31)
+      return op->emitOpError()
+             << "'" << name
+             << "' must be a non-negative integer number of regions";
+    return success();
+  }
+  if (name != kModelAttr)
+    return success();
+  // On a joint.graph (or the function a lowering made of it). Not
+  // emitOpError: its note would print the whole graph.
+  auto symbol = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+  return verifyModelAttr(attr.getValue(), [&]() {
+    InFlightDiagnostic d = emitError(op->getLoc());
+    if (symbol)
+      d << (isa<GraphOp>(op) ? "graph @" : "@") << symbol.getValue() << ": ";
+    return d;
+  });
 }

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "joint/Dialect/Joint/Transforms/CpuOffload.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -89,4 +90,6 @@ void mlir::joint::registerJointPipelines() {
       [](function_ref<void(const mlir::detail::PassOptions &)> printOptions) {
         printOptions(ActivationCheckpointOptions());
       });
+  registerCpuOffloadPipeline();
+  registerOptimizeMemoryPipeline();
 }

@@ -1,36 +1,38 @@
-//===- CpuOffload.cpp - Offload saved activations to host -----*- C++ -*-===//
+//===- CpuOffload.cpp - Apply must_cpu_offload decisions --------*- C++ -*-===//
 //
-// joint-cpu-offload: selects forward activations produced inside `self_attn`
-// modules that the backward reads, and moves them to host memory between
-// their last forward use and their first backward use with the ao protocol
-// (ao.offload -> forward ao.wait_tensor -> ao.reload -> backward
-// ao.wait_tensor). The rules follow seeds/cpu_offload.py (torchtitan
-// graph_trainer's cpu_offload): candidates and storage safety (section 1 of
-// its docstring), forward placement (2), backward reload with view replay
-// (3) and prefetch by attention region. Storage identity, owners and
-// in-place writers come from StorageAliasAnalysis, so this pass and remat
-// agree on aliasing. The analysis is global and done first; the rewrite only
-// inserts ops next to ops recorded by the analysis. Everything is linear in
-// the number of ops and uses, plus a sort of the candidates.
+// joint-apply-cpu-offload, the applier of offload decisions, and the
+// eligibility rules every decider and the applier share. A forward op
+// tagged `policy = must_cpu_offload` has the base storage of each saved
+// result moved to host between its last forward use and its first backward
+// use with the ao protocol (ao.offload -> forward ao.wait_tensor ->
+// ao.reload -> backward ao.wait_tensor), each storage once however many of
+// its views are tagged; forward views the backward reads are replayed on
+// the reloaded base. The plan (targets, anchors, region distances) is
+// resolved on the unchanged graph first and every tag is re-checked, so a
+// bad hand tag fails with one error and changes nothing; then three
+// patterns (one per root: tagged forward op, forward wait without reload,
+// reload to prefetch) edit the IR through the rewriter, driven by
+// walkAndApplyPatterns. Rules follow torchtitan graph_trainer's cpu_offload
+// (candidates and storage safety, forward placement, backward reload with
+// view replay, prefetch by region) and torch's ao offload ops.
 //
 //===----------------------------------------------------------------------===//
 
-#include "joint/Analysis/StorageAliasAnalysis.h"
+#include "joint/Dialect/Joint/Transforms/CpuOffload.h"
+#include "joint/Analysis/MemoryModel.h"
+#include "joint/Analysis/ModelStructure.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
-#include "joint/Dialect/Joint/Transforms/ActivationCheckpoint.h"
+#include "joint/Dialect/Joint/Transforms/OpSets.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "joint/Support/Namespace.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/DenseSet.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FormatVariadic.h"
-#include <cmath>
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir {
 namespace joint {
-#define GEN_PASS_DEF_JOINTCPUOFFLOAD
+#define GEN_PASS_DEF_JOINTAPPLYCPUOFFLOAD
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
 } // namespace joint
 } // namespace mlir
@@ -38,449 +40,602 @@ namespace joint {
 using namespace mlir;
 using namespace mlir::joint;
 
-/// Name of the module attribute the eager attention-swap path matches
-/// (seed: `_attention_roots`, "modules literally named self_attn").
-static constexpr StringLiteral kSelfAttn = "self_attn";
-
-/// Graph attribute holding the exporter's model structure (docs/format.md).
-static constexpr StringLiteral kModelAttr = "joint.model";
-
-/// Bytes per GiB: budget-gb counts in 2^30 bytes (seed: `* (1024**3)`).
-static constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-
-/// True when the last dotted component of `fqn` is `self_attn`.
-static bool isSelfAttnName(StringRef fqn) {
-  return fqn.rsplit('.').second == kSelfAttn || fqn == kSelfAttn;
-}
-
-/// Namespace of a `ns::op.overload` target.
-static StringRef targetNamespace(CallFunctionOp op) {
-  return op.getTarget().split("::").first;
-}
-
-/// Functional collectives and their waits (seed: `_is_collective_or_wait`,
-/// both namespaces), plus the in-place `c10d` ops: a collective's result is
-/// never moved to host.
+/// Functional collectives and their waits, and the in-place `c10d` ops: a
+/// collective's result is never moved to host (graph_trainer:
+/// `_is_collective_or_wait`).
 static bool isCollectiveOrWait(CallFunctionOp op) {
-  StringRef ns = targetNamespace(op);
+  StringRef ns = op.getTarget().split("::").first;
   return ns == "_c10d_functional" || ns == "_c10d_functional_autograd" ||
          ns == "c10d";
 }
 
-/// True when the schema says result `i` of `op` aliases an argument (a view,
-/// an in-place result or a `Tensor(a)[]` projection). Views alias their base,
-/// so offloading them frees nothing (seed: `_can_offload`).
-static bool isSchemaView(CallFunctionOp op, SchemaOp entry, unsigned i) {
-  if (!entry)
-    return false;
-  ArrayAttr returns = entry.getReturns();
-  if (returns.empty())
-    return false;
-  auto ret =
-      cast<SchemaArgAttr>(returns[std::min<size_t>(i, returns.size() - 1)]);
-  return !ret.getAlias().empty() || !ret.getAliasAfter().empty() ||
-         ret.getWrite();
-}
-
-/// True when `policy` sends the op to recompute (torch CheckpointPolicy
-/// MUST_RECOMPUTE / PREFER_RECOMPUTE): such a value does not stay saved.
 static bool isRecomputeTagged(Operation *op) {
-  auto aten = dyn_cast_or_null<CallFunctionOp>(op);
-  if (!aten || !aten.getPolicy())
+  auto call = dyn_cast_or_null<CallFunctionOp>(op);
+  if (!call || !call.getPolicy())
     return false;
-  CheckpointPolicy p = *aten.getPolicy();
+  CheckpointPolicy p = *call.getPolicy();
   return p == CheckpointPolicy::must_recompute ||
          p == CheckpointPolicy::prefer_recompute;
 }
 
-namespace {
+static std::string nodeName(Operation *op) {
+  if (auto call = dyn_cast<CallFunctionOp>(op))
+    return call.getName().str();
+  if (auto n = op->getAttrOfType<StringAttr>("name"))
+    return n.str();
+  return op->getName().getStringRef().str();
+}
+
+/// True for a device string naming host memory ("cpu", "cpu:0").
+static bool isHostDevice(StringRef device) {
+  return device == "cpu" || device.starts_with("cpu:");
+}
+
+/// Static sizes and strides when the layout is dense and non-overlapping
+/// (a permutation of a contiguous layout, size-1 dims ignored); std::nullopt
+/// otherwise or when a size or stride is symbolic.
+static std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+denseStaticLayout(TensorMetaAttr meta) {
+  SmallVector<int64_t> sizes, strides;
+  for (auto [n, s] : llvm::zip(meta.getSizes(), meta.getStrides())) {
+    if (!n.isStatic() || !s.isStatic())
+      return std::nullopt;
+    sizes.push_back(n.hint);
+    strides.push_back(s.hint);
+  }
+  SmallVector<unsigned> dims;
+  for (unsigned i = 0; i < sizes.size(); ++i)
+    if (sizes[i] != 1)
+      dims.push_back(i);
+  llvm::stable_sort(
+      dims, [&](unsigned a, unsigned b) { return strides[a] < strides[b]; });
+  int64_t expected = 1;
+  for (unsigned d : dims) {
+    if (strides[d] != expected)
+      return std::nullopt;
+    expected *= sizes[d];
+  }
+  return std::make_pair(sizes, strides);
+}
 
 //===----------------------------------------------------------------------===//
-// Attention scope
+// Eligibility
 //===----------------------------------------------------------------------===//
 
-/// The `self_attn` modules of a graph and, per module stack, the innermost
-/// one an op runs in (seed: `_attention_roots`, `_attention_root_of`).
-/// Module-stack attributes are uniqued, so each distinct stack is resolved
-/// once.
-class AttentionScope {
-public:
-  /// Where an op sits relative to the attention modules.
-  enum class Place {
-    /// No module frame besides the root module (autograd accumulation and
-    /// other unlabeled ops): neither opens nor closes a region.
-    Unlabeled,
-    /// In a module outside every attention root: closes a region.
-    Outside,
-    /// Inside an attention root.
-    Inside,
-  };
+OffloadEligibility::OffloadEligibility(GraphOp graph,
+                                       const StorageAliasAnalysis &aliases)
+    : graph(graph), aliases(aliases) {
+  Block &body = graph.getBody().front();
+  for (BlockArgument arg : body.getArguments())
+    if (TensorMetaAttr m = getTensorMeta(arg))
+      accelerator |= !isHostDevice(m.getDevice());
+  for (auto [i, op] : llvm::enumerate(body)) {
+    positions[&op] = i;
+    if (accelerator)
+      continue;
+    if (auto call = dyn_cast<CallFunctionOp>(op))
+      if (ArrayAttr metas = call.getResultMetaAttr())
+        for (Attribute a : metas)
+          if (auto m = dyn_cast_or_null<TensorMetaAttr>(a))
+            accelerator |= !isHostDevice(m.getDevice());
+  }
+}
 
-  /// Collects roots from `joint.model`'s `attention` list (entries whose FQN
-  /// ends in `self_attn`) and from every module-stack frame named
-  /// `self_attn`. Fails with a diagnostic on a malformed `joint.model`.
-  LogicalResult build(GraphOp graph) {
-    if (Attribute model = graph->getAttr(kModelAttr)) {
-      auto dict = dyn_cast<DictionaryAttr>(model);
-      if (!dict)
-        return emitError(graph.getLoc())
-               << "graph @" << graph.getSymName() << ": '" << kModelAttr
-               << "' must be a dictionary (docs/format.md, model)";
-      if (Attribute attention = dict.get("attention")) {
-        auto list = dyn_cast<ArrayAttr>(attention);
-        if (!list)
-          return emitError(graph.getLoc())
-                 << "graph @" << graph.getSymName() << ": '" << kModelAttr
-                 << "' entry 'attention' must be a list of {fqn, class}";
-        for (auto [i, entry] : llvm::enumerate(list)) {
-          auto e = dyn_cast<DictionaryAttr>(entry);
-          auto fqn = e ? e.getAs<StringAttr>("fqn") : StringAttr();
-          if (!fqn)
-            return emitError(graph.getLoc())
-                   << "graph @" << graph.getSymName() << ": '" << kModelAttr
-                   << "' attention entry " << i << " has no string 'fqn'";
-          if (isSelfAttnName(fqn.getValue()))
-            roots.insert(fqn.getValue());
-          else
-            otherAttention.push_back(fqn.getValue());
+bool OffloadEligibility::isOffloaded(const Storage *s) const {
+  for (Value m : s->members)
+    for (Operation *user : m.getUsers())
+      if (isa<ao::OffloadOp>(user))
+        return true;
+  return false;
+}
+
+/// Why an op must not be offloaded whatever its storage; "" when none.
+static std::string opRefusal(CallFunctionOp op,
+                             const StorageAliasAnalysis &aliases) {
+  if (op.getTarget().starts_with("ao::"))
+    return "is an ao transfer op";
+  if (isCollectiveOrWait(op))
+    return "is a collective or its wait: its result stays on the device";
+  if (aliases.getOperatorTable().isRandom(op))
+    return "is a random op (nondeterministic_seeded): its result stays on "
+           "the device like every RNG decision";
+  if (aliases.isWriter(op))
+    return "writes its input in place";
+  return "";
+}
+
+std::optional<std::string> OffloadEligibility::resolve(const Storage *s,
+                                                       OffloadTarget &t) {
+  if (s->isGraphInput)
+    return std::string("lives in a graph input's storage (parameter, buffer "
+                       "or user input)");
+  if (s->isGraphOutput)
+    return std::string("is returned by the graph");
+  if (s->isWritten())
+    return "its storage is written in place by '" +
+           nodeName(s->writers.front()) + "'";
+  auto producer = s->owner.getDefiningOp<CallFunctionOp>();
+  if (!producer || !producer.isForward())
+    return std::string("its storage is not allocated by a forward op");
+  if (std::string why = opRefusal(producer, aliases); !why.empty())
+    return "its storage is allocated by '" + producer.getName().str() +
+           "', which " + why;
+  for (Value m : s->members)
+    if (isRecomputeTagged(m.getDefiningOp()))
+      return "its storage is shared with '" + nodeName(m.getDefiningOp()) +
+             "', which is tagged for recompute";
+  TensorMetaAttr meta = getTensorMeta(s->owner);
+  if (!meta)
+    return std::string("its base has no tensor facts (layout unknown)");
+  if (accelerator && isHostDevice(meta.getDevice()))
+    return "is already on the host (device '" + meta.getDevice().str() + "')";
+  std::optional<int64_t> bytes = MemoryModel::computeStorageBytes(*s);
+  std::optional<int64_t> baseBytes = getNumBytesHint(s->owner);
+  if (!bytes || !baseBytes)
+    return std::string("has a data-dependent size (no trace-time hint)");
+  if (!meta.getOffset().isStatic() || meta.getOffset().hint != 0 ||
+      *bytes != *baseBytes)
+    return std::string("its base does not cover its whole storage (offset "
+                       "or gaps)");
+  t = OffloadTarget();
+  t.storage = s;
+  t.base = s->owner;
+  t.producer = producer;
+  t.bytes = *bytes;
+  t.device = meta.getDevice();
+  if (!meta.isContiguous()) {
+    auto layout = denseStaticLayout(meta);
+    if (!layout)
+      return std::string("its base is neither contiguous nor a dense layout "
+                         "with static strides");
+    t.reloadSizes = layout->first;
+    t.reloadStrides = layout->second;
+  }
+
+  // Backward readers, view replay set, last forward use, over the whole
+  // storage (graph_trainer: `_view_chain`, `_collect_offload_info`).
+  Value base = s->owner;
+  unsigned lastPos = position(producer), firstBwdPos = UINT_MAX;
+  t.lastForwardUse = producer;
+  llvm::SetVector<Operation *> needed;
+  for (Value m : s->members) {
+    auto def = m.getDefiningOp<CallFunctionOp>();
+    if (m != base && (!def || !def.isForward()))
+      continue; // backward aliases are reached through their readers
+    for (OpOperand &use : m.getUses()) {
+      auto user = dyn_cast<CallFunctionOp>(use.getOwner());
+      if (!user)
+        continue; // ao ops and the terminator (no graph outputs here)
+      // Size queries read metadata only; the applier makes backward ones
+      // read the forward SymInt (readForwardSizes), so they are no readers.
+      if (isInOpSet(OpSet::SizeQuery, user.getTarget()))
+        continue;
+      unsigned userPos = position(user);
+      if (user.isBackward()) {
+        if (userPos < firstBwdPos) {
+          firstBwdPos = userPos;
+          t.firstBackwardUse = user;
         }
-      }
-    }
-    llvm::DenseSet<Attribute> seen;
-    for (CallFunctionOp op : graph.getBody().getOps<CallFunctionOp>()) {
-      ArrayAttr stack = op.getModuleStackAttr();
-      if (!stack || !seen.insert(stack).second)
-        continue;
-      for (Attribute frame : stack) {
-        StringRef fqn = cast<ModuleFrameAttr>(frame).getFqn();
-        if (isSelfAttnName(fqn))
-          roots.insert(fqn);
-      }
-    }
-    return success();
-  }
-
-  bool empty() const { return roots.empty(); }
-  /// Attention modules of `joint.model` not named `self_attn` (for the
-  /// error message).
-  ArrayRef<StringRef> getOtherAttention() const { return otherAttention; }
-
-  /// The innermost attention root `op` runs in, or "" (with `place`).
-  StringRef rootOf(CallFunctionOp op, Place *place = nullptr) {
-    ArrayAttr stack = op.getModuleStackAttr();
-    if (!stack) {
-      if (place)
-        *place = Place::Unlabeled;
-      return {};
-    }
-    auto [it, inserted] = cache.try_emplace(stack);
-    if (inserted)
-      it->second = resolve(stack);
-    if (place)
-      *place = it->second.second;
-    return it->second.first;
-  }
-
-private:
-  /// The root `fqn` is, or is nested in; "" when none. Checks every dotted
-  /// prefix, so the cost is the FQN's length.
-  StringRef rootContaining(StringRef fqn) const {
-    for (size_t dot = fqn.find('.'); dot != StringRef::npos;
-         dot = fqn.find('.', dot + 1)) {
-      auto it = roots.find(fqn.take_front(dot));
-      if (it != roots.end())
-        return it->first();
-    }
-    auto it = roots.find(fqn);
-    return it != roots.end() ? it->first() : StringRef();
-  }
-
-  std::pair<StringRef, Place> resolve(ArrayAttr stack) const {
-    Place place = Place::Unlabeled;
-    // Innermost first (seed: `_stack_fqns`).
-    for (Attribute frame : llvm::reverse(stack)) {
-      StringRef fqn = cast<ModuleFrameAttr>(frame).getFqn();
-      if (fqn.empty())
-        continue;
-      place = Place::Outside;
-      if (StringRef root = rootContaining(fqn); !root.empty())
-        return {root, Place::Inside};
-    }
-    return {StringRef(), place};
-  }
-
-  llvm::StringSet<> roots;
-  SmallVector<StringRef> otherAttention;
-  llvm::DenseMap<Attribute, std::pair<StringRef, Place>> cache;
-};
-
-//===----------------------------------------------------------------------===//
-// Candidates
-//===----------------------------------------------------------------------===//
-
-/// One offloadable activation: the owner of a storage group and everything
-/// the rewrite needs, resolved before any IR changes.
-struct Candidate {
-  Value value;
-  CallFunctionOp producer;
-  const Storage *storage = nullptr;
-  int64_t bytes = 0;
-  StringRef root;
-  StringRef device;
-  /// Last forward reader of the whole storage group (the producer when the
-  /// forward never reads it) and the result of it the forward wait depends
-  /// on.
-  Operation *lastForwardUse = nullptr;
-  Value lastUseValue;
-  /// First backward reader of the group (owner or a view of it).
-  Operation *firstBackwardUse = nullptr;
-  /// Backward uses of the owner itself.
-  SmallVector<OpOperand *> directBackwardUses;
-  /// Backward uses of forward views; rewired to the replayed views.
-  SmallVector<OpOperand *> viewBackwardUses;
-  /// Forward view ops the backward reads (or whose descendants it reads), in
-  /// forward order; replayed on the reloaded value.
-  SmallVector<Operation *> replayOps;
-};
-
-/// Why a value of an in-scope forward op is not offloaded. Every rule of the
-/// seed's `_can_offload` and `_collect_offload_info`; the pass only counts
-/// them, tests observe the resulting IR.
-class CandidateFinder {
-public:
-  CandidateFinder(const StorageAliasAnalysis &aliases,
-                  const llvm::DenseMap<Operation *, unsigned> &position,
-                  int64_t minBytes)
-      : aliases(aliases), position(position), minBytes(minBytes) {}
-
-  /// Fills `c` for result `result` of forward op `op`; false when a rule
-  /// rejects it.
-  bool find(CallFunctionOp op, OpResult result, Candidate &c) {
-    auto type = dyn_cast<RankedTensorType>(result.getType());
-    // Rank >= 2 (seed: `value.dim() < 2`).
-    if (!type || type.getRank() < 2)
-      return false;
-    if (targetNamespace(op) == "ao" || isCollectiveOrWait(op))
-      return false;
-    if (isSchemaView(op, aliases.getOperatorTable().lookup(op),
-                     result.getResultNumber()))
-      return false;
-    // Only the owner of a safe storage group (seed: `_StorageIndex`).
-    const Storage *s = aliases.lookup(result);
-    if (!s || s->owner != result || s->isGraphInput || s->isGraphOutput ||
-        s->isWritten())
-      return false;
-    // Layout: contiguous, storage offset 0 (seed: `_is_contiguous`; C9).
-    // Without facts the layout is unknown and the value is skipped.
-    TensorMetaAttr meta = getTensorMeta(result);
-    if (!meta || !meta.isContiguous() || !meta.getOffset().isStatic() ||
-        meta.getOffset().hint != 0)
-      return false;
-    // Size from trace-time hints; unbacked sizes have none (seed:
-    // `_hint_to_int`).
-    std::optional<int64_t> bytes = getNumBytesHint(result);
-    if (!bytes)
-      return false;
-    // Policy conflict (C11) and an existing offload: look at every alias.
-    for (Value m : s->members) {
-      if (isRecomputeTagged(m.getDefiningOp())) {
-        ++numRecomputeTagged;
-        return false;
-      }
-      for (Operation *user : m.getUsers())
-        if (isa<ao::OffloadOp>(user))
-          return false;
-    }
-
-    c = Candidate();
-    c.value = result;
-    c.producer = op;
-    c.storage = s;
-    c.bytes = *bytes;
-    c.device = meta.getDevice();
-    if (!resolveUses(c))
-      return false;
-    // Size last, so the remark can say how many values only min-bytes kept
-    // on the device.
-    if (*bytes < minBytes) {
-      ++numBelowMinBytes;
-      return false;
-    }
-    return true;
-  }
-
-  /// Values that passed every rule but min-bytes.
-  unsigned numBelowMinBytes = 0;
-  /// Owners kept on device because they or an alias are tagged for
-  /// recompute (C11).
-  unsigned numRecomputeTagged = 0;
-
-private:
-  unsigned pos(Operation *op) const { return position.lookup(op); }
-
-  /// Backward readers, view replay set, last forward use (seed:
-  /// `_view_chain`, `_collect_offload_info`), over the whole storage group.
-  bool resolveUses(Candidate &c) {
-    const Storage &s = *c.storage;
-    Value owner = c.value;
-    unsigned producerPos = pos(c.producer);
-    unsigned lastPos = producerPos, firstBwdPos = UINT_MAX;
-    c.lastForwardUse = c.producer;
-    // Forward view ops with a backward reader below them.
-    llvm::SetVector<Operation *> needed;
-    for (Value m : s.members) {
-      auto def = m.getDefiningOp<CallFunctionOp>();
-      if (m != owner && (!def || !def.isForward()))
-        continue; // backward aliases are reached through their readers
-      for (OpOperand &use : m.getUses()) {
-        auto user = dyn_cast<CallFunctionOp>(use.getOwner());
-        if (!user)
-          continue; // ao ops and the terminator (no graph outputs here)
-        unsigned userPos = pos(user);
-        if (user.isBackward()) {
-          if (userPos < firstBwdPos) {
-            firstBwdPos = userPos;
-            c.firstBackwardUse = user;
-          }
-          if (m == owner) {
-            c.directBackwardUses.push_back(&use);
-          } else {
-            c.viewBackwardUses.push_back(&use);
-            if (!markReplayChain(def, owner, s, needed))
-              return false;
-          }
+        if (m == base) {
+          t.directBackwardUses.push_back(&use);
           continue;
         }
-        if (userPos > lastPos) {
-          lastPos = userPos;
-          c.lastForwardUse = user;
+        t.viewBackwardUses.push_back(&use);
+        // Mark the view and its ancestors up to the base for replay.
+        Operation *op = def;
+        while (op && needed.insert(op)) {
+          Value parent;
+          for (Value operand : op->getOperands())
+            if (aliases.lookup(operand) == s) {
+              parent = operand;
+              break;
+            }
+          if (!parent)
+            return "the backward reads view '" + nodeName(op) +
+                   "', which cannot be rebuilt from the base";
+          if (parent == base)
+            break;
+          auto pdef = parent.getDefiningOp<CallFunctionOp>();
+          if (!pdef || !pdef.isForward())
+            return "the backward reads view '" + nodeName(op) +
+                   "', which cannot be rebuilt from the base";
+          op = pdef;
         }
+        continue;
+      }
+      if (userPos > lastPos) {
+        lastPos = userPos;
+        t.lastForwardUse = user;
       }
     }
-    // Not saved for backward.
-    if (!c.firstBackwardUse)
-      return false;
-    // The forward wait must precede the reload.
-    if (lastPos >= firstBwdPos)
-      return false;
-    if (c.lastForwardUse == c.producer.getOperation()) {
-      c.lastUseValue = owner;
-    } else {
-      // The wait frees the storage, so it depends on a tensor result of the
-      // last reader (a specific result of a multi-output op, C10). A reader
-      // without tensor results gives no edge to pin: skip (seed).
-      for (Value r : c.lastForwardUse->getResults())
-        if (isa<RankedTensorType>(r.getType())) {
-          c.lastUseValue = r;
-          break;
-        }
-      if (!c.lastUseValue)
-        return false;
-    }
-    c.replayOps.assign(needed.begin(), needed.end());
-    llvm::sort(c.replayOps,
-               [&](Operation *a, Operation *b) { return pos(a) < pos(b); });
-    return true;
   }
-
-  /// Marks `view` and its view ancestors up to `owner` for replay. Fails
-  /// when a view cannot be rebuilt from the owner (no operand in the group).
-  bool markReplayChain(CallFunctionOp view, Value owner, const Storage &s,
-                       llvm::SetVector<Operation *> &needed) {
-    Operation *op = view;
-    while (op && needed.insert(op)) {
-      Value parent;
-      for (Value operand : op->getOperands())
-        if (aliases.lookup(operand) == &s) {
-          parent = operand;
-          break;
-        }
-      if (!parent)
-        return false;
-      if (parent == owner)
-        return true;
-      auto def = parent.getDefiningOp<CallFunctionOp>();
-      if (!def || !def.isForward())
-        return false;
-      op = def;
-    }
-    return true; // already marked with its ancestors
+  if (!t.firstBackwardUse)
+    return std::string("is not read by the backward");
+  if (lastPos >= firstBwdPos)
+    return "the forward still reads it ('" + nodeName(t.lastForwardUse) +
+           "') after the backward starts";
+  if (t.lastForwardUse == producer.getOperation()) {
+    t.lastUseValue = base;
+  } else {
+    // The wait frees the storage, so it depends on a tensor result of the
+    // last reader (one result of a multi-output op).
+    for (Value r : t.lastForwardUse->getResults())
+      if (isa<RankedTensorType>(r.getType())) {
+        t.lastUseValue = r;
+        break;
+      }
+    if (!t.lastUseValue)
+      return "its last forward reader '" + nodeName(t.lastForwardUse) +
+             "' has no tensor result to order the wait after";
   }
+  t.replayOps.assign(needed.begin(), needed.end());
+  llvm::sort(t.replayOps, [&](Operation *a, Operation *b) {
+    return position(a) < position(b);
+  });
+  return std::nullopt;
+}
 
-  const StorageAliasAnalysis &aliases;
-  const llvm::DenseMap<Operation *, unsigned> &position;
-  int64_t minBytes;
-};
+const OffloadTarget *OffloadEligibility::targetOf(const Storage *s,
+                                                  std::string &why) {
+  auto [it, inserted] = cache.try_emplace(s);
+  if (inserted)
+    if (std::optional<std::string> refusal = resolve(s, it->second.first))
+      it->second.second = *refusal;
+  why = it->second.second;
+  return why.empty() ? &it->second.first : nullptr;
+}
+
+FailureOr<SmallVector<const OffloadTarget *>>
+OffloadEligibility::check(CallFunctionOp op, std::string &why) {
+  if (!op.isForward()) {
+    why = "is not a forward op";
+    return failure();
+  }
+  if (why = opRefusal(op, aliases); !why.empty())
+    return failure();
+  SmallVector<const OffloadTarget *> targets;
+  std::string notRead;
+  for (OpResult r : op->getResults()) {
+    const Storage *s = aliases.lookup(r);
+    if (!s || !isa<RankedTensorType>(r.getType()) ||
+        llvm::any_of(targets, [&](auto *t) { return t->storage == s; }))
+      continue;
+    std::string reason;
+    if (const OffloadTarget *t = targetOf(s, reason)) {
+      targets.push_back(t);
+      continue;
+    }
+    // A result the backward does not read is simply not saved.
+    if (reason == "is not read by the backward") {
+      notRead = reason;
+      continue;
+    }
+    why = reason;
+    return failure();
+  }
+  if (targets.empty()) {
+    why = notRead.empty() ? "has no tensor result" : notRead;
+    return failure();
+  }
+  return targets;
+}
+
+LogicalResult mlir::joint::checkOffloadable(CallFunctionOp op,
+                                            const StorageAliasAnalysis &aliases,
+                                            std::string &why) {
+  auto graph = op->getParentOfType<GraphOp>();
+  if (!graph) {
+    why = "is not inside a joint.graph";
+    return failure();
+  }
+  OffloadEligibility eligibility(graph, aliases);
+  return success(succeeded(eligibility.check(op, why)));
+}
 
 //===----------------------------------------------------------------------===//
-// The pass
+// Regions (prefetch and defer distances)
 //===----------------------------------------------------------------------===//
 
-struct CpuOffload : joint::impl::JointCpuOffloadBase<CpuOffload> {
-  using JointCpuOffloadBase::JointCpuOffloadBase;
+namespace {
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (failed(checkOptions(module)))
-      return signalPassFailure();
-    for (GraphOp graph : module.getOps<GraphOp>())
-      if (failed(runOnGraph(graph)))
-        return signalPassFailure();
+/// Regions of one phase: runs of ops in one attention module (values
+/// produced inside attention) or one transformer block (other values). A
+/// run opens when the module changes and is closed by an op of a module
+/// outside every such unit; unlabeled ops (root module only) are
+/// transparent. Regions are found by position, so a module reused in
+/// several blocks gives one region per traversal.
+class RegionIndex {
+public:
+  /// The region key of an op: an attention module or a block, "" outside.
+  using Key = std::string;
+
+  RegionIndex(ModelStructure &model, bool attention, ArrayRef<Operation *> ops)
+      : model(model), attention(attention) {
+    Key previous;
+    for (Operation *op : ops) {
+      ModelStructure::Place place;
+      Key key = keyOf(cast<CallFunctionOp>(op), &place);
+      if (place == ModelStructure::Place::Outside) {
+        previous.clear();
+        continue;
+      }
+      if (place != ModelStructure::Place::Inside || key == previous)
+        continue;
+      anchorsOfKey[key].push_back(anchors.size());
+      anchors.push_back(op);
+      previous = key;
+    }
+  }
+
+  /// The unit an op runs in ("" and Outside/Unlabeled when none).
+  Key keyOf(CallFunctionOp op, ModelStructure::Place *place) {
+    if (attention)
+      return model.getAttentionOf(op, place).str();
+    std::optional<unsigned> block = model.getBlockIndex(op);
+    ArrayAttr stack = op.getModuleStackAttr();
+    bool labeled = stack && llvm::any_of(stack, [](Attribute f) {
+                     return !cast<ModuleFrameAttr>(f).getFqn().empty();
+                   });
+    *place = block ? ModelStructure::Place::Inside
+                   : (labeled ? ModelStructure::Place::Outside
+                              : ModelStructure::Place::Unlabeled);
+    return block ? model.getBlocks()[*block] : Key();
+  }
+
+  ArrayRef<Operation *> getAnchors() const { return anchors; }
+  ArrayRef<unsigned> anchorsOf(const Key &key) const {
+    auto it = anchorsOfKey.find(key);
+    return it == anchorsOfKey.end() ? ArrayRef<unsigned>() : it->second;
   }
 
 private:
-  /// Option values the command-line parser accepts but the pass does not.
-  LogicalResult checkOptions(ModuleOp module) {
-    if (budgetGB.hasValue() && budgetGiB.hasValue())
-      return emitError(module.getLoc())
-             << "joint-cpu-offload: give budget-gib or its old spelling "
-                "budget-gb, not both";
-    double budget = budgetGB.hasValue() ? budgetGB : budgetGiB;
-    StringRef budgetName = budgetGB.hasValue() ? "budget-gb" : "budget-gib";
-    if (!std::isfinite(budget) || budget < 0)
-      return emitError(module.getLoc())
-             << "joint-cpu-offload: " << budgetName
-             << " must be a finite number of GiB >= 0 (0 means no limit), got "
-             << llvm::formatv("{0}", budget).str();
-    if (minBytes < 0)
-      return emitError(module.getLoc())
-             << "joint-cpu-offload: min-bytes must be >= 0, got "
-             << static_cast<int64_t>(minBytes);
-    return success();
-  }
-
-  LogicalResult runOnGraph(GraphOp graph);
-  unsigned prefetch(ArrayRef<Operation *> backwardOps,
-                    ArrayRef<std::pair<Candidate *, ao::ReloadOp>> reloads,
-                    AttentionScope &scope,
-                    const llvm::DenseMap<Operation *, unsigned> &position);
+  ModelStructure &model;
+  bool attention;
+  SmallVector<Operation *> anchors;
+  llvm::StringMap<SmallVector<unsigned>> anchorsOfKey;
 };
 
 } // namespace
 
-/// Largest first while the running total fits the budget; a candidate that
-/// does not fit is skipped and smaller ones are still tried (seed:
-/// `_select_within_budget`). `budgetBytes` 0 means no limit.
-static SmallVector<Candidate *>
-selectWithinBudget(MutableArrayRef<Candidate> candidates, double budgetBytes,
-                   int64_t &totalBytes) {
-  SmallVector<Candidate *> order;
-  for (Candidate &c : candidates)
-    order.push_back(&c);
-  // Stable: equal sizes keep program order, so every rank decides the same.
-  llvm::stable_sort(
-      order, [](Candidate *a, Candidate *b) { return a->bytes > b->bytes; });
-  SmallVector<Candidate *> selected;
-  totalBytes = 0;
-  for (Candidate *c : order) {
-    if (budgetBytes > 0 &&
-        static_cast<double>(totalBytes) + static_cast<double>(c->bytes) >
-            budgetBytes)
-      continue;
-    selected.push_back(c);
-    totalBytes += c->bytes;
+//===----------------------------------------------------------------------===//
+// The applier
+//===----------------------------------------------------------------------===//
+
+/// One storage to offload and the ops made for it.
+struct OffloadEntry {
+  const OffloadTarget *target = nullptr;
+  unsigned prefetch = 0, defer = 0;
+  /// Where the forward wait goes: before this op; null: right after the
+  /// last forward use (or the offload when the forward never reads it).
+  Operation *waitBefore = nullptr;
+  /// Where a prefetched reload goes: before this op; null: no prefetch.
+  Operation *reloadBefore = nullptr;
+  ao::OffloadOp offload;
+  ao::WaitTensorOp forwardWait;
+  ao::ReloadOp reload;
+  bool prefetched = false;
+};
+
+class mlir::joint::OffloadApplyState {
+public:
+  OffloadApplyState(GraphOp graph, const StorageAliasAnalysis &aliases,
+                    const OffloadApplyOptions &options)
+      : graph(graph), aliases(aliases), options(options),
+        eligibility(graph, aliases), model(graph.getOperation()) {}
+
+  FailureOr<OffloadApplySummary> run();
+
+  LogicalResult offloadFor(CallFunctionOp op, PatternRewriter &rewriter);
+  LogicalResult reloadFor(ao::WaitTensorOp wait, PatternRewriter &rewriter);
+  LogicalResult prefetchReload(ao::ReloadOp reload, PatternRewriter &rewriter);
+
+private:
+  LogicalResult plan();
+  void placeRegions(OffloadEntry &e, RegionIndex *forward,
+                    RegionIndex *backward, Operation *boundary);
+  std::optional<unsigned> regionAttr(CallFunctionOp op, StringRef name,
+                                     bool &bad);
+
+  GraphOp graph;
+  const StorageAliasAnalysis &aliases;
+  OffloadApplyOptions options;
+  OffloadEligibility eligibility;
+  ModelStructure model;
+  Namespace names;
+  int64_t nextStorageId = 0;
+  /// Storages in the order their first tagged op appears.
+  SmallVector<const Storage *> order;
+  llvm::DenseMap<const Storage *, OffloadEntry> entries;
+  llvm::DenseMap<Operation *, SmallVector<const Storage *, 1>> storagesOf;
+  llvm::DenseMap<Operation *, const Storage *> storageOfWait, storageOfReload;
+  /// Prefetch anchor -> the first reload moved before it.
+  llvm::DenseMap<Operation *, Operation *> firstAtAnchor;
+  OffloadApplySummary summary;
+};
+
+namespace {
+
+/// Root: a forward op tagged must_cpu_offload whose storage is not offloaded
+/// yet.
+struct OffloadTaggedOp : OpRewritePattern<CallFunctionOp> {
+  OffloadTaggedOp(MLIRContext *ctx, OffloadApplyState &state)
+      : OpRewritePattern<CallFunctionOp>(ctx), state(state) {}
+  LogicalResult matchAndRewrite(CallFunctionOp op,
+                                PatternRewriter &rewriter) const override {
+    return state.offloadFor(op, rewriter);
   }
-  return selected;
+  OffloadApplyState &state;
+};
+
+/// Root: the forward wait of an offload that has no reload yet.
+struct ReloadForBackward : OpRewritePattern<ao::WaitTensorOp> {
+  ReloadForBackward(MLIRContext *ctx, OffloadApplyState &state)
+      : OpRewritePattern<ao::WaitTensorOp>(ctx), state(state) {}
+  LogicalResult matchAndRewrite(ao::WaitTensorOp op,
+                                PatternRewriter &rewriter) const override {
+    return state.reloadFor(op, rewriter);
+  }
+  OffloadApplyState &state;
+};
+
+/// Root: a reload with a prefetch distance, not moved yet.
+struct PrefetchReload : OpRewritePattern<ao::ReloadOp> {
+  PrefetchReload(MLIRContext *ctx, OffloadApplyState &state)
+      : OpRewritePattern<ao::ReloadOp>(ctx), state(state) {}
+  LogicalResult matchAndRewrite(ao::ReloadOp op,
+                                PatternRewriter &rewriter) const override {
+    return state.prefetchReload(op, rewriter);
+  }
+  OffloadApplyState &state;
+};
+
+} // namespace
+
+void mlir::joint::populateCpuOffloadPatterns(RewritePatternSet &patterns,
+                                             OffloadApplyState &state) {
+  patterns.add<OffloadTaggedOp, ReloadForBackward, PrefetchReload>(
+      patterns.getContext(), state);
+}
+
+std::optional<unsigned>
+OffloadApplyState::regionAttr(CallFunctionOp op, StringRef name, bool &bad) {
+  Attribute a = op->getAttr(name);
+  if (!a)
+    return std::nullopt;
+  auto i = dyn_cast<IntegerAttr>(a);
+  if (!i || i.getValue().isNegative() || i.getValue().getActiveBits() > 31) {
+    op.emitOpError() << "node '" << op.getName() << "': '" << name
+                     << "' must be a non-negative integer number of regions";
+    bad = true;
+    return std::nullopt;
+  }
+  return static_cast<unsigned>(i.getInt());
+}
+
+LogicalResult OffloadApplyState::plan() {
+  Block &body = graph.getBody().front();
+  for (CallFunctionOp op : body.getOps<CallFunctionOp>()) {
+    if (op.getPolicy() != CheckpointPolicy::must_cpu_offload)
+      continue;
+    // Applied before: the tag stays and the IR already has the chain.
+    if (llvm::any_of(op->getResults(), [&](Value r) {
+          const Storage *s = aliases.lookup(r);
+          return s && eligibility.isOffloaded(s);
+        }))
+      continue;
+    std::string why;
+    FailureOr<SmallVector<const OffloadTarget *>> targets =
+        eligibility.check(op, why);
+    if (failed(targets))
+      return op.emitOpError()
+             << "node '" << op.getName() << "' (" << op.getTarget()
+             << ") is tagged must_cpu_offload but " << why;
+    bool bad = false;
+    std::optional<unsigned> prefetch = regionAttr(op, kPrefetchAttr, bad);
+    std::optional<unsigned> defer = regionAttr(op, kDeferAttr, bad);
+    if (bad)
+      return failure();
+    for (const OffloadTarget *t : *targets) {
+      if (eligibility.isOffloaded(t->storage))
+        continue; // applied before: tags stay, the IR already has the chain
+      auto [it, inserted] = entries.try_emplace(t->storage);
+      OffloadEntry &e = it->second;
+      if (inserted) {
+        e.target = t;
+        e.prefetch = options.prefetchRegions;
+        e.defer = options.deferRegions;
+        order.push_back(t->storage);
+        if (prefetch)
+          e.prefetch = *prefetch;
+        if (defer)
+          e.defer = *defer;
+      } else {
+        e.prefetch = std::max(e.prefetch, prefetch.value_or(0));
+        e.defer = std::max(e.defer, defer.value_or(0));
+      }
+      storagesOf[op].push_back(t->storage);
+    }
+  }
+  if (entries.empty())
+    return success();
+
+  // Region anchors, on the unchanged graph.
+  SmallVector<Operation *> forwardOps, backwardOps;
+  Operation *boundary = nullptr;
+  for (CallFunctionOp op : body.getOps<CallFunctionOp>()) {
+    if (op.isForward()) {
+      forwardOps.push_back(op);
+    } else {
+      backwardOps.push_back(op);
+      if (!boundary)
+        boundary = op;
+    }
+  }
+  std::optional<RegionIndex> fwdAttention, bwdAttention, fwdBlock, bwdBlock;
+  for (const Storage *s : order) {
+    OffloadEntry &e = entries[s];
+    if (!e.prefetch && !e.defer)
+      continue;
+    ModelStructure::Place place;
+    model.getAttentionOf(e.target->producer, &place);
+    bool attention = place == ModelStructure::Place::Inside;
+    if (!attention && !model.getBlockIndex(e.target->producer))
+      continue; // in no region: placed as without distances
+    std::optional<RegionIndex> &fwd = attention ? fwdAttention : fwdBlock;
+    std::optional<RegionIndex> &bwd = attention ? bwdAttention : bwdBlock;
+    if (!fwd) {
+      fwd.emplace(model, attention, forwardOps);
+      bwd.emplace(model, attention, backwardOps);
+    }
+    placeRegions(e, &*fwd, &*bwd, boundary);
+  }
+  return success();
+}
+
+/// Defer: the forward wait goes before the (defer+1)-th region that starts
+/// after the last forward use, or before the first backward op when fewer
+/// remain. Prefetch (graph_trainer `_prefetch_reloads`): the reload goes to
+/// the start of the region `prefetch` regions before its own (the latest
+/// region of its unit at or before the first backward reader), never above
+/// its forward wait.
+void OffloadApplyState::placeRegions(OffloadEntry &e, RegionIndex *forward,
+                                     RegionIndex *backward,
+                                     Operation *boundary) {
+  const OffloadTarget &t = *e.target;
+  auto pos = [&](Operation *op) { return eligibility.position(op); };
+  unsigned waitPos = pos(t.lastForwardUse);
+  if (e.defer) {
+    ArrayRef<Operation *> anchors = forward->getAnchors();
+    auto after = llvm::partition_point(
+        anchors, [&](Operation *a) { return pos(a) <= waitPos; });
+    size_t index = (after - anchors.begin()) + e.defer;
+    Operation *anchor = index < anchors.size() ? anchors[index] : boundary;
+    if (anchor && pos(anchor) > waitPos &&
+        pos(anchor) <= pos(t.firstBackwardUse)) {
+      e.waitBefore = anchor;
+      waitPos = pos(anchor) - 1;
+      ++summary.numDeferred;
+    }
+  }
+  if (!e.prefetch)
+    return;
+  ModelStructure::Place place;
+  RegionIndex::Key key = backward->keyOf(t.producer, &place);
+  ArrayRef<unsigned> indices = backward->anchorsOf(key);
+  if (indices.empty())
+    return;
+  ArrayRef<Operation *> anchors = backward->getAnchors();
+  unsigned reloadPos = pos(t.firstBackwardUse);
+  auto after = llvm::partition_point(
+      indices, [&](unsigned i) { return pos(anchors[i]) <= reloadPos; });
+  unsigned own = after == indices.begin() ? indices.front() : *(after - 1);
+  unsigned target = own > e.prefetch ? own - e.prefetch : 0;
+  while (target < own && pos(anchors[target]) <= waitPos)
+    ++target;
+  Operation *anchor = anchors[target];
+  if (pos(anchor) >= reloadPos || pos(anchor) <= waitPos)
+    return;
+  e.reloadBefore = anchor;
 }
 
 /// `meta` with storage id `id`.
@@ -491,7 +646,8 @@ static TensorMetaAttr withStorage(TensorMetaAttr meta, int64_t id) {
 }
 
 /// Rewrites the storage id `from` to `to` in `op`'s result facts.
-static void renumberStorage(CallFunctionOp op, int64_t from, int64_t to) {
+static void renumberStorage(RewriterBase &rewriter, CallFunctionOp op,
+                            int64_t from, int64_t to) {
   ArrayAttr metas = op.getResultMetaAttr();
   if (!metas)
     return;
@@ -504,223 +660,195 @@ static void renumberStorage(CallFunctionOp op, int64_t from, int64_t to) {
         changed = true;
       }
   if (changed)
-    op.setResultMetaAttr(ArrayAttr::get(op.getContext(), updated));
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setResultMetaAttr(ArrayAttr::get(op.getContext(), updated));
+    });
 }
 
-/// A node name not used yet: `base`, else `base_1`, `base_2`, ...
-static StringAttr uniqueName(MLIRContext *ctx, Namespace &used,
-                             const Twine &base) {
-  return StringAttr::get(ctx, used.newName(base));
-}
-
-LogicalResult CpuOffload::runOnGraph(GraphOp graph) {
-  MLIRContext *ctx = graph.getContext();
-  AttentionScope attention;
-  if (failed(attention.build(graph)))
+LogicalResult OffloadApplyState::offloadFor(CallFunctionOp op,
+                                            PatternRewriter &rewriter) {
+  auto it = storagesOf.find(op);
+  if (it == storagesOf.end())
     return failure();
-  if (attention.empty()) {
-    // Not emitOpError: the note would print the whole graph.
-    InFlightDiagnostic d =
-        emitError(graph.getLoc())
-        << "joint-cpu-offload scope=attention: graph @" << graph.getSymName()
-        << " has no self_attn module (neither '" << kModelAttr
-        << "' attention nor any op's module stack names "
-           "a module 'self_attn')";
-    if (!attention.getOtherAttention().empty())
-      d << "; attention modules under other names ("
-        << attention.getOtherAttention().front()
-        << ", ...) are not in this scope";
-    return failure();
-  }
-
-  // A backward size query reads the forward SymInt, so no activation is
-  // offloaded and reloaded only for its size (C16).
-  readForwardSizes(graph);
-  Block &body = graph.getBody().front();
-  const StorageAliasAnalysis &aliases =
-      getChildAnalysis<StorageAliasAnalysis>(graph);
-
-  // Program positions of the original ops; the analysis and the prefetch
-  // anchors refer only to these.
-  llvm::DenseMap<Operation *, unsigned> position;
-  SmallVector<Operation *> backwardOps;
-  Namespace usedNames;
-  usedNames.addGraph(graph);
-  int64_t nextStorageId = 0;
-  auto noteStorage = [&](TensorMetaAttr m) {
-    if (m)
-      nextStorageId = std::max(nextStorageId, m.getStorage() + 1);
-  };
-  for (BlockArgument arg : body.getArguments())
-    noteStorage(getTensorMeta(arg));
-  for (auto [i, op] : llvm::enumerate(body)) {
-    position[&op] = i;
-    auto aten = dyn_cast<CallFunctionOp>(op);
-    if (!aten)
+  bool changed = false;
+  for (const Storage *s : it->second) {
+    OffloadEntry &e = entries[s];
+    if (e.offload)
       continue;
-    if (ArrayAttr metas = aten.getResultMetaAttr())
-      for (Attribute m : metas)
-        noteStorage(dyn_cast_or_null<TensorMetaAttr>(m));
-    if (aten.isBackward())
-      backwardOps.push_back(aten);
-  }
-
-  // 1. Candidates: forward ops in scope, every rule of the seed.
-  CandidateFinder finder(aliases, position, minBytes);
-  std::vector<Candidate> candidates;
-  for (CallFunctionOp op : body.getOps<CallFunctionOp>()) {
-    if (!op.isForward())
-      continue;
-    StringRef root = attention.rootOf(op);
-    if (root.empty())
-      continue;
-    for (OpResult r : op->getResults()) {
-      Candidate c;
-      if (!finder.find(op, r, c))
-        continue;
-      c.root = root;
-      candidates.push_back(std::move(c));
-    }
-  }
-
-  // 2. Selection within the host budget.
-  int64_t totalBytes = 0;
-  SmallVector<Candidate *> selected = selectWithinBudget(
-      candidates, (budgetGB.hasValue() ? budgetGB : budgetGiB) * kBytesPerGiB,
-      totalBytes);
-
-  // 3. Rewrite: forward offload + wait, backward reload + wait, view replay.
-  OpBuilder b(ctx);
-  SmallVector<std::pair<Candidate *, ao::ReloadOp>> reloads;
-  for (Candidate *c : selected) {
-    Value value = c->value;
-    Type type = value.getType();
-    Location loc = c->producer.getLoc();
-
-    b.setInsertionPointAfter(c->producer);
-    auto offload = ao::OffloadOp::create(b, loc, type, value, StringAttr());
-    if (c->lastForwardUse == c->producer.getOperation())
-      b.setInsertionPointAfter(offload);
+    const OffloadTarget &t = *e.target;
+    Value base = t.base;
+    Type type = base.getType();
+    CallFunctionOp producer = t.producer;
+    Location loc = producer.getLoc();
+    rewriter.setInsertionPointAfter(producer);
+    e.offload = ao::OffloadOp::create(rewriter, loc, type, base, StringAttr());
+    if (e.waitBefore)
+      rewriter.setInsertionPoint(e.waitBefore);
+    else if (t.lastForwardUse == producer.getOperation())
+      rewriter.setInsertionPointAfter(e.offload);
     else
-      b.setInsertionPointAfter(c->lastForwardUse);
-    auto forwardWait = ao::WaitTensorOp::create(b, loc, type, offload, value,
-                                                c->lastUseValue, StringAttr());
+      rewriter.setInsertionPointAfter(t.lastForwardUse);
+    e.forwardWait = ao::WaitTensorOp::create(
+        rewriter, loc, type, e.offload, base, t.lastUseValue, StringAttr());
+    storageOfWait[e.forwardWait] = s;
+    ++summary.numStorages;
+    summary.numBytes += t.bytes;
+    changed = true;
+  }
+  return success(changed);
+}
 
-    b.setInsertionPoint(c->firstBackwardUse);
-    auto reload = ao::ReloadOp::create(b, loc, type, forwardWait, c->device,
-                                       ArrayAttr(), ArrayAttr(), StringAttr());
-    // The host copy stays alive until the copy back has finished (torch:
-    // gpu = ao.wait_tensor(gpu, keepalive=cpu)).
-    auto backwardWait = ao::WaitTensorOp::create(
-        b, loc, type, reload, forwardWait, Value(), StringAttr());
-    for (OpOperand *use : c->directBackwardUses)
-      use->set(backwardWait);
+LogicalResult OffloadApplyState::reloadFor(ao::WaitTensorOp wait,
+                                           PatternRewriter &rewriter) {
+  const Storage *s = storageOfWait.lookup(wait);
+  if (!s)
+    return failure();
+  OffloadEntry &e = entries[s];
+  if (e.reload)
+    return failure();
+  const OffloadTarget &t = *e.target;
+  MLIRContext *ctx = graph.getContext();
+  Type type = t.base.getType();
+  Location loc = CallFunctionOp(t.producer).getLoc();
+  rewriter.setInsertionPoint(t.firstBackwardUse);
+  auto toAttr = [&](const std::optional<SmallVector<int64_t>> &v) {
+    if (!v)
+      return ArrayAttr();
+    SmallVector<Attribute> attrs;
+    for (int64_t x : *v)
+      attrs.push_back(IntegerAttr::get(IntegerType::get(ctx, 64), x));
+    return ArrayAttr::get(ctx, attrs);
+  };
+  e.reload = ao::ReloadOp::create(rewriter, loc, type, wait, t.device,
+                                  toAttr(t.reloadSizes),
+                                  toAttr(t.reloadStrides), StringAttr());
+  storageOfReload[e.reload] = s;
+  // The host copy stays alive until the copy back has finished (torch:
+  // gpu = ao.wait_tensor(gpu, keepalive=cpu)).
+  auto backwardWait = ao::WaitTensorOp::create(rewriter, loc, type, e.reload,
+                                               wait, Value(), StringAttr());
+  for (OpOperand *use : t.directBackwardUses)
+    rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(backwardWait); });
 
-    // Backward aliases now live in the reloaded allocation, not in the
-    // forward storage that the forward wait releases.
-    int64_t oldId = c->storage->id, newId = nextStorageId++;
-    for (Value m : c->storage->members)
-      if (auto def = m.getDefiningOp<CallFunctionOp>(); def && def.isBackward())
-        renumberStorage(def, oldId, newId);
+  // Backward aliases now live in the reloaded allocation, not in the
+  // forward storage that the forward wait releases.
+  int64_t oldId = s->id, newId = nextStorageId++;
+  for (Value m : s->members)
+    if (auto def = m.getDefiningOp<CallFunctionOp>(); def && def.isBackward())
+      renumberStorage(rewriter, def, oldId, newId);
 
-    // Replay the forward views the backward reads, in forward order.
-    IRMapping mapping;
-    mapping.map(value, backwardWait.getResult());
-    for (Operation *view : c->replayOps) {
-      auto replay = cast<CallFunctionOp>(b.clone(*view, mapping));
-      auto original = cast<CallFunctionOp>(view);
+  // Replay the forward views the backward reads, in forward order.
+  IRMapping mapping;
+  mapping.map(t.base, backwardWait.getResult());
+  for (Operation *view : t.replayOps) {
+    auto replay = cast<CallFunctionOp>(rewriter.clone(*view, mapping));
+    auto original = cast<CallFunctionOp>(view);
+    rewriter.modifyOpInPlace(replay, [&] {
       replay.setPhase(Phase::backward);
       replay.removePolicyAttr();
+      replay->removeAttr(kPrefetchAttr);
+      replay->removeAttr(kDeferAttr);
       replay.setNameAttr(
-          uniqueName(ctx, usedNames, original.getName() + "_reload"));
-      if (ArrayAttr names = original.getResultNamesAttr()) {
+          StringAttr::get(ctx, names.newName(original.getName() + "_reload")));
+      if (ArrayAttr rn = original.getResultNamesAttr()) {
         SmallVector<Attribute> renamed;
-        for (Attribute n : names)
-          renamed.push_back(uniqueName(
-              ctx, usedNames, cast<StringAttr>(n).getValue() + "_reload"));
+        for (Attribute n : rn)
+          renamed.push_back(StringAttr::get(
+              ctx, names.newName(cast<StringAttr>(n).getValue() + "_reload")));
         replay.setResultNamesAttr(ArrayAttr::get(ctx, renamed));
       }
-      renumberStorage(replay, oldId, newId);
-    }
-    for (OpOperand *use : c->viewBackwardUses)
-      use->set(mapping.lookup(use->get()));
-    reloads.emplace_back(c, reload);
+    });
+    renumberStorage(rewriter, replay, oldId, newId);
   }
-
-  // 4. Prefetch by attention region.
-  unsigned moved = 0;
-  if (prefetchRegions > 0 && !reloads.empty())
-    moved = prefetch(backwardOps, reloads, attention, position);
-
-  numOffloaded += selected.size();
-  numOffloadedBytes += totalBytes;
-  numPrefetched += moved;
-  InFlightDiagnostic remark = emitRemark(graph.getLoc());
-  remark << "joint-cpu-offload: offloaded " << selected.size() << " of "
-         << candidates.size() << " attention activation(s), " << totalBytes
-         << " bytes, prefetched " << moved << " reload(s)";
-  if (finder.numBelowMinBytes)
-    remark << "; " << finder.numBelowMinBytes
-           << " more below min-bytes=" << static_cast<int64_t>(minBytes);
-  if (finder.numRecomputeTagged)
-    remark << "; " << finder.numRecomputeTagged
-           << " tagged for recompute (never offloaded)";
+  for (OpOperand *use : t.viewBackwardUses)
+    rewriter.modifyOpInPlace(use->getOwner(),
+                             [&] { use->set(mapping.lookup(use->get())); });
   return success();
 }
 
-/// Moves each reload `prefetchRegions` attention regions earlier (seed:
-/// `_prefetch_reloads`). A region is a run of backward ops inside one
-/// attention root; it opens when the root changes and is closed by an op of
-/// a module outside attention, while unlabeled ops (no module frame besides
-/// the root module) are transparent. Regions are found by position, so a
-/// module reused in several blocks maps each reload to its own region: the
-/// latest region of its root that starts at or before the reload. A reload
-/// never moves above its forward wait. Returns the number of moved reloads.
-unsigned
-CpuOffload::prefetch(ArrayRef<Operation *> backwardOps,
-                     ArrayRef<std::pair<Candidate *, ao::ReloadOp>> reloads,
-                     AttentionScope &scope,
-                     const llvm::DenseMap<Operation *, unsigned> &position) {
-  SmallVector<Operation *> anchors;
-  llvm::StringMap<SmallVector<unsigned>> anchorsOfRoot;
-  StringRef previous;
-  for (Operation *op : backwardOps) {
-    AttentionScope::Place place;
-    StringRef root = scope.rootOf(cast<CallFunctionOp>(op), &place);
-    if (place == AttentionScope::Place::Outside) {
-      previous = StringRef();
-      continue;
-    }
-    if (place != AttentionScope::Place::Inside || root == previous)
-      continue;
-    anchorsOfRoot[root].push_back(anchors.size());
-    anchors.push_back(op);
-    previous = root;
-  }
-
-  unsigned moved = 0;
-  for (auto [c, reload] : reloads) {
-    auto it = anchorsOfRoot.find(c->root);
-    if (it == anchorsOfRoot.end())
-      continue;
-    unsigned reloadPos = position.lookup(c->firstBackwardUse);
-    unsigned waitPos = position.lookup(c->lastForwardUse);
-    // Its own region: the latest of its root at or before the reload, else
-    // the first one (binary search: a root's regions are in program order).
-    ArrayRef<unsigned> indices = it->second;
-    auto after = llvm::partition_point(indices, [&](unsigned i) {
-      return position.lookup(anchors[i]) <= reloadPos;
-    });
-    unsigned own = after == indices.begin() ? indices.front() : *(after - 1);
-    unsigned target = own > prefetchRegions ? own - prefetchRegions : 0;
-    while (target < own && position.lookup(anchors[target]) <= waitPos)
-      ++target;
-    Operation *anchor = anchors[target];
-    unsigned anchorPos = position.lookup(anchor);
-    if (anchorPos >= reloadPos || anchorPos <= waitPos)
-      continue;
-    reload->moveBefore(anchor);
-    ++moved;
-  }
-  return moved;
+LogicalResult OffloadApplyState::prefetchReload(ao::ReloadOp reload,
+                                                PatternRewriter &rewriter) {
+  const Storage *s = storageOfReload.lookup(reload);
+  if (!s)
+    return failure();
+  OffloadEntry &e = entries[s];
+  if (!e.reloadBefore || e.prefetched)
+    return failure();
+  // Reloads sharing an anchor keep the forward order of their values (the
+  // walk meets the later value's reload first).
+  Operation *&first = firstAtAnchor[e.reloadBefore];
+  rewriter.moveOpBefore(reload, first ? first : e.reloadBefore);
+  first = reload;
+  e.prefetched = true;
+  ++summary.numPrefetched;
+  return success();
 }
+
+FailureOr<OffloadApplySummary> OffloadApplyState::run() {
+  if (failed(plan()))
+    return failure();
+  if (entries.empty())
+    return summary;
+  names.addGraph(graph);
+  Block &body = graph.getBody().front();
+  for (BlockArgument arg : body.getArguments())
+    if (TensorMetaAttr m = getTensorMeta(arg))
+      nextStorageId = std::max(nextStorageId, m.getStorage() + 1);
+  for (CallFunctionOp op : body.getOps<CallFunctionOp>())
+    if (ArrayAttr metas = op.getResultMetaAttr())
+      for (Attribute a : metas)
+        if (auto m = dyn_cast_or_null<TensorMetaAttr>(a))
+          nextStorageId = std::max(nextStorageId, m.getStorage() + 1);
+
+  // The walk does not visit ops it created, so each root kind gets its own
+  // walk: tagged ops, then the forward waits they made, then the reloads.
+  RewritePatternSet patterns(graph.getContext());
+  populateCpuOffloadPatterns(patterns, *this);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  for (int i = 0; i < 3; ++i)
+    walkAndApplyPatterns(graph, frozen);
+  return summary;
+}
+
+FailureOr<OffloadApplySummary>
+mlir::joint::applyCpuOffload(GraphOp graph, const StorageAliasAnalysis &aliases,
+                             const OffloadApplyOptions &options) {
+  // A backward size query reads the forward SymInt, so no activation is
+  // offloaded and reloaded only for its size.
+  readForwardSizes(graph);
+  return OffloadApplyState(graph, aliases, options).run();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct ApplyCpuOffloadPass
+    : joint::impl::JointApplyCpuOffloadBase<ApplyCpuOffloadPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    for (GraphOp graph : getOperation().getOps<GraphOp>()) {
+      StorageAliasAnalysis aliases(graph);
+      OffloadApplyOptions options;
+      options.prefetchRegions = prefetchRegions;
+      options.deferRegions = deferRegions;
+      FailureOr<OffloadApplySummary> summary =
+          applyCpuOffload(graph, aliases, options);
+      if (failed(summary))
+        return signalPassFailure();
+      numOffloaded += summary->numStorages;
+      numOffloadedBytes += summary->numBytes;
+      numPrefetched += summary->numPrefetched;
+      emitRemark(graph.getLoc())
+          << "joint-apply-cpu-offload: offloaded " << summary->numStorages
+          << " storage(s), " << summary->numBytes << " bytes, prefetched "
+          << summary->numPrefetched << " reload(s), deferred "
+          << summary->numDeferred << " wait(s)";
+    }
+  }
+};
+
+} // namespace

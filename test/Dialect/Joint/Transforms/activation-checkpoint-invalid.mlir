@@ -43,7 +43,7 @@ joint.graph @no_blocks_is_an_error(%x: tensor<4xf32> {joint.role = #joint.role<i
 
 // -----
 
-// expected-error @+1 {{joint.model.block_containers[0] must be a dictionary with a 'blocks' list of module FQNs}}
+// expected-error @+1 {{graph @malformed_joint_model_is_an_error: 'joint.model' block_containers[0] must be a dictionary with a 'blocks' list of module FQNs}}
 joint.graph @malformed_joint_model_is_an_error(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () attributes {joint.model = {block_containers = [{container = "layers"}]}} {
   joint.output
 }

@@ -26,6 +26,7 @@ def Joint_Dialect : Dialect {
     tags) live once per operator in `joint.schema` table entries.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
   }];

@@ -105,6 +105,23 @@ inline constexpr llvm::StringLiteral kFQNAttr = "joint.fqn";
 inline constexpr llvm::StringLiteral kPathAttr = "joint.path";
 inline constexpr llvm::StringLiteral kKeyAttr = "joint.key";
 inline constexpr llvm::StringLiteral kMetaAttr = "joint.meta";
+
+/// Graph attribute holding the exporter's model structure (docs/format.md,
+/// "model"); verified by the dialect, read through ModelStructure.
+inline constexpr llvm::StringLiteral kModelAttr = "joint.model";
+/// Discardable op attributes of the offload decision contract (integers
+/// >= 0, regions; docs/passes.md, "CPU offload"): issue the reload this
+/// many regions before its first backward reader, place the forward wait
+/// this many regions after the last forward use.
+inline constexpr llvm::StringLiteral kPrefetchAttr = "joint.prefetch";
+inline constexpr llvm::StringLiteral kDeferAttr = "joint.defer";
+
+/// Checks the shape of a `joint.model` value: a dictionary whose optional
+/// `block_containers` is a list of dictionaries with a `blocks` list of
+/// non-empty strings, and whose optional `attention` is a list of
+/// dictionaries with a string `fqn`. `emitError` starts the diagnostic.
+LogicalResult verifyModelAttr(Attribute model,
+                              llvm::function_ref<InFlightDiagnostic()> emitError);
 } // namespace joint
 } // namespace mlir
 

@@ -19,7 +19,7 @@ namespace joint {
 enum class ReportFormat { text, json };
 
 /// `scope` of joint-cpu-offload: which forward activations are candidates.
-enum class OffloadScope { attention };
+enum class OffloadScope { attention, block, all };
 
 #define GEN_PASS_DECL
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
@@ -36,8 +36,15 @@ LogicalResult writeMemoryReport(ModuleOp module,
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
 
 /// Registers the pass pipelines: joint-activation-checkpoint
-/// (joint-tag-recompute-policy, then joint-remat).
+/// (joint-tag-recompute-policy, then joint-remat) and joint-cpu-offload
+/// (joint-tag-cpu-offload, then joint-apply-cpu-offload) and
+/// joint-optimize-memory.
 void registerJointPipelines();
+
+/// Registers joint-optimize-memory (joint-plan-memory, then
+/// joint-apply-cpu-offload and joint-remat),
+/// with the planner's options; called by registerJointPipelines.
+void registerOptimizeMemoryPipeline();
 
 } // namespace joint
 } // namespace mlir

@@ -33,13 +33,79 @@ def JointPrintStorageGroups : Pass<"joint-print-storage-groups",
 // CPU offload
 //===----------------------------------------------------------------------===//
 
-def JointCpuOffload : Pass<"joint-cpu-offload", "::mlir::ModuleOp"> {
-  let summary = "Offload saved attention activations to host memory";
+// Options of joint-tag-cpu-offload; the joint-cpu-offload pipeline takes
+// the same.
+defvar JointCpuOffloadOptions = [
+  Option<"scope", "scope", "::mlir::joint::OffloadScope",
+         "::mlir::joint::OffloadScope::attention",
+         "Which forward activations are candidates",
+         [{::llvm::cl::values(
+           clEnumValN(::mlir::joint::OffloadScope::attention, "attention",
+                      "produced inside attention modules (joint.model, "
+                      "modules named self_attn, modules computing SDPA or "
+                      "bmm -> softmax -> bmm)"),
+           clEnumValN(::mlir::joint::OffloadScope::block, "block",
+                      "produced inside transformer blocks"),
+           clEnumValN(::mlir::joint::OffloadScope::all, "all",
+                      "every forward activation"))}]>,
+  Option<"budgetGiB", "budget-gib", "double", "0.0",
+         "Host budget in GiB (2^30 bytes) for offloaded activations, "
+         "filled largest first; 0 means no limit; must be >= 0">,
+  Option<"budgetGB", "budget-gb", "double", "0.0",
+         "Deprecated spelling of budget-gib (also counts 2^30 bytes); "
+         "excludes budget-gib">,
+  Option<"prefetchRegions", "prefetch-regions", "unsigned", "0",
+         "Issue each ao.reload this many regions (attention modules, or "
+         "blocks for values outside attention) earlier in the backward "
+         "(0: right before its first backward consumer)">,
+  Option<"deferRegions", "defer-regions", "unsigned", "0",
+         "Place each forward ao.wait_tensor this many regions after the "
+         "last forward use (0: right after it); the source stays on the "
+         "device that much longer">,
+  Option<"minBytes", "min-bytes", "int64_t", "1048576",
+         "Smallest activation storage worth a transfer, in bytes "
+         "(trace-time size hints); must be >= 0">,
+];
+
+def JointTagCpuOffload : Pass<"joint-tag-cpu-offload", "::mlir::ModuleOp"> {
+  let summary = "Decide which saved activations move to host memory";
   let description = [{
-    Moves forward activations produced inside `self_attn` modules that the
-    backward reads (directly or through views) to host memory between their
-    last forward use and their first backward use, with the `ao` transfer
-    protocol:
+    The offload decider. Writes `policy = must_cpu_offload` on each forward
+    `joint.call_function` in `scope` whose result (a view or not) the
+    backward reads and whose base storage passes every safety rule
+    (OffloadEligibility: no RNG, collective or in-place op, no written,
+    input or output storage, no alias tagged for recompute, no host value in
+    a graph that computes on an accelerator, sizes with trace-time hints,
+    the forward done with it before the backward starts), at least
+    `min-bytes` large and of rank >= 2, largest first within `budget-gib`.
+    With `prefetch-regions` / `defer-regions` > 0 it also writes the
+    discardable integer attributes `joint.prefetch` / `joint.defer` on the
+    tagged ops. In scope `block` and `all`, the activations of the block
+    whose backward runs first are kept on the device when the memory
+    report's cost model says their reload cannot hide behind the backward
+    compute before their first reader (a remark names how many).
+    Changes no op otherwise; `joint-apply-cpu-offload` applies the tags.
+    Pipeline order: `joint-tag-recompute-policy` -> `joint-tag-cpu-offload`
+    -> `joint-apply-cpu-offload` -> `joint-remat` (the `joint-cpu-offload`
+    pipeline is the two offload passes). See docs/passes.md, "CPU offload".
+  }];
+  let options = JointCpuOffloadOptions;
+  let statistics = [
+    Statistic<"numTagged", "tagged-ops", "Forward ops tagged must_cpu_offload">,
+    Statistic<"numSelectedBytes", "selected-bytes",
+              "Bytes of the selected storages (trace-time hints)">,
+  ];
+}
+
+def JointApplyCpuOffload : Pass<"joint-apply-cpu-offload",
+                                "::mlir::ModuleOp"> {
+  let summary = "Move must_cpu_offload activations to host memory";
+  let description = [{
+    The offload applier. For every forward op tagged
+    `policy = must_cpu_offload` (by `joint-tag-cpu-offload`, a planner or by
+    hand), moves the base storage of each saved result to host memory
+    between its last forward use and its first backward use, once per
+    storage, with the `ao` transfer protocol:
 
     ```mlir
     %a = joint.call_function "aten::mm.default"(...)            // producer
@@ -51,48 +117,31 @@ def JointCpuOffload : Pass<"joint-cpu-offload", "::mlir::ModuleOp"> {
     %rw = ao.wait_tensor %r                          // before 1st bwd use
     ```
 
-    Reads: phase, module stacks and the graph attribute `joint.model`
-    (`attention`) for the scope; tensor facts (rank, strides, offset, size
-    hints) and StorageAliasAnalysis for eligibility; the `policy` attribute
-    (values tagged `must_recompute`/`prefer_recompute`, or any alias of them,
-    stay on device). Writes `ao` ops, redirects backward consumers, replays
-    forward views that the backward reads on the reloaded value, and gives
-    backward aliases of an offloaded storage a fresh storage id.
-
-    Pipeline order: `joint-tag-recompute-policy` -> `joint-cpu-offload` ->
-    `joint-remat`. Offload only takes values that stay saved; remat then
-    rebuilds recomputed ops on top of the reload chain. Running offload after
-    remat is also valid: remat clones are ordinary backward consumers.
-    See docs/passes.md, "CPU offload".
+    Re-checks every safety rule of the decider on each tagged op and fails
+    with one error naming the node and the reason, before changing
+    anything. A non-contiguous base is reloaded in its own layout (the
+    reload's size and stride); forward views the backward reads are
+    replayed on the reloaded base; backward aliases get a fresh storage id.
+    The forward wait goes `joint.defer` regions after the last forward use
+    and the reload `joint.prefetch` regions before its first backward reader
+    (per op; the options are the defaults for ops without them). Storages
+    already offloaded are left alone, so the pass is idempotent.
   }];
   let dependentDialects = ["::mlir::ao::AODialect"];
   let options = [
-    Option<"scope", "scope", "::mlir::joint::OffloadScope",
-           "::mlir::joint::OffloadScope::attention",
-           "Which activations are candidates",
-           [{::llvm::cl::values(
-             clEnumValN(::mlir::joint::OffloadScope::attention, "attention",
-                        "produced inside self_attn modules (the only "
-                        "scope)"))}]>,
-    Option<"budgetGiB", "budget-gib", "double", "0.0",
-           "Host budget in GiB (2^30 bytes) for offloaded activations, "
-           "filled largest first; 0 means no limit; must be >= 0">,
-    Option<"budgetGB", "budget-gb", "double", "0.0",
-           "Deprecated spelling of budget-gib (also counts 2^30 bytes); "
-           "excludes budget-gib">,
     Option<"prefetchRegions", "prefetch-regions", "unsigned", "0",
-           "Issue each ao.reload this many attention regions earlier in "
-           "the backward (0: right before its first backward consumer)">,
-    Option<"minBytes", "min-bytes", "int64_t", "1048576",
-           "Smallest activation worth a transfer, in bytes (trace-time "
-           "size hints); must be >= 0">,
+           "Default prefetch distance in regions for tagged ops without "
+           "joint.prefetch">,
+    Option<"deferRegions", "defer-regions", "unsigned", "0",
+           "Default defer distance in regions for tagged ops without "
+           "joint.defer">,
   ];
   let statistics = [
-    Statistic<"numOffloaded", "offloaded", "Activations offloaded to host">,
+    Statistic<"numOffloaded", "offloaded", "Storages offloaded to host">,
     Statistic<"numOffloadedBytes", "offloaded-bytes",
               "Bytes offloaded to host (trace-time hints)">,
     Statistic<"numPrefetched", "prefetched-reloads",
-              "Reloads moved earlier by prefetch-regions">,
+              "Reloads moved earlier by prefetch distances">,
   ];
 }
 
@@ -178,6 +227,78 @@ def JointRemat : Pass<"joint-remat", "::mlir::joint::GraphOp"> {
     the clone when needed. Runs after the tag pass and the offload pass.
   }];
   let statistics = JointRematStatistics;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory planner
+//===----------------------------------------------------------------------===//
+
+// Options of joint-plan-memory; the joint-optimize-memory pipeline takes the
+// same.
+defvar JointPlanMemoryOptions = [
+  Option<"budgetGB", "budget-gb", "double", "0.0",
+         "Device peak budget in GB (1e9 bytes), resident inputs included; "
+         "excludes budget-gib">,
+  Option<"budgetGiB", "budget-gib", "double", "0.0",
+         "Device peak budget in GiB (2^30 bytes); excludes budget-gb">,
+  Option<"hostBudgetGB", "host-budget-gb", "double", "0.0",
+         "Host bytes for offloaded activations in GB (1e9 bytes); 0 means "
+         "no limit; excludes host-budget-gib">,
+  Option<"hostBudgetGiB", "host-budget-gib", "double", "0.0",
+         "Host bytes for offloaded activations in GiB (2^30 bytes); 0 "
+         "means no limit">,
+  Option<"peakTflops", "peak-tflops", "double", /*default=*/"989.0",
+         "Device compute throughput in TFLOP/s (1e12 FLOP/s), as "
+         "joint-memory-report">,
+  Option<"hbmGbps", "hbm-gbps", "double", /*default=*/"4800.0",
+         "Device memory bandwidth in GB/s (1e9 bytes/s), as "
+         "joint-memory-report">,
+  Option<"linkGbps", "link-gbps", "double", /*default=*/"55.0",
+         "Host link bandwidth per direction in GB/s (1e9 bytes/s), as "
+         "joint-memory-report">,
+];
+
+def JointPlanMemory : Pass<"joint-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Decide save or recompute per saved activation under a "
+                "device memory budget";
+  let description = [{
+    The memory planner. For every activation storage live across the
+    forward/backward boundary it decides save or recompute so that the
+    modelled peak (MemoryModel, resident inputs included) stays within
+    `budget-gb`/`budget-gib` at the least added modelled step time
+    (CostModel: recompute seconds). It only decides: it writes `policy`
+    (`must_recompute` on the ops remat must replay, `must_save` on the
+    others, replacing any policy the forward carried) and the graph
+    attribute `joint.plan` (budget, modelled peak bytes, step seconds,
+    recomputed storages); `joint-remat` applies it
+    (`joint-optimize-memory` runs the planner, `joint-apply-cpu-offload`
+    and `joint-remat`).
+
+    Method: greedy by freed bytes per added second with re-evaluation of
+    the peak (the greedy solver of torch's min-cut partitioner under
+    `activation_memory_budget`; problem as in Checkmate, Jain et al. 2020):
+    start from "save everything"; while the modelled peak exceeds the budget,
+    recompute the storage that lowers the bytes live at the current peak op
+    most per recompute second, counting the inputs its replay keeps alive and
+    the intermediate ops it replays. The recomputable set is what full
+    checkpointing (`joint-tag-recompute-policy mode=full`) may recompute, so
+    every safety rule of that pass (RNG, in-place writes and aliases,
+    collectives, SymInt values, cross-block values) holds. Lifetimes live in
+    a segment tree (range add, max), so planning is O((#ops + #candidates)
+    log #ops) per accepted decision scan. The plan is then applied to a copy
+    and measured with the memory and cost models; if that peak still exceeds
+    the budget the greedy continues from where it stopped. A tighter budget
+    only extends the same greedy sequence, so it never gives a faster plan.
+    An unreachable budget is one error naming the lowest peak reached and
+    the largest values live at it. See docs/passes.md, "Memory planner".
+  }];
+  let options = JointPlanMemoryOptions;
+  let statistics = [
+    Statistic<"numRecomputed", "recomputed-storages",
+              "Saved activation storages the plan recomputes">,
+    Statistic<"numCandidates", "candidate-storages",
+              "Saved activation storages the planner could recompute">,
+  ];
 }
 
 //===----------------------------------------------------------------------===//
