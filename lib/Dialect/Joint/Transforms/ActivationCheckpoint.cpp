@@ -83,4 +83,5 @@ void mlir::joint::registerJointPipelines() {
       [](function_ref<void(const mlir::detail::PassOptions &)> printOptions) {
         printOptions(ActivationCheckpointOptions());
       });
+  registerOptimizeMemoryPipeline();
 }

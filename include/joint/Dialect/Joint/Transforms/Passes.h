@@ -36,8 +36,12 @@ LogicalResult writeMemoryReport(ModuleOp module,
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
 
 /// Registers the pass pipelines: joint-activation-checkpoint
-/// (joint-tag-recompute-policy, then joint-remat).
+/// (joint-tag-recompute-policy, then joint-remat) and joint-optimize-memory.
 void registerJointPipelines();
+
+/// Registers joint-optimize-memory (joint-plan-memory, then joint-remat),
+/// with the planner's options; called by registerJointPipelines.
+void registerOptimizeMemoryPipeline();
 
 } // namespace joint
 } // namespace mlir

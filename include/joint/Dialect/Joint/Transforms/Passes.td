@@ -177,6 +177,77 @@ def JointRemat : Pass<"joint-remat", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Memory planner
+//===----------------------------------------------------------------------===//
+
+// Options of joint-plan-memory; the joint-optimize-memory pipeline takes the
+// same.
+defvar JointPlanMemoryOptions = [
+  Option<"budgetGB", "budget-gb", "double", "0.0",
+         "Device peak budget in GB (1e9 bytes), resident inputs included; "
+         "excludes budget-gib">,
+  Option<"budgetGiB", "budget-gib", "double", "0.0",
+         "Device peak budget in GiB (2^30 bytes); excludes budget-gb">,
+  Option<"hostBudgetGB", "host-budget-gb", "double", "0.0",
+         "Host bytes for offloaded activations in GB (1e9 bytes); 0 means "
+         "no limit; excludes host-budget-gib">,
+  Option<"hostBudgetGiB", "host-budget-gib", "double", "0.0",
+         "Host bytes for offloaded activations in GiB (2^30 bytes); 0 "
+         "means no limit">,
+  Option<"peakTflops", "peak-tflops", "double", /*default=*/"989.0",
+         "Device compute throughput in TFLOP/s (1e12 FLOP/s), as "
+         "joint-memory-report">,
+  Option<"hbmGbps", "hbm-gbps", "double", /*default=*/"4800.0",
+         "Device memory bandwidth in GB/s (1e9 bytes/s), as "
+         "joint-memory-report">,
+  Option<"linkGbps", "link-gbps", "double", /*default=*/"55.0",
+         "Host link bandwidth per direction in GB/s (1e9 bytes/s), as "
+         "joint-memory-report">,
+];
+
+def JointPlanMemory : Pass<"joint-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Decide save or recompute per saved activation under a "
+                "device memory budget";
+  let description = [{
+    The memory planner. For every activation storage live across the
+    forward/backward boundary it decides save or recompute so that the
+    modelled peak (MemoryModel, resident inputs included) stays within
+    `budget-gb`/`budget-gib` at the least added modelled step time
+    (CostModel: recompute seconds). It only decides: it writes `policy`
+    (`must_recompute` on the ops remat must replay, `must_save` on the
+    others, replacing any policy the forward carried) and the graph
+    attribute `joint.plan` (budget, modelled peak bytes, step seconds,
+    recomputed storages); `joint-remat` applies it
+    (`joint-optimize-memory` runs both).
+
+    Method: greedy by freed bytes per added second with re-evaluation of
+    the peak (the greedy solver of torch's min-cut partitioner under
+    `activation_memory_budget`; problem as in Checkmate, Jain et al. 2020):
+    start from "save everything"; while the modelled peak exceeds the budget,
+    recompute the storage that lowers the bytes live at the current peak op
+    most per recompute second, counting the inputs its replay keeps alive and
+    the intermediate ops it replays. The recomputable set is what full
+    checkpointing (`joint-tag-recompute-policy mode=full`) may recompute, so
+    every safety rule of that pass (RNG, in-place writes and aliases,
+    collectives, SymInt values, cross-block values) holds. Lifetimes live in
+    a segment tree (range add, max), so planning is O((#ops + #candidates)
+    log #ops) per accepted decision scan. The plan is then applied to a copy
+    and measured with the memory and cost models; if that peak still exceeds
+    the budget the greedy continues from where it stopped. A tighter budget
+    only extends the same greedy sequence, so it never gives a faster plan.
+    An unreachable budget is one error naming the lowest peak reached and
+    the largest values live at it. See docs/passes.md, "Memory planner".
+  }];
+  let options = JointPlanMemoryOptions;
+  let statistics = [
+    Statistic<"numRecomputed", "recomputed-storages",
+              "Saved activation storages the plan recomputes">,
+    Statistic<"numCandidates", "candidate-storages",
+              "Saved activation storages the planner could recompute">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Memory report
 //===----------------------------------------------------------------------===//
 
