@@ -15,8 +15,9 @@ any export:
   one joint graph: backward placeholders become the forward's saved values,
   the loss tangent becomes ``ones_like(loss)``.
 
-Backward flags: a node's ``autograd_backward`` when set, ``True`` for remat
-duplicates, else the flag of the node before it. Remat duplicates carry
+Backward flags: ``True`` for remat duplicates, else a node's
+``autograd_backward``, else the ``backward`` flag of the document node it was
+built from (``meta["joint"]``), else the flag of the node before it. Remat duplicates carry
 ``recomputed_from`` (docs/format.md), so the report counts their FLOPs as
 recompute.
 """
@@ -129,6 +130,8 @@ def document_of(gm: torch.fx.GraphModule, source: dict[str, Any],
             n.meta["autograd_backward"] = True
         elif "autograd_backward" in n.meta:
             n.meta["autograd_backward"] = bool(n.meta["autograd_backward"])
+        elif "backward" in (n.meta.get("joint") or {}):
+            n.meta["autograd_backward"] = bool(n.meta["joint"]["backward"])
         else:
             n.meta["autograd_backward"] = backward
         backward = n.meta["autograd_backward"]
