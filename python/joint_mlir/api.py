@@ -72,9 +72,14 @@ def _pass(name: str, opts: Mapping[str, Any]) -> str:
 
 def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
                    offload: bool | Mapping[str, Any] | None = None,
-                   offload_host_budget_gb: float | None = None) -> str:
+                   offload_host_budget_gb: float | None = None,
+                   budget_gb: float | None = None) -> str:
     """The textual pipeline for ``checkpoint``/``offload``, in graph_trainer's
-    order (tag recompute policy, offload, remat).
+    order (tag recompute policy, offload, remat), or for ``budget_gb``.
+
+    ``budget_gb``: a device peak budget in GB (1e9 bytes, resident parameters
+    included): the memory planner ``joint-optimize-memory{budget-gb=...}``
+    decides what to recompute, so it excludes ``checkpoint`` and ``offload``.
 
     ``checkpoint``: ``"full"``, ``"selective"`` or a dict of
     ``joint-tag-recompute-policy`` options (``{"mode": "full",
@@ -83,6 +88,16 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
     ``offload_host_budget_gb``: the offload pass's host (pinned CPU) budget in
     GiB (its ``budget-gb``), not a device budget. Empty string: no passes.
     """
+    if budget_gb is not None:
+        if checkpoint is not None or offload or offload_host_budget_gb is not None:
+            raise ValueError("budget_gb runs the memory planner, which decides "
+                             "recompute itself: give budget_gb or "
+                             "checkpoint=/offload=, not both")
+        if isinstance(budget_gb, bool) or not isinstance(budget_gb, (int, float)) \
+                or not budget_gb > 0 or budget_gb == float("inf"):
+            raise ValueError(f"budget_gb must be a positive number of GB "
+                             f"(1e9 bytes), not {budget_gb!r}")
+        return _pass("joint-optimize-memory", {"budget-gb": repr(float(budget_gb))})
     parts = []
     tagged = False
     if checkpoint is not None:
@@ -305,6 +320,7 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
              checkpoint: str | Mapping[str, Any] | None = None,
              offload: bool | Mapping[str, Any] | None = None,
              offload_host_budget_gb: float | None = None,
+             budget_gb: float | None = None,
              dynamic_dims: DynamicDims | None = None,
              retrace: bool = True, report: bool = True) -> OptimizedStep:
     """Trace ``train_fn(model, **example_inputs)``, transform, return a step.
@@ -317,14 +333,18 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
         primitives); primitives are baked into the trace.
       pipeline: a textual pass pipeline (joint-opt's ``--pass-pipeline``
         syntax, e.g. ``"joint-tag-recompute-policy{mode=full},joint-remat"``);
-        ``""`` runs the untransformed joint graph. Excludes the next three.
+        ``""`` runs the untransformed joint graph. Excludes the next four.
       checkpoint: ``"full"``, ``"selective"`` or a dict of
         ``joint-tag-recompute-policy`` options; adds ``joint-remat``.
       offload: True or a dict of ``joint-cpu-offload`` options (scope:
         ``self_attn`` modules; ``min-bytes`` defaults to 1 MiB).
       offload_host_budget_gb: host memory for offloaded activations, GiB
-        (the offload pass's ``budget-gb``). A device memory budget arrives
-        with the memory planner; it is not an option yet.
+        (the offload pass's ``budget-gb``).
+      budget_gb: device peak budget in GB (1e9 bytes, parameters included):
+        runs the memory planner (``joint-optimize-memory``), which picks what
+        to recompute at the least modelled step time; excludes
+        ``checkpoint``/``offload``. An unreachable budget raises
+        PipelineError naming the lowest reachable peak.
       dynamic_dims: input path -> dims traced symbolic, so other sizes there
         run without retracing.
       retrace: retrace on inputs the trace does not cover (else
@@ -337,12 +357,14 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
       ValueError: conflicting or unknown options.
     """
     if pipeline is not None and (checkpoint is not None or offload
-                                 or offload_host_budget_gb is not None):
-        raise ValueError("give either pipeline= or checkpoint=/offload=, "
-                         "not both")
+                                 or offload_host_budget_gb is not None
+                                 or budget_gb is not None):
+        raise ValueError("give either pipeline= or checkpoint=/offload=/"
+                         "budget_gb=, not both")
     if pipeline is None:
         pipeline = build_pipeline(checkpoint=checkpoint, offload=offload,
-                                  offload_host_budget_gb=offload_host_budget_gb)
+                                  offload_host_budget_gb=offload_host_budget_gb,
+                                  budget_gb=budget_gb)
     if not isinstance(example_inputs, Mapping):
         raise TraceError("example_inputs must be a mapping of keyword "
                          "arguments of train_fn")

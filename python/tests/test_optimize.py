@@ -223,3 +223,32 @@ def test_example_script() -> None:
     assert "joint graph within 8 ulp of eager at every step: yes" in r.stdout
     assert "offloaded 0 B" in r.stdout  # the untransformed graph's report
     assert "[offload] pipeline: joint-cpu-offload{min-bytes=1024}" in r.stdout
+
+
+def test_budget_gb_runs_the_memory_planner() -> None:
+    assert build_pipeline(budget_gb=2) == "joint-optimize-memory{budget-gb=2.0}"
+    with pytest.raises(ValueError, match="not both"):
+        build_pipeline(budget_gb=2, checkpoint="full")
+    with pytest.raises(ValueError, match="positive number of GB"):
+        build_pipeline(budget_gb=0)
+    with pytest.raises(ValueError, match="not both"):
+        optimize(net(), train_fn, batch(), pipeline="", budget_gb=1)
+
+    # Save-all peak, and the lowest peak the planner reaches (its error).
+    full = optimize(net(), train_fn, batch(), pipeline="")
+    save_all = full.report["peak_bytes"]
+    with pytest.raises(PipelineError, match="lowest modelled peak is"):
+        optimize(net(), train_fn, batch(), budget_gb=1e-9)
+
+    eager, model = net(), net()
+    budget = (save_all - 1) / 1e9
+    step = optimize(model, train_fn, batch(), budget_gb=budget)
+    assert step.report["peak_bytes"] <= save_all - 1
+    assert step.report["cost"]["recompute_flops"] > 0
+    assert any(n.get("recomputed_from") for n in step.graph["nodes"])
+    loss, _ = step(**batch(seed=1))
+    ref_loss, _ = train_fn(eager, **batch(seed=1))
+    ref_loss.backward()
+    assert torch.equal(loss, ref_loss.detach())
+    for k, g in grads(model).items():
+        assert torch.equal(g, grads(eager)[k]), k

@@ -219,6 +219,8 @@ private:
   /// Bytes the decision "recompute unit `ui`" changes at op index `p`.
   int64_t deltaAt(unsigned ui, unsigned p) const;
   double addedSeconds(unsigned ui) const;
+  /// Updates the cached seconds of the candidates whose closure holds `op`.
+  void markCloned(CallFunctionOp op);
   void recompute(unsigned ui);
   void refresh(unsigned ui);
   /// Runs the greedy until the tree's peak is at most `target` bytes
@@ -245,6 +247,12 @@ private:
   std::vector<Unit> units;
   llvm::DenseMap<const Storage *, unsigned> unitOf;
   SmallVector<unsigned> candidates;
+  /// Candidates not recomputed yet, in scan order.
+  SmallVector<unsigned> pending;
+  /// Seconds a candidate's replay adds now (its closure minus what is
+  /// already replayed), and the candidates whose closure holds an op.
+  std::vector<double> seconds;
+  llvm::DenseMap<Operation *, SmallVector<unsigned, 2>> closureUsers;
   llvm::DenseSet<Operation *> cloned;
   std::unique_ptr<LiveBytesTree> tree;
   unsigned numCandidates = 0, numRecomputed = 0;
@@ -329,6 +337,18 @@ void Planner::buildUnits() {
   for (unsigned ui : candidates)
     computeClosure(ui);
   numCandidates = candidates.size();
+  // Scan order: most bytes per second first, so the bound prunes early.
+  seconds.assign(units.size(), 0);
+  for (unsigned ui : candidates) {
+    seconds[ui] = addedSeconds(ui);
+    for (CallFunctionOp op : units[ui].closure)
+      closureUsers[op].push_back(ui);
+  }
+  pending = candidates;
+  llvm::stable_sort(pending, [&](unsigned a, unsigned b) {
+    return double(units[a].bytes) * seconds[b] >
+           double(units[b].bytes) * seconds[a];
+  });
 }
 
 void Planner::computeClosure(unsigned ui) {
@@ -400,6 +420,11 @@ double Planner::addedSeconds(unsigned ui) const {
   return seconds;
 }
 
+void Planner::markCloned(CallFunctionOp op) {
+  for (unsigned ui : closureUsers.lookup(op))
+    seconds[ui] = addedSeconds(ui);
+}
+
 void Planner::refresh(unsigned ui) {
   Unit &u = units[ui];
   Intervals next = intervalsOf(u);
@@ -419,6 +444,7 @@ void Planner::recompute(unsigned root) {
   for (CallFunctionOp op : u.closure) {
     if (!cloned.insert(op).second)
       continue;
+    markCloned(op);
     for (Value r : op->getResults())
       if (const Storage *s = aliases.lookup(r); s && s != u.storage)
         if (auto it = unitOf.find(s); it != unitOf.end())
@@ -426,6 +452,7 @@ void Planner::recompute(unsigned root) {
   }
   u.recompute = true;
   ++numRecomputed;
+  llvm::erase(pending, root);
   refresh(root);
   // Readers of the replay: saved inputs live until it, recomputed inputs are
   // replayed no later than it (and so are their own inputs).
@@ -449,13 +476,19 @@ bool Planner::greedy(int64_t target) {
     unsigned p = tree->argmax();
     std::optional<unsigned> best;
     double bestScore = 0;
-    for (unsigned ui : candidates) {
-      if (units[ui].recompute)
+    for (unsigned ui : pending) {
+      const Unit &u = units[ui];
+      // Only a candidate whose own storage stops being live at `p` can lower
+      // it (the inputs it keeps alive only add), by at most its bytes.
+      if (p <= u.lastForward || p >= needOf(u))
+        continue;
+      double perSecond = 1.0 / std::max(seconds[ui], 1e-12);
+      if (best && double(u.bytes) * perSecond <= bestScore)
         continue;
       int64_t delta = deltaAt(ui, p);
       if (delta >= 0)
         continue;
-      double score = double(-delta) / std::max(addedSeconds(ui), 1e-12);
+      double score = double(-delta) * perSecond;
       if (!best || score > bestScore) {
         best = ui;
         bestScore = score;
@@ -528,6 +561,15 @@ static std::string formatFixed(const char *format, double value) {
   std::string s;
   llvm::raw_string_ostream(s) << llvm::format(format, value);
   return s;
+}
+
+/// Seconds as "1.234 s", "12.34 ms" or "5.678 us" (4 significant digits).
+static std::string formatSeconds(double s) {
+  if (s >= 1 || s == 0)
+    return formatFixed("%.4g s", s);
+  if (s >= 1e-3)
+    return formatFixed("%.4g ms", s * 1e3);
+  return formatFixed("%.4g us", s * 1e6);
 }
 
 /// `bytes` in decimal units: "12.34 GB", "443.05 kB", "12 bytes".
@@ -620,7 +662,7 @@ void Planner::writePlan(const Measurement &m) {
     << numRecomputed << " of " << numCandidates << " saved storages ("
     << recomputedBytes << " bytes); modelled peak " << formatGB(m.peakBytes)
     << " (save-all " << formatGB(memory.getPeakBytes()) << "), step "
-    << formatFixed("%.4g", m.stepSeconds * 1e3) << " ms ("
+    << formatSeconds(m.stepSeconds) << " ("
     << formatFixed("%+.1f", base > 0 ? (m.stepSeconds / base - 1) * 100 : 0.0)
     << "% over save-all)";
   if (noBlocks)

@@ -1,0 +1,94 @@
+// joint-plan-memory and joint-optimize-memory on two blocks (f32 [4, 4]
+// activations, 64 B each; resident inputs 192 B). Hardware options make
+// every op take exactly its FLOPs in seconds: exp 16 s, mm 128 s. Saved
+// activations: a0, m0 (block 0), a1, m1 (block 1); r0, r1 are block outputs
+// (cross-block values, never recomputed). Saving everything peaks at 648 B
+// (800 s); full checkpointing at 516 B (1088 s). The greedy recomputes by
+// freed bytes per second: a0 (16 s), then a1, then m0; m1 never pays off.
+// RUN: joint-opt %s -joint-plan-memory="budget-gb=1e-6 peak-tflops=1e-12 hbm-gbps=1e9" 2>&1 | FileCheck %s --check-prefix=LOOSE
+// RUN: joint-opt %s -joint-plan-memory="budget-gb=6e-7 peak-tflops=1e-12 hbm-gbps=1e9" 2>&1 | FileCheck %s --check-prefix=MEDIUM
+// RUN: joint-opt %s -joint-plan-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9" 2>&1 | FileCheck %s --check-prefix=TIGHT
+// The same budget in GiB: 5.3e-7 GB = 4.936e-7 GiB.
+// RUN: joint-opt %s -joint-plan-memory="budget-gib=4.936e-7 peak-tflops=1e-12 hbm-gbps=1e9" 2>&1 | FileCheck %s --check-prefix=TIGHT
+// The pipeline applies the plan with joint-remat.
+// RUN: joint-opt %s -joint-optimize-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9" 2>&1 | FileCheck %s --check-prefix=APPLIED
+// The applied plan peaks where the planner said (516 B at 960 s, full
+// checkpointing: 516 B at 1088 s).
+// RUN: joint-opt %s -joint-optimize-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9" -joint-memory-report="peak-tflops=1e-12 hbm-gbps=1e9" -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=REPORT
+// A planned attribute changed by hand (a1 saved -> recomputed) and only the
+// applier re-run: the hand decision is applied as written.
+// RUN: joint-opt %s -joint-plan-memory="budget-gb=6e-7 peak-tflops=1e-12 hbm-gbps=1e9" 2>/dev/null \
+// RUN:   | sed -e 's/name = "a1", policy = #joint.policy<must_save>/name = "a1", policy = #joint.policy<must_recompute>/' \
+// RUN:   | joint-opt -joint-remat 2>/dev/null | FileCheck %s --check-prefix=HAND
+
+// LOOSE: remark: joint-plan-memory: budget 1.00 kB; recompute 0 of 4 saved storages (0 bytes); modelled peak 648 bytes (save-all 648 bytes), step 800 s (+0.0% over save-all)
+// LOOSE: {{^}}  joint.graph @two_blocks
+// LOOSE-SAME: joint.plan = {baseline_peak_bytes = 648 : i64, baseline_step_seconds = 8.000000e+02 : f64, budget_bytes = 1000 : i64, candidate_storages = 4 : i64, method = "greedy-bytes-per-second", peak_bytes = 648 : i64, recompute_seconds = 0.000000e+00 : f64, recomputed_bytes = 0 : i64, recomputed_storages = 0 : i64, step_seconds = 8.000000e+02 : f64}
+// LOOSE-NEXT: %a0 = {{.*}} name = "a0", policy = #joint.policy<must_save>
+// LOOSE-NEXT: %m0 = {{.*}} name = "m0", policy = #joint.policy<must_save>
+// LOOSE-NEXT: %r0 = {{.*}} name = "r0", policy = #joint.policy<must_save>
+// LOOSE-NEXT: %a1 = {{.*}} name = "a1", policy = #joint.policy<must_save>
+// LOOSE-NEXT: %m1 = {{.*}} name = "m1", policy = #joint.policy<must_save>
+// LOOSE-NEXT: %r1 = {{.*}} name = "r1", policy = #joint.policy<must_save>
+// LOOSE-NEXT: %s = joint.call_function "aten::sum.default"(%r1) {name = "s", result_meta
+
+// MEDIUM: remark: joint-plan-memory: budget 600 bytes; recompute 1 of 4 saved storages (64 bytes); modelled peak 584 bytes (save-all 648 bytes), step 816 s (+2.0% over save-all)
+// MEDIUM: {{^}}  joint.graph @two_blocks
+// MEDIUM-SAME: budget_bytes = 600 : i64, {{.*}} peak_bytes = 584 : i64, recompute_seconds = 1.600000e+01 : f64, recomputed_bytes = 64 : i64, recomputed_storages = 1 : i64, step_seconds = 8.160000e+02 : f64}
+// MEDIUM-NEXT: %a0 = {{.*}} name = "a0", policy = #joint.policy<must_recompute>
+// MEDIUM-NEXT: %m0 = {{.*}} name = "m0", policy = #joint.policy<must_save>
+// MEDIUM-NEXT: %r0 = {{.*}} name = "r0", policy = #joint.policy<must_save>
+// MEDIUM-NEXT: %a1 = {{.*}} name = "a1", policy = #joint.policy<must_save>
+// MEDIUM-NEXT: %m1 = {{.*}} name = "m1", policy = #joint.policy<must_save>
+
+// TIGHT: remark: joint-plan-memory: budget 530 bytes; recompute 3 of 4 saved storages (192 bytes); modelled peak 516 bytes (save-all 648 bytes), step 960 s (+20.0% over save-all)
+// TIGHT: {{^}}  joint.graph @two_blocks
+// TIGHT-SAME: budget_bytes = 530 : i64, {{.*}} peak_bytes = 516 : i64, recompute_seconds = 1.600000e+02 : f64, recomputed_bytes = 192 : i64, recomputed_storages = 3 : i64, step_seconds = 9.600000e+02 : f64}
+// TIGHT-NEXT: %a0 = {{.*}} name = "a0", policy = #joint.policy<must_recompute>
+// TIGHT-NEXT: %m0 = {{.*}} name = "m0", policy = #joint.policy<must_recompute>
+// TIGHT-NEXT: %r0 = {{.*}} name = "r0", policy = #joint.policy<must_save>
+// TIGHT-NEXT: %a1 = {{.*}} name = "a1", policy = #joint.policy<must_recompute>
+// TIGHT-NEXT: %m1 = {{.*}} name = "m1", policy = #joint.policy<must_save>
+
+// APPLIED: remark: joint-plan-memory: budget 530 bytes; recompute 3 of 4
+// APPLIED: remark: joint-remat: 3 ops recomputed, 0 originals erased, 0 reload chains moved
+// APPLIED: {{^}}  joint.graph @two_blocks
+// APPLIED: %g2 = joint.call_function "aten::mul.Tensor"(%g1, %m1)
+// APPLIED-NEXT: %a1_recomputed = joint.call_function "aten::exp.default"(%r0)
+// APPLIED-NEXT: %gw1 = joint.call_function "aten::mm.default"(%a1_recomputed, %g2)
+// APPLIED-NEXT: %ga1 = joint.call_function "aten::mm.default"(%g2, %layers.1.w)
+// APPLIED-NEXT: %gx1 = joint.call_function "aten::mul.Tensor"(%ga1, %a1_recomputed)
+// APPLIED-NEXT: %h1 = joint.call_function "aten::mul.Tensor"(%gx1, %r0)
+// APPLIED-NEXT: %a0_recomputed = joint.call_function "aten::exp.default"(%x)
+// APPLIED-NEXT: %m0_recomputed = joint.call_function "aten::mm.default"(%a0_recomputed, %layers.0.w)
+// APPLIED-NEXT: %h2 = joint.call_function "aten::mul.Tensor"(%h1, %m0_recomputed)
+// APPLIED-NEXT: %gw0 = joint.call_function "aten::mm.default"(%a0_recomputed, %h2)
+
+// REPORT: peak device   516 B (516 B)
+// REPORT: step estimate 960.00 s
+
+// HAND: %g2 = joint.call_function "aten::mul.Tensor"(%g1, %m1)
+// HAND-NEXT: %a1_recomputed = joint.call_function "aten::exp.default"(%r0)
+// HAND: %h2 = joint.call_function "aten::mul.Tensor"(%h1, %m0)
+// HAND-NEXT: %a0_recomputed = joint.call_function "aten::exp.default"(%x)
+// HAND-NEXT: %gw0 = joint.call_function "aten::mm.default"(%a0_recomputed, %h2)
+
+joint.graph @two_blocks(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 0>}, %w0: tensor<4x4xf32> {joint.role = #joint.role<param>, joint.fqn = "layers.0.w", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 20>}, %w1: tensor<4x4xf32> {joint.role = #joint.role<param>, joint.fqn = "layers.1.w", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 21>}) -> (tensor<f32> {joint.role = #joint.role<loss>}, tensor<4x4xf32> {joint.role = #joint.role<grad>, joint.fqn = "layers.0.w"}, tensor<4x4xf32> {joint.role = #joint.role<grad>, joint.fqn = "layers.1.w"}) attributes {joint.model = {block_containers = [{blocks = ["layers.0", "layers.1"], container = "layers", owner = ""}]}} {
+  %a0 = joint.call_function "aten::exp.default"(%x) {name = "a0", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m0 = joint.call_function "aten::mm.default"(%a0, %w0) {name = "m0", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r0 = joint.call_function "aten::relu.default"(%m0) {name = "r0", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 3>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a1 = joint.call_function "aten::exp.default"(%r0) {name = "a1", module_stack = [#joint.module<"layers.1", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 4>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m1 = joint.call_function "aten::mm.default"(%a1, %w1) {name = "m1", module_stack = [#joint.module<"layers.1", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 5>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r1 = joint.call_function "aten::relu.default"(%m1) {name = "r1", module_stack = [#joint.module<"layers.1", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 6>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s = joint.call_function "aten::sum.default"(%r1) {name = "s", result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 7>]} : (tensor<4x4xf32>) -> tensor<f32>
+  %g = joint.call_function "aten::ones_like.default"(%s) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[], strides = [], offset = 0, device = "cpu", storage = 8>]} : (tensor<f32>) -> tensor<f32>
+  %g1 = joint.call_function "aten::mul.Tensor"(%r1, %g) {name = "g1", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 9>]} : (tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
+  %g2 = joint.call_function "aten::mul.Tensor"(%g1, %m1) {name = "g2", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 10>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %gw1 = joint.call_function "aten::mm.default"(%a1, %g2) {name = "gw1", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 11>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %ga1 = joint.call_function "aten::mm.default"(%g2, %w1) {name = "ga1", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 12>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %gx1 = joint.call_function "aten::mul.Tensor"(%ga1, %a1) {name = "gx1", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 13>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %h1 = joint.call_function "aten::mul.Tensor"(%gx1, %r0) {name = "h1", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 14>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %h2 = joint.call_function "aten::mul.Tensor"(%h1, %m0) {name = "h2", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 15>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %gw0 = joint.call_function "aten::mm.default"(%a0, %h2) {name = "gw0", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 16>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  joint.output %s, %gw0, %gw1 : tensor<f32>, tensor<4x4xf32>, tensor<4x4xf32>
+}
