@@ -994,6 +994,11 @@ LogicalResult Importer::importAONode(const json &node, unsigned index,
   auto expect = [&](bool ok, const Twine &what) {
     return ok ? success() : fail(p + "/args", target + " takes " + what, name);
   };
+  // Argument i is a tensor, None, or left out (a schema default of None).
+  auto optionalTensorOrNone = [&](size_t i) {
+    return i >= argValues.size() || operandAt(i) ||
+           isa<UnitAttr>(argValues[i]);
+  };
   Value input = operandAt(0);
   if (!input || !isa<RankedTensorType>(input.getType()))
     return fail(p + "/args/0", target + " needs a tensor node first", name);
@@ -1005,16 +1010,21 @@ LogicalResult Importer::importAONode(const json &node, unsigned index,
       return failure();
     op = ao::OffloadOp::create(b, loc, input.getType(), input, nameAttr);
   } else if (target == "ao::wait_tensor.default") {
-    if (failed(expect(argValues.size() == 3 &&
-                          (operandAt(1) || isa<UnitAttr>(argValues[1])) &&
-                          (operandAt(2) || isa<UnitAttr>(argValues[2])),
+    // Trailing optional arguments may be left out, as torch's schema
+    // defaults allow (torchtitan writes `wait_tensor(t)`).
+    if (failed(expect(argValues.size() <= 3 && optionalTensorOrNone(1) &&
+                          optionalTensorOrNone(2),
                       "(Tensor, Tensor? keepalive, Tensor? last_use)")))
       return failure();
     op = ao::WaitTensorOp::create(b, loc, input.getType(), input, operandAt(1),
                                   operandAt(2), nameAttr);
   } else if (target == "ao::reload.default") {
-    auto device = argValues.size() == 4 ? dyn_cast<DeviceAttr>(argValues[1])
-                                        : DeviceAttr();
+    auto device = argValues.size() >= 2 && argValues.size() <= 4
+                      ? dyn_cast<DeviceAttr>(argValues[1])
+                      : DeviceAttr();
+    // size and stride default to None when left out.
+    while (device && argValues.size() < 4)
+      argValues.push_back(b.getUnitAttr());
     auto listOrNone = [&](Attribute a) {
       return isa<UnitAttr>(a) ||
              (isa<ArrayAttr>(a) &&

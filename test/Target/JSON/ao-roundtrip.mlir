@@ -5,6 +5,12 @@
 // RUN: joint-translate --import-joint-json %t.json -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // RUN: joint-translate --export-joint-json %t.mlir | %json_equal %t.json -
+// Trailing arguments left out take their schema defaults (None), as torch's
+// `ao.wait_tensor(t)` and `ao.reload(t, device)` calls write them:
+// RUN: %mutate %t.json raw 'text.replace(",{\"t\":\"none\"},{\"t\":\"none\"}]", "]")' > %t.short.json
+// RUN: not grep -q '"t":"none"' %t.short.json
+// RUN: joint-translate --import-joint-json %t.short.json | FileCheck %s
+// RUN: joint-translate --import-joint-json %t.short.json | joint-translate --export-joint-json | %json_equal %t.json -
 
 // JSON: {"args":[{"i":0,"t":"node","v":"mm"}],{{.*}}"name":"ao_offload",{{.*}}"target":"ao::offload.default"}
 // JSON: {"args":[{"i":0,"t":"node","v":"ao_offload"},{"i":0,"t":"node","v":"mm"},{"i":0,"t":"node","v":"gelu"}],"backward":false,{{.*}}"name":"ao_wait_tensor",{{.*}}"target":"ao::wait_tensor.default"}

@@ -7,7 +7,7 @@
 // RUN: joint-translate --export-joint-json %s -o %t.json
 // RUN: FileCheck %s < %t.json
 // RUN: python3 %S/Inputs/canonical_lines.py %t.json
-// RUN: joint-opt %joint_src_root/examples/llama-tiny-fp32.json --pass-pipeline='builtin.module(joint-tag-recompute-policy{mode=full layer-indices=1},joint-cpu-offload{min-bytes=1024},joint-remat)' | joint-translate --export-joint-json | python3 %S/Inputs/canonical_lines.py -
+// RUN: joint-opt %joint_src_root/examples/llama-tiny-fp32.json -joint-tag-recompute-policy='mode=full layer-indices=1' -joint-cpu-offload=min-bytes=1024 -joint-remat | joint-translate --export-joint-json | python3 %S/Inputs/canonical_lines.py -
 // RUN: joint-opt %joint_src_root/examples/mlp-dynamic-seq.json --joint-activation-checkpoint=mode=full | joint-translate --export-joint-json | python3 %S/Inputs/canonical_lines.py -
 
 // CHECK: {"args":[],"backward":false,"kind":"placeholder","kwargs":{},"module_stack":[],"name":"arg0_1","outputs":[{"device":"cpu","dtype":"float32","offset":0,"sizes":[2,4],"storage":0,"strides":[4,1],"t":"tensor"}],"recompute":null,"seq_nr":null,"stack_trace":null,"target":null},

@@ -763,9 +763,10 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
                        << " must be a positive number, got " << value;
         return signalPassFailure();
       }
-    StorageAliasAnalysis &aliases = getAnalysis<StorageAliasAnalysis>();
-    GraphOp graph = aliases.getGraph();
-    if (!graph) {
+    // Module-level: each graph's plan is measured on a clone of the module
+    // (the operator table lives there); graphs are planned one by one.
+    auto graphs = llvm::to_vector(module.getOps<GraphOp>());
+    if (graphs.empty()) {
       emitError(loc) << "joint-plan-memory: the module holds no joint.graph";
       return signalPassFailure();
     }
@@ -773,12 +774,15 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
     hw.flopsPerSecond = peakTflops * 1e12;
     hw.hbmBytesPerSecond = hbmGbps * 1e9;
     hw.linkBytesPerSecond = linkGbps * 1e9;
-    Planner planner(module, graph, aliases, hw, *budget);
-    if (failed(planner.run()))
-      return signalPassFailure();
-    numCandidates = planner.getNumCandidates();
-    numRecomputed = planner.getNumRecomputed();
-    markAnalysesPreserved<StorageAliasAnalysis>();
+    for (GraphOp graph : graphs) {
+      StorageAliasAnalysis &aliases =
+          getChildAnalysis<StorageAliasAnalysis>(graph);
+      Planner planner(module, graph, aliases, hw, *budget);
+      if (failed(planner.run()))
+        return signalPassFailure();
+      numCandidates += planner.getNumCandidates();
+      numRecomputed += planner.getNumRecomputed();
+    }
   }
 };
 
