@@ -146,15 +146,18 @@ LogicalResult mlir::joint::addJointPassPipeline(StringRef pipeline,
     }
     // The registry's builders add to `pm`, whose implicit nesting puts
     // per-graph passes under joint.graph.
-    if (const PassPipelineInfo *info = PassPipelineInfo::lookup(name)) {
-      if (failed(info->addToPipeline(pm, options, handler)))
-        return failure();
-    } else if (const PassInfo *info = PassInfo::lookup(name)) {
-      if (failed(info->addToPipeline(pm, options, handler)))
-        return failure();
-    } else {
+    const PassRegistryEntry *entry = PassPipelineInfo::lookup(name);
+    if (!entry)
+      entry = PassInfo::lookup(name);
+    if (!entry) {
       errors << "'" << name
              << "' does not refer to a registered pass or pass pipeline";
+      return failure();
+    }
+    if (failed(entry->addToPipeline(pm, options, handler))) {
+      // The same trailer as MLIR's textual parser.
+      errors << "\nfailed to add `" << name << "` with options `" << options
+             << "`";
       return failure();
     }
   }
