@@ -468,7 +468,7 @@ int main(int argc, char **argv) {
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
     if (!userPipeline.empty() &&
-        failed(parsePassPipeline(userPipeline, pm, llvm::errs())))
+        failed(joint::addJointPassPipeline(userPipeline, pm, llvm::errs())))
       return fail("bad --pipeline '" + userPipeline + "'");
     if (failed(pm.run(*module)))
       return 1;

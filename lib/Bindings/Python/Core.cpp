@@ -137,7 +137,7 @@ Outcome runPipeline(StringRef document, const std::string &pipeline,
   if (!text.empty()) {
     std::string error;
     llvm::raw_string_ostream es(error);
-    if (failed(parsePassPipeline(text, pm, es))) {
+    if (failed(joint::addJointPassPipeline(text, pm, es))) {
       emitError(UnknownLoc::get(&context))
           << "invalid pass pipeline '" << pipeline
           << "': " << StringRef(error).trim();

@@ -93,3 +93,76 @@ void mlir::joint::registerJointPipelines() {
   registerCpuOffloadPipeline();
   registerOptimizeMemoryPipeline();
 }
+
+LogicalResult mlir::joint::addJointPassPipeline(StringRef pipeline,
+                                                OpPassManager &pm,
+                                                raw_ostream &errors) {
+  StringRef text = pipeline.trim();
+  if (text.consume_front("builtin.module(") && !text.consume_back(")")) {
+    errors << "missing ')' after builtin.module(";
+    return failure();
+  }
+  // Split at top-level commas.
+  SmallVector<StringRef> elements;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0, e = text.size(); i <= e; ++i) {
+    char c = i < e ? text[i] : ',';
+    if (c == '{' || c == '(')
+      ++depth;
+    else if (c == '}' || c == ')')
+      --depth;
+    if (depth < 0) {
+      errors << "unbalanced '" << c << "' in '" << text << "'";
+      return failure();
+    }
+    if (c == ',' && depth == 0) {
+      if (StringRef element = text.slice(start, i).trim(); !element.empty())
+        elements.push_back(element);
+      start = i + 1;
+    }
+  }
+  if (depth != 0) {
+    errors << "unbalanced brackets in '" << text << "'";
+    return failure();
+  }
+  auto handler = [&](const Twine &message) {
+    errors << message;
+    return failure();
+  };
+  for (StringRef element : elements) {
+    size_t cut = element.find_first_of("{(");
+    StringRef name = element.take_front(cut).trim();
+    if (cut != StringRef::npos && element[cut] == '(') {
+      // Anchored: MLIR's parser nests it explicitly.
+      if (failed(parsePassPipeline(element, pm, errors)))
+        return failure();
+      continue;
+    }
+    StringRef options;
+    if (cut != StringRef::npos) {
+      if (!element.ends_with("}")) {
+        errors << "options of '" << name << "' must end with '}'";
+        return failure();
+      }
+      options = element.drop_front(cut + 1).drop_back();
+    }
+    // The registry's builders add to `pm`, whose implicit nesting puts
+    // per-graph passes under joint.graph.
+    const PassRegistryEntry *entry = PassPipelineInfo::lookup(name);
+    if (!entry)
+      entry = PassInfo::lookup(name);
+    if (!entry) {
+      errors << "'" << name
+             << "' does not refer to a registered pass or pass pipeline";
+      return failure();
+    }
+    if (failed(entry->addToPipeline(pm, options, handler))) {
+      // The same trailer as MLIR's textual parser.
+      errors << "\nfailed to add `" << name << "` with options `" << options
+             << "`";
+      return failure();
+    }
+  }
+  return success();
+}

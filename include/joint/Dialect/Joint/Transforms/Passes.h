@@ -46,6 +46,17 @@ void registerJointPipelines();
 /// with the planner's options; called by registerJointPipelines.
 void registerOptimizeMemoryPipeline();
 
+/// Adds `pipeline` to the module pass manager `pm` the way joint-opt's pass
+/// flags do: a comma-separated list of registered passes and pipelines with
+/// `{options}`, per-graph passes nested on each joint.graph implicitly;
+/// `builtin.module(...)` around the list and explicitly anchored elements
+/// (`joint.graph(joint-remat)`) are accepted. (MLIR's textual parser nests
+/// explicitly only.) Writes the reason to `errors` and fails on an unknown
+/// pass, a bad option or unbalanced brackets. Used by _core and
+/// joint-compile --pipeline.
+LogicalResult addJointPassPipeline(StringRef pipeline, OpPassManager &pm,
+                                   raw_ostream &errors);
+
 } // namespace joint
 } // namespace mlir
 
