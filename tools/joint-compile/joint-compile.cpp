@@ -1,16 +1,20 @@
 //===- joint-compile.cpp - Compile a joint graph to a shared library -----===//
 //
 // joint-compile g.json|g.json.gz|g.mlir --target=cpu|cuda -o step.so
-//   [--pipeline=<joint passes>]: imports the graph, runs the user's passes,
+//   [--pipeline=<joint passes>] [-O0..-O3]: imports the graph, runs the
+// user's passes,
 // then `joint-lower-to-cpu` (or `joint-lower-to-cuda`: kernels as cubins
 // embedded in the host code, which calls libjoint_cuda_runtime), translates
 // to LLVM IR, wraps `@joint_entry` into
-// the one exported C function `joint_step` (docs/lowering.md, "ABI"), emits
-// an object file for the host CPU through LLVM's TargetMachine, links it
+// the one exported C function `joint_step` (docs/lowering.md, "ABI"),
+// optimizes it with LLVM's default pipeline at the -O level, emits an object
+// file for the host CPU through LLVM's TargetMachine, links it
 // with the system C compiler driver (`cc -shared`), and writes the
 // descriptor `step.so.json` (names, roles, shapes, dtypes of every argument
 // and output). Both files appear only when everything succeeded: they are
 // written to temporary files in the output directory and renamed last.
+// --mlir-timing times every stage (MLIR passes, LLVM optimization, code
+// generation, link); LLVM's --time-passes breaks down the LLVM part.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,12 +25,12 @@
 #include "joint/InitAll.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/IRBuilder.h"
@@ -34,6 +38,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -75,6 +81,12 @@ static cl::opt<std::string> loweringOptions(
     cl::desc("options of joint-lower-to-cpu (e.g. \"tile-matmuls=false\") "
              "or joint-lower-to-cuda (e.g. \"chip=sm_90 tile-sizes=32,8\")"),
     cl::init(""));
+static cl::opt<unsigned> optLevel(
+    "O", cl::Prefix,
+    cl::desc("LLVM optimization level of the step, 0-3 (default 1: the "
+             "fastest compile whose step stays within 3x torch eager on "
+             "llama-tiny, bench/lowering)"),
+    cl::init(1));
 static cl::opt<std::string>
     ccProgram("cc", cl::desc("C compiler driver that links the library"),
               cl::init("cc"));
@@ -349,8 +361,38 @@ static LogicalResult addCEntry(llvm::Module &module, ArrayRef<Slot> slots,
   return success();
 }
 
-/// Emits `module` as an object file for the host CPU into `path`.
+/// Runs LLVM's default module pipeline at `level` (0-3) on `module`, with
+/// the standard instrumentations (so --time-passes reports every pass).
+static void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
+                           unsigned level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassInstrumentationCallbacks callbacks;
+  llvm::StandardInstrumentations instrumentations(module.getContext(),
+                                                  /*DebugLogging=*/false);
+  instrumentations.registerCallbacks(callbacks, &mam);
+  llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(),
+                            std::nullopt, &callbacks);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  static const llvm::OptimizationLevel levels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  llvm::ModulePassManager mpm =
+      level == 0 ? builder.buildO0DefaultPipeline(levels[0])
+                 : builder.buildPerModuleDefaultPipeline(levels[level]);
+  mpm.run(module, mam);
+}
+
+/// Emits `module` as an object file for the host CPU into `path`, optimized
+/// at `level` (0-3); `timing` gets one scope per stage.
 static LogicalResult emitObject(llvm::Module &module, StringRef path,
+                                unsigned level, TimingScope &timing,
                                 std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -364,19 +406,19 @@ static LogicalResult emitObject(llvm::Module &module, StringRef path,
   std::unique_ptr<llvm::TargetMachine> machine(tgt->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features.getString(),
       llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+      static_cast<llvm::CodeGenOptLevel>(level)));
   if (!machine) {
     error = "no target machine for " + triple.str();
     return failure();
   }
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(triple);
-  auto optimize =
-      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
-  if (llvm::Error err = optimize(&module)) {
-    error = llvm::toString(std::move(err));
-    return failure();
+  {
+    TimingScope scope = timing.nest("LLVM optimization (-O" +
+                                    std::to_string(level) + ")");
+    optimizeModule(module, *machine, level);
   }
+  TimingScope scope = timing.nest("LLVM code generation");
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec) {
@@ -434,6 +476,7 @@ int main(int argc, char **argv) {
   joint::registerAllDialects(registry);
   joint::registerAllPasses();
   registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
   cl::ParseCommandLineOptions(
       argc, argv,
       "joint-compile: compile a joint graph into a shared library with one C "
@@ -448,6 +491,13 @@ int main(int argc, char **argv) {
                 "was configured with JOINT_ENABLE_CUDA=OFF: no toolkit found); "
                 "use --target=cpu");
 #endif
+  if (optLevel > 3)
+    return fail("-O" + std::to_string(optLevel) +
+                ": the optimization level is 0, 1, 2 or 3");
+
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
 
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
@@ -477,6 +527,7 @@ int main(int argc, char **argv) {
                    OpPassManager::Nesting::Implicit);
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
+    pm.enableTiming(timing);
     if (!userPipeline.empty() &&
         failed(parsePassPipeline(userPipeline, pm, llvm::errs())))
       return fail("bad --pipeline '" + userPipeline + "'");
@@ -497,6 +548,7 @@ int main(int argc, char **argv) {
     PassManager pm(&context, ModuleOp::getOperationName());
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
+    pm.enableTiming(timing);
     joint::buildLowerToCPUTensorPipeline(pm, options);
     if (failed(pm.run(*module)))
       return 1;
@@ -510,6 +562,7 @@ int main(int argc, char **argv) {
     PassManager pm(&context, ModuleOp::getOperationName());
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
+    pm.enableTiming(timing);
     if (cuda)
       joint::buildLowerToCUDALLVMPipeline(pm, cudaOptions);
     else
@@ -520,6 +573,7 @@ int main(int argc, char **argv) {
 
   // 3. LLVM IR, the C entry, an object file, a shared library.
   llvm::LLVMContext llvmContext;
+  TimingScope translateTiming = timing.nest("Translation to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, graphName);
   if (!llvmModule)
@@ -528,6 +582,7 @@ int main(int argc, char **argv) {
     return fail(error);
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return fail("the generated LLVM IR does not verify");
+  translateTiming.stop();
 
   SmallString<256> outDir(outputFilename.getValue());
   llvm::sys::path::remove_filename(outDir);
@@ -538,8 +593,9 @@ int main(int argc, char **argv) {
       failed(library.create(outDir, ".so", error)) ||
       failed(descriptor.create(outDir, ".json", error)))
     return fail(error);
-  if (failed(emitObject(*llvmModule, object.path, error)))
+  if (failed(emitObject(*llvmModule, object.path, optLevel, timing, error)))
     return fail(error);
+  TimingScope linkTiming = timing.nest("Link");
 
   llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName(ccProgram);
   if (!cc)
