@@ -383,7 +383,7 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
         device: str | torch.device = "cpu", safetensors: str | None = None,
         ao_impl: str = "auto",
         imports: list[str] | tuple[str, ...] = (), backend: str = "torch",
-        pipeline: str = "") -> StepResult:
+        pipeline: str = "", opt_level: int | None = None) -> StepResult:
     """Materialize state and inputs, run one step, return the results.
 
     ``path`` is a format v1 file or an already-parsed document; ``imports``
@@ -391,15 +391,17 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
     operators, beyond the ``python_module`` the operator table records).
     ``backend``
     ``torch`` rebuilds the FX graph; ``mlir-cpu`` compiles it with
-    ``joint-compile`` (cached; ``pipeline`` is its ``--pipeline``) and calls
-    the library (:mod:`joint_mlir.mlir_cpu`).
+    ``joint-compile`` (cached; ``pipeline`` is its ``--pipeline``,
+    ``opt_level`` its ``-O``) and calls the library
+    (:mod:`joint_mlir.mlir_cpu`).
     """
     doc = read_document(path) if isinstance(path, str) else path
     if backend == "mlir-cpu":
         from .mlir_cpu import CompiledStep, compile_graph, run_compiled
         if torch.device(device).type != "cpu":
             raise ValueError("--backend mlir-cpu runs on the cpu device only")
-        step = CompiledStep(compile_graph(path, pipeline=pipeline))
+        step = CompiledStep(compile_graph(path, pipeline=pipeline,
+                                          opt_level=opt_level))
         state, inputs = materialize(doc, seed=seed, device="cpu",
                                     safetensors=safetensors)
         return run_compiled(step, state, inputs)
@@ -408,7 +410,8 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
         if not torch.cuda.is_available():
             raise RuntimeError("--backend mlir-cuda needs a CUDA device "
                                "(none is available)")
-        lib = compile_graph(path, pipeline=pipeline, target="cuda")
+        lib = compile_graph(path, pipeline=pipeline, target="cuda",
+                            opt_level=opt_level)
         step = CompiledStep(lib)
         state, inputs = materialize(doc, seed=seed, device="cuda",
                                     safetensors=safetensors)
@@ -416,9 +419,9 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
     if backend != "torch":
         raise ValueError(f"unknown backend {backend!r} (expected one of "
                          f"{', '.join(BACKENDS)})")
-    if pipeline:
-        raise ValueError("--pipeline is for compiled backends; run joint-opt "
-                         "for the torch backend")
+    if pipeline or opt_level is not None:
+        raise ValueError("--pipeline and -O are for compiled backends; run "
+                         "joint-opt for the torch backend")
     gm = build_graph_module(doc, device=device, ao_impl=ao_impl,
                             imports=imports)
     state, inputs = materialize(doc, seed=seed, device=device,
@@ -618,6 +621,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="mlir-cpu: joint passes joint-compile runs before "
                    "lowering, e.g. 'joint-tag-recompute-policy{mode=full},"
                    "joint-remat'")
+    p.add_argument("-O", dest="opt_level", type=int, choices=range(4),
+                   default=None, metavar="LEVEL",
+                   help="mlir-cpu/mlir-cuda: joint-compile's LLVM "
+                   "optimization level, 0-3 (default: joint-compile's, 1)")
     p.add_argument("--ao", default="auto", choices=("auto", "torch", "fallback"),
                    help="ao op implementation: torch's ops on cuda when "
                    "available (auto), always torch's, or the synchronous "
@@ -629,7 +636,7 @@ def main(argv: list[str] | None = None) -> int:
         first = run(a.graph, seed=a.seed, device=a.device,
                     safetensors=a.safetensors, ao_impl=a.ao,
                     imports=a.imports, backend=a.backend,
-                    pipeline=a.pipeline)
+                    pipeline=a.pipeline, opt_level=a.opt_level)
         if a.compare is None:
             print(f"loss {float(first.loss):.9g}")
             for k, v in first.grads.items():

@@ -13,6 +13,11 @@
 // descriptor `step.so.json` (names, roles, shapes, dtypes of every argument
 // and output). Both files appear only when everything succeeded: they are
 // written to temporary files in the output directory and renamed last.
+// A successful CPU or CUDA compile is also stored in the step cache that
+// `python -m joint_mlir.run --backend mlir-cpu` reads (`$JOINT_MLIR_CACHE`,
+// default ~/.cache/joint_mlir), under the key python/joint_mlir/mlir_cpu.py
+// computes for the same inputs, so running the graph does not compile it
+// again (--no-cache turns this off).
 // --mlir-timing times every stage (MLIR passes, LLVM optimization, code
 // generation, link); LLVM's --time-passes breaks down the LLVM part.
 //
@@ -45,6 +50,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
@@ -54,6 +60,8 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <sys/utsname.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -87,6 +95,12 @@ static cl::opt<unsigned> optLevel(
              "fastest compile whose step stays within 3x torch eager on "
              "llama-tiny, bench/lowering)"),
     cl::init(1));
+static cl::opt<bool> noCache(
+    "no-cache",
+    cl::desc("do not store the library in the step cache of `python -m "
+             "joint_mlir.run --backend mlir-cpu` ($JOINT_MLIR_CACHE, default "
+             "~/.cache/joint_mlir)"),
+    cl::init(false));
 static cl::opt<std::string>
     ccProgram("cc", cl::desc("C compiler driver that links the library"),
               cl::init("cc"));
@@ -463,6 +477,83 @@ struct TempFile {
   }
 };
 
+/// The step cache's key (32 hex digits) of this compile: SHA-256 over the
+/// SHA-256 of each part, the parts being the input bytes, --pipeline,
+/// --lowering-options, --target, -O<level>, "<tool path>:<size>:<mtime ns>"
+/// and the host's machine and node names. python/joint_mlir/mlir_cpu.py
+/// (compile_graph) computes the same key; keep the two in step.
+static std::string getCacheKey(StringRef input, const char *argv0) {
+  std::string tool = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&getCacheKey));
+  SmallString<256> real;
+  if (!llvm::sys::fs::real_path(tool, real))
+    tool = real.str().str();
+  llvm::sys::fs::file_status status;
+  std::string toolId = tool;
+  if (!llvm::sys::fs::status(tool, status)) {
+    auto mtime = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        status.getLastModificationTime().time_since_epoch());
+    toolId += ":" + std::to_string(status.getSize()) + ":" +
+              std::to_string(mtime.count());
+  }
+  struct utsname host = {};
+  uname(&host);
+  std::string level = "O" + std::to_string(optLevel);
+  StringRef parts[] = {input,       userPipeline, loweringOptions,
+                       target,      level,        toolId,
+                       host.machine, host.nodename};
+  llvm::SHA256 key;
+  for (StringRef part : parts)
+    key.update(llvm::SHA256::hash(llvm::arrayRefFromStringRef(part)));
+  return llvm::toHex(key.final(), /*LowerCase=*/true).substr(0, 32);
+}
+
+/// Copies `library` and its descriptor into `<cache>/<key>/step.so(.json)`
+/// (temporary names, renamed last; the descriptor last, since a reader
+/// takes an entry only when both exist). A failure only warns.
+static void storeInCache(StringRef key, StringRef library,
+                         StringRef descriptor) {
+  SmallString<256> dir;
+  if (std::optional<std::string> env =
+          llvm::sys::Process::GetEnv("JOINT_MLIR_CACHE")) {
+    dir = *env;
+  } else {
+    if (!llvm::sys::path::home_directory(dir))
+      return;
+    llvm::sys::path::append(dir, ".cache", "joint_mlir");
+  }
+  llvm::sys::path::append(dir, key);
+  SmallString<256> lib(dir), desc(dir), realLib, realOut;
+  llvm::sys::path::append(lib, "step.so");
+  desc = lib;
+  desc += ".json";
+  if (!llvm::sys::fs::real_path(lib, realLib) &&
+      !llvm::sys::fs::real_path(library, realOut) && realLib == realOut)
+    return; // compiled into the cache already
+  auto warn = [&](const Twine &what, std::error_code ec) {
+    llvm::errs() << "joint-compile: warning: not cached in " << dir << ": "
+                 << what << ": " << ec.message() << "\n";
+  };
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return warn("mkdir", ec);
+  for (auto [from, to] : {std::pair<StringRef, StringRef>(library, lib),
+                          std::pair<StringRef, StringRef>(descriptor, desc)}) {
+    SmallString<256> temp;
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::createUniqueFile(
+            to + ".%%%%%%%%", fd, temp))
+      return warn(to, ec);
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+    std::error_code ec = llvm::sys::fs::copy_file(from, temp);
+    if (!ec)
+      ec = llvm::sys::fs::rename(temp, to);
+    if (ec) {
+      llvm::sys::fs::remove(temp);
+      return warn(to, ec);
+    }
+  }
+}
+
 static int fail(const std::string &message) {
   llvm::errs() << "joint-compile: error: " << message << "\n";
   return 1;
@@ -510,6 +601,7 @@ int main(int argc, char **argv) {
       openInputFile(inputFilename, &error);
   if (!input)
     return fail(error);
+  std::string cacheKey = getCacheKey(input->getBuffer(), argv[0]);
   OwningOpRef<ModuleOp> module;
   if (isJointJSON(inputFilename, input->getBuffer())) {
     module =
@@ -645,5 +737,7 @@ int main(int argc, char **argv) {
     return fail(descriptorName + ": " + ec.message());
   }
   library.keep = descriptor.keep = true;
+  if (!noCache)
+    storeInCache(cacheKey, outputFilename, descriptorName);
   return 0;
 }

@@ -32,9 +32,10 @@ namespace {
 constexpr llvm::StringLiteral kOutlinedAttr = "joint.outlined";
 
 /// Moves `nest` (at the top level of `parent`) into a new function inserted
-/// after `parent` in `symbols`, and calls it in its place.
-static void outlineNest(IRRewriter &rewriter, SymbolTable &symbols,
-                        func::FuncOp parent, Operation *nest, unsigned index) {
+/// after `previous` in `symbols`, and calls it in its place; returns it.
+static func::FuncOp outlineNest(IRRewriter &rewriter, SymbolTable &symbols,
+                                func::FuncOp parent, Operation *previous,
+                                Operation *nest, unsigned index) {
   MLIRContext *ctx = nest->getContext();
   Location loc = nest->getLoc();
   llvm::SetVector<Value> captured;
@@ -61,7 +62,7 @@ static void outlineNest(IRRewriter &rewriter, SymbolTable &symbols,
   callee->setAttr(kOutlinedAttr, builder.getUnitAttr());
   callee->setAttr("passthrough",
                   builder.getArrayAttr({builder.getStringAttr("noinline")}));
-  symbols.insert(callee, std::next(Block::iterator(parent)));
+  symbols.insert(callee, std::next(Block::iterator(previous)));
 
   Block *entry = callee.addEntryBlock();
   IRMapping mapping;
@@ -75,6 +76,7 @@ static void outlineNest(IRRewriter &rewriter, SymbolTable &symbols,
   rewriter.setInsertionPoint(nest);
   auto call = func::CallOp::create(rewriter, loc, callee, args);
   rewriter.replaceOp(nest, call.getResults());
+  return callee;
 }
 
 struct OutlineLoopsPass
@@ -92,8 +94,9 @@ struct OutlineLoopsPass
         for (Operation &op : block)
           if (isa<LoopLikeOpInterface>(op))
             nests.push_back(&op);
+      Operation *previous = func;
       for (auto [index, nest] : llvm::enumerate(nests))
-        outlineNest(rewriter, symbols, func, nest, index);
+        previous = outlineNest(rewriter, symbols, func, previous, nest, index);
     }
   }
 };
