@@ -50,9 +50,9 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -428,8 +428,8 @@ static LogicalResult emitObject(llvm::Module &module, StringRef path,
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(triple);
   {
-    TimingScope scope = timing.nest("LLVM optimization (-O" +
-                                    std::to_string(level) + ")");
+    TimingScope scope =
+        timing.nest("LLVM optimization (-O" + std::to_string(level) + ")");
     optimizeModule(module, *machine, level);
   }
   TimingScope scope = timing.nest("LLVM code generation");
@@ -499,9 +499,8 @@ static std::string getCacheKey(StringRef input, const char *argv0) {
   struct utsname host = {};
   uname(&host);
   std::string level = "O" + std::to_string(optLevel);
-  StringRef parts[] = {input,       userPipeline, loweringOptions,
-                       target,      level,        toolId,
-                       host.machine, host.nodename};
+  StringRef parts[] = {input, userPipeline, loweringOptions, target,
+                       level, toolId,       host.machine,    host.nodename};
   llvm::SHA256 key;
   for (StringRef part : parts)
     key.update(llvm::SHA256::hash(llvm::arrayRefFromStringRef(part)));
@@ -540,8 +539,8 @@ static void storeInCache(StringRef key, StringRef library,
                           std::pair<StringRef, StringRef>(descriptor, desc)}) {
     SmallString<256> temp;
     int fd;
-    if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-            to + ".%%%%%%%%", fd, temp))
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueFile(to + ".%%%%%%%%", fd, temp))
       return warn(to, ec);
     llvm::sys::Process::SafelyCloseFileDescriptor(fd);
     std::error_code ec = llvm::sys::fs::copy_file(from, temp);

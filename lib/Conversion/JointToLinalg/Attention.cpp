@@ -160,18 +160,7 @@ struct Sdpa {
   Value elementwise(Value like, Type elem, ValueRange inputs,
                     ArrayRef<AffineMap> maps,
                     function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
-    unsigned rank = cast<RankedTensorType>(like.getType()).getRank();
-    Value init = tensor::EmptyOp::create(
-        b, loc, tensor::getMixedSizes(b, loc, like), elem);
-    SmallVector<AffineMap> all(maps);
-    all.push_back(b.getMultiDimIdentityMap(rank));
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    return linalg::GenericOp::create(
-               b, loc, init.getType(), inputs, ValueRange{init}, all, iters,
-               [&](OpBuilder &nb, Location nl, ValueRange a) {
-                 linalg::YieldOp::create(nb, nl, fn(nb, nl, a.drop_back()));
-               })
-        .getResult(0);
+    return buildElementwiseMap(b, loc, like, elem, inputs, maps, fn);
   }
 
   OpFoldResult size(Value t, unsigned i) {
@@ -266,13 +255,12 @@ struct Sdpa {
   Value probs(Value x, Value row, Type elem) {
     AffineMap id5 = b.getMultiDimIdentityMap(5);
     AffineMap proj = map(5, {d(0), d(1), d(2), d(3)});
-    return elementwise(
-        x, elem, {x, row}, {id5, proj},
-        [&](OpBuilder &nb, Location nl, ValueRange a) {
-          Value e = math::ExpOp::create(
-              nb, nl, arith::SubFOp::create(nb, nl, a[0], a[1]));
-          return convertScalar(nb, nl, e, elem);
-        });
+    return elementwise(x, elem, {x, row}, {id5, proj},
+                       [&](OpBuilder &nb, Location nl, ValueRange a) {
+                         Value e = math::ExpOp::create(
+                             nb, nl, arith::SubFOp::create(nb, nl, a[0], a[1]));
+                         return convertScalar(nb, nl, e, elem);
+                       });
   }
 
   /// `t` (f32) rounded to `reduced`, or `t` itself when there is none.
@@ -414,8 +402,7 @@ struct SdpaPattern : JointOpConversion {
   }
 
   static bool isMathVariant(CallFunctionOp op) {
-    return op.getTarget() ==
-           "aten::_scaled_dot_product_attention_math.default";
+    return op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
   }
 
   LogicalResult rewriteForward(CallFunctionOp op, ConversionPatternRewriter &rw,

@@ -528,10 +528,10 @@ StringRef getOperandName(StringRef op, unsigned i) {
   if (op == "native_dropout_backward")
     return i == 0 ? "grad_output" : "mask";
   if (op.ends_with("_backward"))
-    return i == 0 ? "grad_output"
-                  : (op == "tanh_backward" || op == "sigmoid_backward"
-                         ? "output"
-                         : "self");
+    return i == 0
+               ? "grad_output"
+               : (op == "tanh_backward" || op == "sigmoid_backward" ? "output"
+                                                                    : "self");
   if (op == "pow")
     return i == 0 ? "self" : "exponent";
   return i == 0 ? "self" : "other";
