@@ -66,7 +66,7 @@ def find_tool(name: str = "joint-compile") -> Path:
 
 # joint-compile's default -O level (tools/joint-compile): the fastest compile
 # whose llama-tiny step stays within 3x torch eager (bench/lowering).
-DEFAULT_OPT_LEVEL = 1
+DEFAULT_OPT_LEVEL = 0
 
 
 def _cache_dir() -> Path:

@@ -91,10 +91,10 @@ static cl::opt<std::string> loweringOptions(
     cl::init(""));
 static cl::opt<unsigned> optLevel(
     "O", cl::Prefix,
-    cl::desc("LLVM optimization level of the step, 0-3 (default 1: the "
+    cl::desc("LLVM optimization level of the step, 0-3 (default 0: the "
              "fastest compile whose step stays within 3x torch eager on "
-             "llama-tiny, bench/lowering)"),
-    cl::init(1));
+             "llama-tiny, bench/lowering; -O1 runs the step ~40x faster)"),
+    cl::init(0));
 static cl::opt<bool> noCache(
     "no-cache",
     cl::desc("do not store the library in the step cache of `python -m "

@@ -156,6 +156,17 @@ struct Sdpa {
         .getResult(0);
   }
 
+  /// out[b,hk,g,l,n] = sum_r lhs[b,hk,g,l,r] * rhs, with rhs [b,hk,n,r]
+  /// (`rhsNR`) or [b,hk,r,n]; loops (b,hk,g,l,n,r).
+  Value contractRows(Value lhs, Value rhs, bool rhsNR) {
+    AffineMap rhsMap = rhsNR ? map(6, {d(0), d(1), d(4), d(5)})
+                             : map(6, {d(0), d(1), d(5), d(4)});
+    return contract(lhs, map(6, {d(0), d(1), d(2), d(3), d(5)}), rhs, rhsMap,
+                    {size(lhs, 0), size(lhs, 1), size(lhs, 2), size(lhs, 3),
+                     size(rhs, rhsNR ? 2 : 3)},
+                    6);
+  }
+
   /// Elementwise generic over the 5 (or `rank`) loops of `like`.
   Value elementwise(Value like, Type elem, ValueRange inputs,
                     ArrayRef<AffineMap> maps,
@@ -170,10 +181,7 @@ struct Sdpa {
   /// x[b,hk,g,l,s] = scale * sum_e q.k + mask, causal entries -inf.
   Value logits() {
     // loops (b, hk, g, l, s, e)
-    Value dot = contract(
-        q, map(6, {d(0), d(1), d(2), d(3), d(5)}), k,
-        map(6, {d(0), d(1), d(4), d(5)}),
-        {size(q, 0), size(q, 1), size(q, 2), size(q, 3), size(k, 2)}, 6);
+    Value dot = contractRows(q, k, /*rhsNR=*/true);
     SmallVector<Value> inputs{dot};
     AffineMap id5 = b.getMultiDimIdentityMap(5);
     SmallVector<AffineMap> maps{id5};
@@ -287,13 +295,7 @@ struct Sdpa {
   }
 
   /// out[b,hk,g,l,ev] = sum_s P * v.
-  Value attend(Value p) {
-    // loops (b, hk, g, l, ev, s)
-    return contract(
-        p, map(6, {d(0), d(1), d(2), d(3), d(5)}), v,
-        map(6, {d(0), d(1), d(5), d(4)}),
-        {size(p, 0), size(p, 1), size(p, 2), size(p, 3), size(v, 3)}, 6);
-  }
+  Value attend(Value p) { return contractRows(p, v, /*rhsNR=*/false); }
 
   /// `t` * scale (when given), cast to `elem`.
   Value finish(Value t, Type elem, bool scaled) {
@@ -575,12 +577,7 @@ struct SdpaPattern : JointOpConversion {
     Value p = sdpa.probs(x, lse, sdpa.f32);
     auto d = [&](unsigned i) { return sdpa.d(i); };
     // dP[b,hk,g,l,s] = sum_ev dO * v; loops (b,hk,g,l,s,ev).
-    Value dP =
-        sdpa.contract(gdO, sdpa.map(6, {d(0), d(1), d(2), d(3), d(5)}), sdpa.v,
-                      sdpa.map(6, {d(0), d(1), d(4), d(5)}),
-                      {sdpa.size(gdO, 0), sdpa.size(gdO, 1), sdpa.size(gdO, 2),
-                       sdpa.size(gdO, 3), sdpa.size(sdpa.v, 2)},
-                      6);
+    Value dP = sdpa.contractRows(gdO, sdpa.v, /*rhsNR=*/true);
     // D[b,hk,g,l] = sum_ev dO * O.
     AffineMap id5 = rw.getMultiDimIdentityMap(5);
     Value rowDot =
@@ -608,12 +605,7 @@ struct SdpaPattern : JointOpConversion {
     Value pm = sdpa.roundToReduced(p);
     dS = sdpa.roundToReduced(dS);
     // dQ[b,hk,g,l,e] = sum_s dS * k; loops (b,hk,g,l,e,s).
-    Value dQ =
-        sdpa.contract(dS, sdpa.map(6, {d(0), d(1), d(2), d(3), d(5)}), sdpa.k,
-                      sdpa.map(6, {d(0), d(1), d(5), d(4)}),
-                      {sdpa.size(dS, 0), sdpa.size(dS, 1), sdpa.size(dS, 2),
-                       sdpa.size(dS, 3), sdpa.size(sdpa.k, 3)},
-                      6);
+    Value dQ = sdpa.contractRows(dS, sdpa.k, /*rhsNR=*/false);
     // dK[b,hk,s,e] = sum_{g,l} dS * q; loops (b,hk,s,e,g,l).
     Value dK =
         sdpa.contract(dS, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}), sdpa.q,
