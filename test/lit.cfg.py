@@ -51,3 +51,8 @@ config.environment["ASAN_OPTIONS"] = os.environ.get(
     "ASAN_OPTIONS", "allow_user_poisoning=0:detect_leaks=1")
 config.environment["UBSAN_OPTIONS"] = os.environ.get(
     "UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+
+# joint-compile stores every library it builds in the step cache
+# (docs/lowering.md, "Step cache"); tests keep it inside the build tree.
+config.environment["JOINT_MLIR_CACHE"] = os.path.join(
+    config.test_exec_root, "joint_mlir_cache")

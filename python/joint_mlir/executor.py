@@ -381,7 +381,7 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
         device: str | torch.device = "cpu", safetensors: str | None = None,
         ao_impl: str = "auto",
         imports: list[str] | tuple[str, ...] = (), backend: str = "torch",
-        pipeline: str = "") -> StepResult:
+        pipeline: str = "", opt_level: int | None = None) -> StepResult:
     """Materialize state and inputs, run one step, return the results.
 
     ``path`` is a format v1 file or an already-parsed document; ``imports``
@@ -389,15 +389,17 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
     operators, beyond the ``python_module`` the operator table records).
     ``backend``
     ``torch`` rebuilds the FX graph; ``mlir-cpu`` compiles it with
-    ``joint-compile`` (cached; ``pipeline`` is its ``--pipeline``) and calls
-    the library (:mod:`joint_mlir.mlir_cpu`).
+    ``joint-compile`` (cached; ``pipeline`` is its ``--pipeline``,
+    ``opt_level`` its ``-O``) and calls the library
+    (:mod:`joint_mlir.mlir_cpu`).
     """
     doc = read_document(path) if isinstance(path, str) else path
     if backend == "mlir-cpu":
         from .mlir_cpu import CompiledStep, compile_graph, run_compiled
         if torch.device(device).type != "cpu":
             raise ValueError("--backend mlir-cpu runs on the cpu device only")
-        step = CompiledStep(compile_graph(path, pipeline=pipeline))
+        step = CompiledStep(compile_graph(path, pipeline=pipeline,
+                                          opt_level=opt_level))
         state, inputs = materialize(doc, seed=seed, device="cpu",
                                     safetensors=safetensors)
         return run_compiled(step, state, inputs)
@@ -406,7 +408,8 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
         if not torch.cuda.is_available():
             raise RuntimeError("--backend mlir-cuda needs a CUDA device "
                                "(none is available)")
-        lib = compile_graph(path, pipeline=pipeline, target="cuda")
+        lib = compile_graph(path, pipeline=pipeline, target="cuda",
+                            opt_level=opt_level)
         step = CompiledStep(lib)
         state, inputs = materialize(doc, seed=seed, device="cuda",
                                     safetensors=safetensors)
@@ -414,9 +417,9 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
     if backend != "torch":
         raise ValueError(f"unknown backend {backend!r} (expected one of "
                          f"{', '.join(BACKENDS)})")
-    if pipeline:
-        raise ValueError("--pipeline is for compiled backends; run joint-opt "
-                         "for the torch backend")
+    if pipeline or opt_level is not None:
+        raise ValueError("--pipeline and -O are for compiled backends; run "
+                         "joint-opt for the torch backend")
     gm = build_graph_module(doc, device=device, ao_impl=ao_impl,
                             imports=imports)
     state, inputs = materialize(doc, seed=seed, device=device,

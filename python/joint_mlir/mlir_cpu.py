@@ -2,9 +2,11 @@
 run the step through its C entry point (docs/lowering.md, "ABI").
 
 :func:`compile_graph` calls ``joint-compile --target=cpu`` once per distinct
-(graph bytes, user pipeline, lowering options, tool binary, host) and keeps
-the library and its descriptor under ``$JOINT_MLIR_CACHE`` (default
-``~/.cache/joint_mlir``), keyed by the SHA-256 of those. :class:`CompiledStep`
+(graph bytes, user pipeline, lowering options, target, ``-O`` level, tool
+binary, host) and keeps the library and its descriptor under
+``$JOINT_MLIR_CACHE`` (default ``~/.cache/joint_mlir``), keyed by the SHA-256
+of those. ``joint-compile`` run by hand stores what it builds under the same
+key, so running a graph it already compiled does not compile it again. :class:`CompiledStep`
 loads the library with ctypes and calls ``joint_step`` with the data pointers
 of the caller's tensors (no copies, except a non-contiguous input, which is
 made contiguous first) and of freshly allocated output tensors; dynamic sizes
@@ -69,6 +71,11 @@ def find_tool(name: str = "joint-compile") -> Path:
                        "on PATH)")
 
 
+# joint-compile's default -O level (tools/joint-compile): the fastest compile
+# whose llama-tiny step stays within 3x torch eager (bench/lowering).
+DEFAULT_OPT_LEVEL = 0
+
+
 def _cache_dir() -> Path:
     env = os.environ.get("JOINT_MLIR_CACHE")
     return Path(env) if env else Path.home() / ".cache" / "joint_mlir"
@@ -77,11 +84,13 @@ def _cache_dir() -> Path:
 def compile_graph(graph: str | Path | dict[str, Any], *, pipeline: str = "",
                   lowering_options: str = "",
                   cache_dir: str | Path | None = None,
-                  target: str = "cpu") -> Path:
+                  target: str = "cpu", opt_level: int | None = None) -> Path:
     """Path of the compiled library of ``graph`` (a file or a document).
 
     ``pipeline`` is joint-compile's ``--pipeline`` (joint passes run first);
-    ``target`` its ``--target`` (cpu or cuda).
+    ``target`` its ``--target`` (cpu or cuda); ``opt_level`` its ``-O``
+    (0-3, default :data:`DEFAULT_OPT_LEVEL`). The cache key is the one
+    joint-compile computes (``getCacheKey`` in tools/joint-compile).
     Raises :class:`CompileError` with joint-compile's diagnostics.
     """
     tool = find_tool()
@@ -92,11 +101,15 @@ def compile_graph(graph: str | Path | dict[str, Any], *, pipeline: str = "",
         data = Path(graph).read_bytes()
         name = str(graph)
         suffix = ".json.gz" if name.endswith(".gz") else Path(name).suffix
+    level = DEFAULT_OPT_LEVEL if opt_level is None else int(opt_level)
+    if not 0 <= level <= 3:
+        raise ValueError(f"opt_level {level}: the level is 0, 1, 2 or 3")
+    tool = tool.resolve()
     st = tool.stat()
     key = hashlib.sha256()
     for part in (data, pipeline.encode(), lowering_options.encode(),
-                 target.encode(),
-                 f"{tool.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode(),
+                 target.encode(), f"O{level}".encode(),
+                 f"{tool}:{st.st_size}:{st.st_mtime_ns}".encode(),
                  platform.machine().encode(), platform.node().encode()):
         key.update(hashlib.sha256(part).digest())
     out_dir = Path(cache_dir) if cache_dir else _cache_dir()
@@ -112,7 +125,8 @@ def compile_graph(graph: str | Path | dict[str, Any], *, pipeline: str = "",
             src.write_bytes(data)
         else:
             src = Path(graph)
-        cmd = [str(tool), str(src), f"--target={target}", "-o", str(lib)]
+        cmd = [str(tool), str(src), f"--target={target}", f"-O{level}",
+               "--no-cache", "-o", str(lib)]
         if pipeline:
             cmd.append(f"--pipeline={pipeline}")
         if lowering_options:

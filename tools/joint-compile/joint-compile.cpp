@@ -1,16 +1,25 @@
 //===- joint-compile.cpp - Compile a joint graph to a shared library -----===//
 //
 // joint-compile g.json|g.json.gz|g.mlir --target=cpu|cuda -o step.so
-//   [--pipeline=<joint passes>]: imports the graph, runs the user's passes,
+//   [--pipeline=<joint passes>] [-O0..-O3]: imports the graph, runs the
+// user's passes,
 // then `joint-lower-to-cpu` (or `joint-lower-to-cuda`: kernels as cubins
 // embedded in the host code, which calls libjoint_cuda_runtime), translates
 // to LLVM IR, wraps `@joint_entry` into
-// the one exported C function `joint_step` (docs/lowering.md, "ABI"), emits
-// an object file for the host CPU through LLVM's TargetMachine, links it
+// the one exported C function `joint_step` (docs/lowering.md, "ABI"),
+// optimizes it with LLVM's default pipeline at the -O level, emits an object
+// file for the host CPU through LLVM's TargetMachine, links it
 // with the system C compiler driver (`cc -shared`), and writes the
 // descriptor `step.so.json` (names, roles, shapes, dtypes of every argument
 // and output). Both files appear only when everything succeeded: they are
 // written to temporary files in the output directory and renamed last.
+// A successful CPU or CUDA compile is also stored in the step cache that
+// `python -m joint_mlir.run --backend mlir-cpu` reads (`$JOINT_MLIR_CACHE`,
+// default ~/.cache/joint_mlir), under the key python/joint_mlir/mlir_cpu.py
+// computes for the same inputs, so running the graph does not compile it
+// again (--no-cache turns this off).
+// --mlir-timing times every stage (MLIR passes, LLVM optimization, code
+// generation, link); LLVM's --time-passes breaks down the LLVM part.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,12 +30,12 @@
 #include "joint/InitAll.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/IRBuilder.h"
@@ -34,6 +43,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -41,6 +52,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -48,6 +60,8 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <sys/utsname.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -75,6 +89,18 @@ static cl::opt<std::string> loweringOptions(
     cl::desc("options of joint-lower-to-cpu (e.g. \"tile-matmuls=false\") "
              "or joint-lower-to-cuda (e.g. \"chip=sm_90 tile-sizes=32,8\")"),
     cl::init(""));
+static cl::opt<unsigned> optLevel(
+    "O", cl::Prefix,
+    cl::desc("LLVM optimization level of the step, 0-3 (default 0: the "
+             "fastest compile whose step stays within 3x torch eager on "
+             "llama-tiny, bench/lowering; -O1 runs the step ~40x faster)"),
+    cl::init(0));
+static cl::opt<bool> noCache(
+    "no-cache",
+    cl::desc("do not store the library in the step cache of `python -m "
+             "joint_mlir.run --backend mlir-cpu` ($JOINT_MLIR_CACHE, default "
+             "~/.cache/joint_mlir)"),
+    cl::init(false));
 static cl::opt<std::string>
     ccProgram("cc", cl::desc("C compiler driver that links the library"),
               cl::init("cc"));
@@ -339,8 +365,38 @@ static LogicalResult addCEntry(llvm::Module &module, ArrayRef<Slot> slots,
   return success();
 }
 
-/// Emits `module` as an object file for the host CPU into `path`.
+/// Runs LLVM's default module pipeline at `level` (0-3) on `module`, with
+/// the standard instrumentations (so --time-passes reports every pass).
+static void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
+                           unsigned level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassInstrumentationCallbacks callbacks;
+  llvm::StandardInstrumentations instrumentations(module.getContext(),
+                                                  /*DebugLogging=*/false);
+  instrumentations.registerCallbacks(callbacks, &mam);
+  llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(),
+                            std::nullopt, &callbacks);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  static const llvm::OptimizationLevel levels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  llvm::ModulePassManager mpm =
+      level == 0 ? builder.buildO0DefaultPipeline(levels[0])
+                 : builder.buildPerModuleDefaultPipeline(levels[level]);
+  mpm.run(module, mam);
+}
+
+/// Emits `module` as an object file for the host CPU into `path`, optimized
+/// at `level` (0-3); `timing` gets one scope per stage.
 static LogicalResult emitObject(llvm::Module &module, StringRef path,
+                                unsigned level, TimingScope &timing,
                                 std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -354,19 +410,19 @@ static LogicalResult emitObject(llvm::Module &module, StringRef path,
   std::unique_ptr<llvm::TargetMachine> machine(tgt->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features.getString(),
       llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+      static_cast<llvm::CodeGenOptLevel>(level)));
   if (!machine) {
     error = "no target machine for " + triple.str();
     return failure();
   }
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(triple);
-  auto optimize =
-      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
-  if (llvm::Error err = optimize(&module)) {
-    error = llvm::toString(std::move(err));
-    return failure();
+  {
+    TimingScope scope =
+        timing.nest("LLVM optimization (-O" + std::to_string(level) + ")");
+    optimizeModule(module, *machine, level);
   }
+  TimingScope scope = timing.nest("LLVM code generation");
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec) {
@@ -411,6 +467,82 @@ struct TempFile {
   }
 };
 
+/// The step cache's key (32 hex digits) of this compile: SHA-256 over the
+/// SHA-256 of each part, the parts being the input bytes, --pipeline,
+/// --lowering-options, --target, -O<level>, "<tool path>:<size>:<mtime ns>"
+/// and the host's machine and node names. python/joint_mlir/mlir_cpu.py
+/// (compile_graph) computes the same key; keep the two in step.
+static std::string getCacheKey(StringRef input, const char *argv0) {
+  std::string tool = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&getCacheKey));
+  SmallString<256> real;
+  if (!llvm::sys::fs::real_path(tool, real))
+    tool = real.str().str();
+  llvm::sys::fs::file_status status;
+  std::string toolId = tool;
+  if (!llvm::sys::fs::status(tool, status)) {
+    auto mtime = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        status.getLastModificationTime().time_since_epoch());
+    toolId += ":" + std::to_string(status.getSize()) + ":" +
+              std::to_string(mtime.count());
+  }
+  struct utsname host = {};
+  uname(&host);
+  std::string level = "O" + std::to_string(optLevel);
+  StringRef parts[] = {input, userPipeline, loweringOptions, target,
+                       level, toolId,       host.machine,    host.nodename};
+  llvm::SHA256 key;
+  for (StringRef part : parts)
+    key.update(llvm::SHA256::hash(llvm::arrayRefFromStringRef(part)));
+  return llvm::toHex(key.final(), /*LowerCase=*/true).substr(0, 32);
+}
+
+/// Copies `library` and its descriptor into `<cache>/<key>/step.so(.json)`
+/// (temporary names, renamed last; the descriptor last, since a reader
+/// takes an entry only when both exist). A failure only warns.
+static void storeInCache(StringRef key, StringRef library,
+                         StringRef descriptor) {
+  SmallString<256> dir;
+  if (std::optional<std::string> env =
+          llvm::sys::Process::GetEnv("JOINT_MLIR_CACHE")) {
+    dir = *env;
+  } else {
+    if (!llvm::sys::path::home_directory(dir))
+      return;
+    llvm::sys::path::append(dir, ".cache", "joint_mlir");
+  }
+  llvm::sys::path::append(dir, key);
+  SmallString<256> lib(dir), desc(dir), realLib, realOut;
+  llvm::sys::path::append(lib, "step.so");
+  desc = lib;
+  desc += ".json";
+  if (!llvm::sys::fs::real_path(lib, realLib) &&
+      !llvm::sys::fs::real_path(library, realOut) && realLib == realOut)
+    return; // compiled into the cache already
+  auto warn = [&](const Twine &what, std::error_code ec) {
+    llvm::errs() << "joint-compile: warning: not cached in " << dir << ": "
+                 << what << ": " << ec.message() << "\n";
+  };
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return warn("mkdir", ec);
+  for (auto [from, to] : {std::pair<StringRef, StringRef>(library, lib),
+                          std::pair<StringRef, StringRef>(descriptor, desc)}) {
+    SmallString<256> temp;
+    int fd;
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueFile(to + ".%%%%%%%%", fd, temp))
+      return warn(to, ec);
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+    std::error_code ec = llvm::sys::fs::copy_file(from, temp);
+    if (!ec)
+      ec = llvm::sys::fs::rename(temp, to);
+    if (ec) {
+      llvm::sys::fs::remove(temp);
+      return warn(to, ec);
+    }
+  }
+}
+
 static int fail(const std::string &message) {
   llvm::errs() << "joint-compile: error: " << message << "\n";
   return 1;
@@ -424,6 +556,7 @@ int main(int argc, char **argv) {
   joint::registerAllDialects(registry);
   joint::registerAllPasses();
   registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
   cl::ParseCommandLineOptions(
       argc, argv,
       "joint-compile: compile a joint graph into a shared library with one C "
@@ -438,6 +571,13 @@ int main(int argc, char **argv) {
                 "was configured with JOINT_ENABLE_CUDA=OFF: no toolkit found); "
                 "use --target=cpu");
 #endif
+  if (optLevel > 3)
+    return fail("-O" + std::to_string(optLevel) +
+                ": the optimization level is 0, 1, 2 or 3");
+
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
 
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
@@ -450,6 +590,7 @@ int main(int argc, char **argv) {
       openInputFile(inputFilename, &error);
   if (!input)
     return fail(error);
+  std::string cacheKey = getCacheKey(input->getBuffer(), argv[0]);
   OwningOpRef<ModuleOp> module;
   if (joint::isJointJSON(inputFilename, input->getBuffer())) {
     module =
@@ -467,6 +608,7 @@ int main(int argc, char **argv) {
                    OpPassManager::Nesting::Implicit);
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
+    pm.enableTiming(timing);
     if (!userPipeline.empty() &&
         failed(joint::addJointPassPipeline(userPipeline, pm, llvm::errs())))
       return fail("bad --pipeline '" + userPipeline + "'");
@@ -487,6 +629,7 @@ int main(int argc, char **argv) {
     PassManager pm(&context, ModuleOp::getOperationName());
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
+    pm.enableTiming(timing);
     joint::buildLowerToCPUTensorPipeline(pm, options);
     if (failed(pm.run(*module)))
       return 1;
@@ -500,6 +643,7 @@ int main(int argc, char **argv) {
     PassManager pm(&context, ModuleOp::getOperationName());
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
+    pm.enableTiming(timing);
     if (cuda)
       joint::buildLowerToCUDALLVMPipeline(pm, cudaOptions);
     else
@@ -510,6 +654,7 @@ int main(int argc, char **argv) {
 
   // 3. LLVM IR, the C entry, an object file, a shared library.
   llvm::LLVMContext llvmContext;
+  TimingScope translateTiming = timing.nest("Translation to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, graphName);
   if (!llvmModule)
@@ -518,6 +663,7 @@ int main(int argc, char **argv) {
     return fail(error);
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return fail("the generated LLVM IR does not verify");
+  translateTiming.stop();
 
   SmallString<256> outDir(outputFilename.getValue());
   llvm::sys::path::remove_filename(outDir);
@@ -528,8 +674,9 @@ int main(int argc, char **argv) {
       failed(library.create(outDir, ".so", error)) ||
       failed(descriptor.create(outDir, ".json", error)))
     return fail(error);
-  if (failed(emitObject(*llvmModule, object.path, error)))
+  if (failed(emitObject(*llvmModule, object.path, optLevel, timing, error)))
     return fail(error);
+  TimingScope linkTiming = timing.nest("Link");
 
   llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName(ccProgram);
   if (!cc)
@@ -579,5 +726,7 @@ int main(int argc, char **argv) {
     return fail(descriptorName + ": " + ec.message());
   }
   library.keep = descriptor.keep = true;
+  if (!noCache)
+    storeInCache(cacheKey, outputFilename, descriptorName);
   return 0;
 }

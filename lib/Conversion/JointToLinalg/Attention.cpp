@@ -14,6 +14,12 @@
 //   dP = dO.v^T, D = rowsum(dO * O), dS = P * (dP - D),
 //   dQ = scale * dS.k, dK = scale * dS^T.q (summed over the group),
 //   dV = P^T.dO (summed over the group).
+// With bf16/f16 operands the flash variants round where torch's flash
+// kernels feed a reduced-precision matmul (aten FlashAttentionKernel.cpp,
+// checked bitwise against torch 2.15): the forward computes
+// out = round(exp(x - max)).v / sum_s exp(x - max), and the backward uses
+// round(P) for dV and round(dS) for dQ and dK; the math variant, a
+// composite of bf16 ops, keeps the f32 formulas.
 // Dropout (dropout_p != 0) is refused: it needs the RNG. The extra results
 // of the CUDA variants (cumulative sequence lengths, RNG state, debug mask)
 // become zero tensors; max_q/max_k the sequence lengths.
@@ -83,6 +89,9 @@ struct Sdpa {
   int64_t groups = 1;
   bool causal = false;
   Value scale; // f32 scalar
+  /// bf16/f16 where the variant rounds probabilities like torch's flash
+  /// kernels (see the file comment); null for f32 and the math variant.
+  Type reduced;
 
   Sdpa(OpBuilder &b, Location loc)
       : b(b), loc(loc), ctx(b.getContext()), f32(b.getF32Type()) {}
@@ -147,22 +156,22 @@ struct Sdpa {
         .getResult(0);
   }
 
+  /// out[b,hk,g,l,n] = sum_r lhs[b,hk,g,l,r] * rhs, with rhs [b,hk,n,r]
+  /// (`rhsNR`) or [b,hk,r,n]; loops (b,hk,g,l,n,r).
+  Value contractRows(Value lhs, Value rhs, bool rhsNR) {
+    AffineMap rhsMap = rhsNR ? map(6, {d(0), d(1), d(4), d(5)})
+                             : map(6, {d(0), d(1), d(5), d(4)});
+    return contract(lhs, map(6, {d(0), d(1), d(2), d(3), d(5)}), rhs, rhsMap,
+                    {size(lhs, 0), size(lhs, 1), size(lhs, 2), size(lhs, 3),
+                     size(rhs, rhsNR ? 2 : 3)},
+                    6);
+  }
+
   /// Elementwise generic over the 5 (or `rank`) loops of `like`.
   Value elementwise(Value like, Type elem, ValueRange inputs,
                     ArrayRef<AffineMap> maps,
                     function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
-    unsigned rank = cast<RankedTensorType>(like.getType()).getRank();
-    Value init = tensor::EmptyOp::create(
-        b, loc, tensor::getMixedSizes(b, loc, like), elem);
-    SmallVector<AffineMap> all(maps);
-    all.push_back(b.getMultiDimIdentityMap(rank));
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    return linalg::GenericOp::create(
-               b, loc, init.getType(), inputs, ValueRange{init}, all, iters,
-               [&](OpBuilder &nb, Location nl, ValueRange a) {
-                 linalg::YieldOp::create(nb, nl, fn(nb, nl, a.drop_back()));
-               })
-        .getResult(0);
+    return buildElementwiseMap(b, loc, like, elem, inputs, maps, fn);
   }
 
   OpFoldResult size(Value t, unsigned i) {
@@ -172,10 +181,7 @@ struct Sdpa {
   /// x[b,hk,g,l,s] = scale * sum_e q.k + mask, causal entries -inf.
   Value logits() {
     // loops (b, hk, g, l, s, e)
-    Value dot = contract(
-        q, map(6, {d(0), d(1), d(2), d(3), d(5)}), k,
-        map(6, {d(0), d(1), d(4), d(5)}),
-        {size(q, 0), size(q, 1), size(q, 2), size(q, 3), size(k, 2)}, 6);
+    Value dot = contractRows(q, k, /*rhsNR=*/true);
     SmallVector<Value> inputs{dot};
     AffineMap id5 = b.getMultiDimIdentityMap(5);
     SmallVector<AffineMap> maps{id5};
@@ -212,8 +218,11 @@ struct Sdpa {
         });
   }
 
-  /// lse[b,hk,g,l] of the logits.
-  Value logsumexp(Value x) {
+  /// Row maximum and sum_s exp(x - max) of the logits, [b,hk,g,l] each.
+  struct RowStats {
+    Value max, sum;
+  };
+  RowStats rowStats(Value x) {
     AffineMap id5 = b.getMultiDimIdentityMap(5);
     SmallVector<bool> lastDim{false, false, false, false, true};
     AffineMap proj = getProjectionMap(ctx, 5, lastDim);
@@ -235,8 +244,13 @@ struct Sdpa {
                   arith::AddFOp::create(nb, nl, acc[0], e)};
             })
             .front();
+    return {max, sum};
+  }
+
+  /// lse[b,hk,g,l] = max + log(sum).
+  Value logsumexp(RowStats stats) {
     AffineMap id4 = b.getMultiDimIdentityMap(4);
-    return elementwise(max, f32, {max, sum}, {id4, id4},
+    return elementwise(stats.max, f32, {stats.max, stats.sum}, {id4, id4},
                        [&](OpBuilder &nb, Location nl, ValueRange a) {
                          return arith::AddFOp::create(
                                     nb, nl, a[0],
@@ -245,27 +259,43 @@ struct Sdpa {
                        });
   }
 
-  /// P = exp(x - lse).
-  Value probs(Value x, Value lse) {
+  /// exp(x - row) as `elem` (P for row = lse; unnormalized for row = max).
+  Value probs(Value x, Value row, Type elem) {
     AffineMap id5 = b.getMultiDimIdentityMap(5);
     AffineMap proj = map(5, {d(0), d(1), d(2), d(3)});
-    return elementwise(x, f32, {x, lse}, {id5, proj},
+    return elementwise(x, elem, {x, row}, {id5, proj},
                        [&](OpBuilder &nb, Location nl, ValueRange a) {
-                         return math::ExpOp::create(
-                                    nb, nl,
-                                    arith::SubFOp::create(nb, nl, a[0], a[1]))
-                             .getResult();
+                         Value e = math::ExpOp::create(
+                             nb, nl, arith::SubFOp::create(nb, nl, a[0], a[1]));
+                         return convertScalar(nb, nl, e, elem);
+                       });
+  }
+
+  /// `t` (f32) rounded to `reduced`, or `t` itself when there is none.
+  Value roundToReduced(Value t) {
+    if (!reduced)
+      return t;
+    Type elem = reduced;
+    unsigned rank = cast<RankedTensorType>(t.getType()).getRank();
+    return elementwise(t, elem, {t}, {b.getMultiDimIdentityMap(rank)},
+                       [&](OpBuilder &nb, Location nl, ValueRange a) {
+                         return convertScalar(nb, nl, a[0], elem);
+                       });
+  }
+
+  /// out[b,hk,g,l,ev] / sum[b,hk,g,l], cast to `elem`.
+  Value normalize(Value out, Value sum, Type elem) {
+    AffineMap id5 = b.getMultiDimIdentityMap(5);
+    AffineMap proj = map(5, {d(0), d(1), d(2), d(3)});
+    return elementwise(out, elem, {out, sum}, {id5, proj},
+                       [&](OpBuilder &nb, Location nl, ValueRange a) {
+                         Value q = arith::DivFOp::create(nb, nl, a[0], a[1]);
+                         return convertScalar(nb, nl, q, elem);
                        });
   }
 
   /// out[b,hk,g,l,ev] = sum_s P * v.
-  Value attend(Value p) {
-    // loops (b, hk, g, l, ev, s)
-    return contract(
-        p, map(6, {d(0), d(1), d(2), d(3), d(5)}), v,
-        map(6, {d(0), d(1), d(5), d(4)}),
-        {size(p, 0), size(p, 1), size(p, 2), size(p, 3), size(v, 3)}, 6);
-  }
+  Value attend(Value p) { return contractRows(p, v, /*rhsNR=*/false); }
 
   /// `t` * scale (when given), cast to `elem`.
   Value finish(Value t, Type elem, bool scaled) {
@@ -347,6 +377,9 @@ struct SdpaPattern : JointOpConversion {
     }
     sdpa.causal = *causal;
     sdpa.mask = mask;
+    Type elem = qType.getElementType();
+    if (!isMathVariant(op) && (elem.isBF16() || elem.isF16()))
+      sdpa.reduced = elem;
     FailureOr<double> scale = args.getFloat(schema->scale, "scale", NAN);
     if (failed(scale))
       return rw.notifyMatchFailure(op, "scale must be a constant or None");
@@ -370,6 +403,10 @@ struct SdpaPattern : JointOpConversion {
     return rewriteBackward(op, args, *schema, rw, sdpa);
   }
 
+  static bool isMathVariant(CallFunctionOp op) {
+    return op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
+  }
+
   LogicalResult rewriteForward(CallFunctionOp op, ConversionPatternRewriter &rw,
                                Sdpa &sdpa) const {
     Location loc = op.getLoc();
@@ -377,13 +414,19 @@ struct SdpaPattern : JointOpConversion {
     if (!outType || op->getNumResults() < 2)
       return rw.notifyMatchFailure(op, "unexpected results");
     Value x = sdpa.logits();
-    Value lse = sdpa.logsumexp(x);
-    Value p = sdpa.probs(x, lse);
-    Value out = sdpa.ungroup(
-        sdpa.finish(sdpa.attend(p), outType.getElementType(), false));
-    SmallVector<Value> results{castToType(rw, loc, out, outType)};
-    bool isMath =
-        op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
+    Sdpa::RowStats stats = sdpa.rowStats(x);
+    Value lse = sdpa.logsumexp(stats);
+    Value p, out;
+    if (sdpa.reduced) {
+      Value unnormalized = sdpa.probs(x, stats.max, sdpa.reduced);
+      out = sdpa.normalize(sdpa.attend(unnormalized), stats.sum,
+                           outType.getElementType());
+    } else {
+      p = sdpa.probs(x, lse, sdpa.f32);
+      out = sdpa.finish(sdpa.attend(p), outType.getElementType(), false);
+    }
+    SmallVector<Value> results{castToType(rw, loc, sdpa.ungroup(out), outType)};
+    bool isMath = isMathVariant(op);
     RankedTensorType second = getResultTensorType(op, 1);
     if (isMath) {
       if (!second)
@@ -531,15 +574,10 @@ struct SdpaPattern : JointOpConversion {
     Value gdO = sdpa.group(*dO);
     Value gO = sdpa.group(*o);
     Value x = sdpa.logits();
-    Value p = sdpa.probs(x, lse);
+    Value p = sdpa.probs(x, lse, sdpa.f32);
     auto d = [&](unsigned i) { return sdpa.d(i); };
     // dP[b,hk,g,l,s] = sum_ev dO * v; loops (b,hk,g,l,s,ev).
-    Value dP =
-        sdpa.contract(gdO, sdpa.map(6, {d(0), d(1), d(2), d(3), d(5)}), sdpa.v,
-                      sdpa.map(6, {d(0), d(1), d(4), d(5)}),
-                      {sdpa.size(gdO, 0), sdpa.size(gdO, 1), sdpa.size(gdO, 2),
-                       sdpa.size(gdO, 3), sdpa.size(sdpa.v, 2)},
-                      6);
+    Value dP = sdpa.contractRows(gdO, sdpa.v, /*rhsNR=*/true);
     // D[b,hk,g,l] = sum_ev dO * O.
     AffineMap id5 = rw.getMultiDimIdentityMap(5);
     Value rowDot =
@@ -563,13 +601,11 @@ struct SdpaPattern : JointOpConversion {
                      nb, nl, a[0], arith::SubFOp::create(nb, nl, a[1], a[2]))
               .getResult();
         });
+    // The matmul operands torch's flash kernels round (file comment).
+    Value pm = sdpa.roundToReduced(p);
+    dS = sdpa.roundToReduced(dS);
     // dQ[b,hk,g,l,e] = sum_s dS * k; loops (b,hk,g,l,e,s).
-    Value dQ =
-        sdpa.contract(dS, sdpa.map(6, {d(0), d(1), d(2), d(3), d(5)}), sdpa.k,
-                      sdpa.map(6, {d(0), d(1), d(5), d(4)}),
-                      {sdpa.size(dS, 0), sdpa.size(dS, 1), sdpa.size(dS, 2),
-                       sdpa.size(dS, 3), sdpa.size(sdpa.k, 3)},
-                      6);
+    Value dQ = sdpa.contractRows(dS, sdpa.k, /*rhsNR=*/false);
     // dK[b,hk,s,e] = sum_{g,l} dS * q; loops (b,hk,s,e,g,l).
     Value dK =
         sdpa.contract(dS, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}), sdpa.q,
@@ -578,7 +614,7 @@ struct SdpaPattern : JointOpConversion {
                        sdpa.size(sdpa.k, 2), sdpa.size(sdpa.k, 3)},
                       6);
     // dV[b,hk,s,ev] = sum_{g,l} P * dO; loops (b,hk,s,ev,g,l).
-    Value dV = sdpa.contract(p, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}),
+    Value dV = sdpa.contract(pm, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}),
                              gdO, sdpa.map(6, {d(0), d(1), d(4), d(5), d(3)}),
                              {sdpa.size(sdpa.v, 0), sdpa.size(sdpa.v, 1),
                               sdpa.size(sdpa.v, 2), sdpa.size(sdpa.v, 3)},

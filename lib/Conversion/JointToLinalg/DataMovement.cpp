@@ -288,10 +288,7 @@ public:
     Value result =
         linalg::TransposeOp::create(rewriter, loc, *input, init, permutation)
             .getResult()[0];
-    if (result.getType() != resultType)
-      result = tensor::CastOp::create(rewriter, loc, resultType, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWithResult(rewriter, op, result, resultType);
   }
 };
 
@@ -603,10 +600,7 @@ public:
           rewriter, loc, input, result, at,
           getTensorSizes(rewriter, loc, input), strides);
     }
-    if (result.getType() != resultType)
-      result = tensor::CastOp::create(rewriter, loc, resultType, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWithResult(rewriter, op, result, resultType);
   }
 };
 
@@ -731,10 +725,7 @@ public:
     strides[*d] = rewriter.getIndexAttr(step);
     Value result = tensor::InsertSliceOp::create(rewriter, loc, *grad, zeros,
                                                  offsets, gradSizes, strides);
-    if (result.getType() != resultType)
-      result = tensor::CastOp::create(rewriter, loc, resultType, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWithResult(rewriter, op, result, resultType);
   }
 };
 

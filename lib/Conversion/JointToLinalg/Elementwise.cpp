@@ -43,7 +43,8 @@ struct BodyParams {
   Value lower, upper;     // clamp, clamp_min, clamp_max (null: no bound)
   Value scale;            // native_dropout_backward, elu
   Value slope;            // leaky_relu; elu: alpha * scale
-  Value inputScale;       // elu
+  Value inputScale;       // elu, elu_backward
+  bool isResult = false;  // elu_backward: the operand is elu's result
 };
 
 using BodyFn = Value (*)(OpBuilder &, Location, ValueRange, const BodyParams &);
@@ -210,6 +211,15 @@ Value bodyTanhBackward(OpBuilder &b, Location loc, ValueRange a,
       b, loc, grad,
       arith::SubFOp::create(b, loc, one, arith::MulFOp::create(b, loc, y, y)));
 }
+/// torch's sigmoid_backward kernel: grad * (1 - y) * y, y the output.
+Value bodySigmoidBackward(OpBuilder &b, Location loc, ValueRange a,
+                          const BodyParams &) {
+  Value grad = a[0], y = a[1];
+  Value one = constant(b, loc, y.getType(), 1.0);
+  Value g = arith::MulFOp::create(b, loc, grad,
+                                  arith::SubFOp::create(b, loc, one, y));
+  return arith::MulFOp::create(b, loc, g, y);
+}
 /// torch's gelu: x * 0.5 * (1 + erf(x / sqrt(2))), or the tanh form
 /// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
 Value bodyGelu(OpBuilder &b, Location loc, ValueRange a, const BodyParams &p) {
@@ -329,6 +339,27 @@ Value bodyElu(OpBuilder &b, Location loc, ValueRange a, const BodyParams &p) {
   Value positive = arith::MulFOp::create(b, loc, x, p.scale);
   return arith::SelectOp::create(b, loc, le, negative, positive);
 }
+/// torch's elu_backward kernel, y being elu's input or (is_result) output:
+/// y <= 0 ? g * input_scale * (y + alpha * scale)            (is_result)
+///        : g * input_scale * alpha * scale * exp(y * input_scale),
+/// else g * scale.
+Value bodyEluBackward(OpBuilder &b, Location loc, ValueRange a,
+                      const BodyParams &p) {
+  Value g = a[0], y = a[1];
+  Value zero = constant(b, loc, y.getType(), 0.0);
+  Value le = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, y, zero);
+  Value gi = arith::MulFOp::create(b, loc, g, p.inputScale);
+  Value negative =
+      p.isResult
+          ? arith::MulFOp::create(b, loc, gi,
+                                  arith::AddFOp::create(b, loc, y, p.slope))
+          : arith::MulFOp::create(
+                b, loc, arith::MulFOp::create(b, loc, gi, p.slope),
+                math::ExpOp::create(
+                    b, loc, arith::MulFOp::create(b, loc, y, p.inputScale)));
+  Value positive = arith::MulFOp::create(b, loc, g, p.scale);
+  return arith::SelectOp::create(b, loc, le, negative, positive);
+}
 /// x > 0 ? x : x * negative_slope.
 Value bodyLeakyRelu(OpBuilder &b, Location loc, ValueRange a,
                     const BodyParams &p) {
@@ -439,6 +470,8 @@ const ElementwiseOpInfo kElementwiseOps[] = {
      false},
     {"tanh_backward", "vv", ComputeKind::Result, bodyTanhBackward, kDefault,
      false},
+    {"sigmoid_backward", "vv", ComputeKind::Result, bodySigmoidBackward,
+     kDefault, false},
     {"gelu", "v", ComputeKind::Result, bodyGelu, kDefault, true},
     {"gelu_backward", "vv", ComputeKind::Result, bodyGeluBackward, kDefault,
      false},
@@ -462,6 +495,8 @@ const ElementwiseOpInfo kElementwiseOps[] = {
      true},
     {"round", "v", ComputeKind::Result, bodyRound, kDefault, true},
     {"elu", "v", ComputeKind::Result, bodyElu, kDefault, true},
+    {"elu_backward", "vv", ComputeKind::Result, bodyEluBackward, kDefault,
+     false},
     {"leaky_relu", "v", ComputeKind::Result, bodyLeakyRelu, kDefault, true},
     {"native_dropout_backward", "vv", ComputeKind::Result, bodyDropoutBackward,
      kDefault, false},
@@ -493,10 +528,20 @@ StringRef getOperandName(StringRef op, unsigned i) {
   if (op == "native_dropout_backward")
     return i == 0 ? "grad_output" : "mask";
   if (op.ends_with("_backward"))
-    return i == 0 ? "grad_output" : (op == "tanh_backward" ? "output" : "self");
+    return i == 0
+               ? "grad_output"
+               : (op == "tanh_backward" || op == "sigmoid_backward" ? "output"
+                                                                    : "self");
   if (op == "pow")
     return i == 0 ? "self" : "exponent";
   return i == 0 ? "self" : "other";
+}
+
+/// Broadcast operand `i` of `op` (schema index and name).
+ArgRef getOperandRef(StringRef op, unsigned i) {
+  if (op == "elu_backward" && i == 1)
+    return {5, "self_or_result"};
+  return {i, getOperandName(op, i)};
 }
 
 /// torch's result_type over the broadcast operands: dimensioned tensors
@@ -557,7 +602,7 @@ public:
     SmallVector<int> tensorIndex(numOperands, -1);
     SmallVector<Type> scalarTypes;
     for (unsigned i = 0; i < numOperands; ++i) {
-      ArgRef arg{i, getOperandName(info->name, i)};
+      ArgRef arg = getOperandRef(info->name, i);
       Attribute attr = getArgAttr(op, arg);
       if (auto ref = dyn_cast_if_present<OperandRefAttr>(attr)) {
         if (ref.getIndex() >= adaptor.getInputs().size())
@@ -610,7 +655,7 @@ public:
       Type type =
           info->operandKinds[i] == 'b' ? rewriter.getI1Type() : computeType;
       FailureOr<Value> scalar = getScalarArg(
-          op, adaptor, rewriter, {i, getOperandName(info->name, i)}, type);
+          op, adaptor, rewriter, getOperandRef(info->name, i), type);
       if (failed(scalar))
         return failure();
       scalars[i] = *scalar;
@@ -719,13 +764,20 @@ private:
       if (failed(slope))
         return failure();
       params.slope = *slope;
-    } else if (name == "elu") {
+    } else if (name == "elu" || name == "elu_backward") {
       FailureOr<double> alpha = getFloatArg(op, rewriter, {1, "alpha"}, 1.0);
       FailureOr<double> scale = getFloatArg(op, rewriter, {2, "scale"}, 1.0);
       FailureOr<double> inputScale =
           getFloatArg(op, rewriter, {3, "input_scale"}, 1.0);
       if (failed(alpha) || failed(scale) || failed(inputScale))
         return failure();
+      if (name == "elu_backward") {
+        FailureOr<bool> isResult =
+            getBoolArg(op, rewriter, {4, "is_result"}, false);
+        if (failed(isResult))
+          return failure();
+        params.isResult = *isResult;
+      }
       Location loc = op.getLoc();
       params.slope = createScalarConstant(rewriter, loc, params.computeType,
                                           *alpha * *scale);

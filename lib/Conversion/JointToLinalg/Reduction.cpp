@@ -250,26 +250,6 @@ struct VarPattern : JointOpConversion {
   }
 };
 
-/// Elementwise generic over the dims of `like` (rank r) reading `inputs` with
-/// `maps`, producing `elem`.
-static Value
-buildMap(OpBuilder &b, Location loc, Value like, Type elem, ValueRange inputs,
-         ArrayRef<AffineMap> maps,
-         function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
-  unsigned rank = cast<RankedTensorType>(like.getType()).getRank();
-  Value init = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, like), elem);
-  SmallVector<AffineMap> allMaps(maps);
-  allMaps.push_back(b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), inputs, ValueRange{init}, allMaps, iters,
-             [&](OpBuilder &nb, Location nl, ValueRange a) {
-               linalg::YieldOp::create(nb, nl, fn(nb, nl, a.drop_back()));
-             })
-      .getResult(0);
-}
-
 /// aten::_softmax.default(self, int dim, bool half_to_float) and
 /// aten::_log_softmax.default (same arguments).
 struct SoftmaxPattern : JointOpConversion {
@@ -315,7 +295,7 @@ struct SoftmaxPattern : JointOpConversion {
             })
             .front();
     Type resultElem = resultType.getElementType();
-    Value result = buildMap(
+    Value result = buildElementwiseMap(
         rw, loc, *input, resultElem, {*input, max, sum}, {id, proj, proj},
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value d =
@@ -374,22 +354,22 @@ struct SoftmaxBackwardPattern : JointOpConversion {
             })
             .front();
     Type resultElem = resultType.getElementType();
-    Value result =
-        buildMap(rw, loc, *grad, resultElem, {*grad, *output, sum},
-                 {id, id, proj}, [&](OpBuilder &b, Location l, ValueRange a) {
-                   Value g = convertScalar(b, l, a[0], acc);
-                   Value o = convertScalar(b, l, a[1], acc);
-                   Value v;
-                   if (isLog)
-                     v = arith::SubFOp::create(
-                         b, l, g,
-                         arith::MulFOp::create(
-                             b, l, math::ExpOp::create(b, l, o), a[2]));
-                   else
-                     v = arith::MulFOp::create(
-                         b, l, o, arith::SubFOp::create(b, l, g, a[2]));
-                   return convertScalar(b, l, v, resultElem);
-                 });
+    Value result = buildElementwiseMap(
+        rw, loc, *grad, resultElem, {*grad, *output, sum}, {id, id, proj},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value g = convertScalar(b, l, a[0], acc);
+          Value o = convertScalar(b, l, a[1], acc);
+          Value v;
+          if (isLog)
+            v = arith::SubFOp::create(
+                b, l, g,
+                arith::MulFOp::create(b, l, math::ExpOp::create(b, l, o),
+                                      a[2]));
+          else
+            v = arith::MulFOp::create(b, l, o,
+                                      arith::SubFOp::create(b, l, g, a[2]));
+          return convertScalar(b, l, v, resultElem);
+        });
     rw.replaceOp(op, castToType(rw, loc, result, resultType));
     return success();
   }
@@ -569,15 +549,15 @@ struct NllLossForwardPattern : JointOpConversion {
     AffineMap id = rw.getMultiDimIdentityMap(1);
 
     if (nll->reduction == 0) {
-      Value out =
-          buildMap(rw, loc, nll->target, acc, {nll->target}, {id},
-                   [&](OpBuilder &b, Location l, ValueRange a) {
-                     Value n = linalg::IndexOp::create(b, l, 0);
-                     Value valid = arith::CmpIOp::create(
-                         b, l, arith::CmpIPredicate::ne, a[0],
-                         createScalarConstant(b, l, targetElem, ignore));
-                     return gatherNegLogProb(b, l, self, n, a[0], valid, acc);
-                   });
+      Value out = buildElementwiseMap(
+          rw, loc, nll->target, acc, {nll->target}, {id},
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            Value n = linalg::IndexOp::create(b, l, 0);
+            Value valid = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::ne, a[0],
+                createScalarConstant(b, l, targetElem, ignore));
+            return gatherNegLogProb(b, l, self, n, a[0], valid, acc);
+          });
       out = convertElements(rw, loc, out, outType.getElementType());
       if (nll->oneRow)
         out = tensor::CollapseShapeOp::create(
@@ -607,7 +587,7 @@ struct NllLossForwardPattern : JointOpConversion {
     Value loss = sums[0];
     if (nll->reduction == 1) {
       AffineMap scalarMap = AffineMap::get(0, 0, rw.getContext());
-      loss = buildMap(
+      loss = buildElementwiseMap(
           rw, loc, sums[0], acc, {sums[0], sums[1]}, {scalarMap, scalarMap},
           [&](OpBuilder &b, Location l, ValueRange a) {
             return arith::DivFOp::create(b, l, a[0], a[1]).getResult();
@@ -677,7 +657,7 @@ struct NllLossBackwardPattern : JointOpConversion {
       maps.push_back(rowMap);
     }
     Type resultElem = resultType.getElementType();
-    Value result = buildMap(
+    Value result = buildElementwiseMap(
         rw, loc, nll->self, resultElem, inputs, maps,
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value c = linalg::IndexOp::create(b, l, 1);

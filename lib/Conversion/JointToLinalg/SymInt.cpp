@@ -60,11 +60,15 @@ public:
     Location loc = op.getLoc();
     Type i64 = rewriter.getI64Type();
     StringRef target = op.getTarget();
-    if (target == "aten::sym_size.int") {
+    // The `dim` argument of sym_size / sym_stride, normalized.
+    auto getDim = [&]() -> FailureOr<int64_t> {
       FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {1, "dim"});
       if (failed(dim))
         return failure();
-      FailureOr<int64_t> d = normalizeDim(op, rewriter, *dim, type.getRank());
+      return normalizeDim(op, rewriter, *dim, type.getRank());
+    };
+    if (target == "aten::sym_size.int") {
+      FailureOr<int64_t> d = getDim();
       if (failed(d))
         return failure();
       if (!type.isDynamicDim(*d)) {
@@ -94,10 +98,7 @@ public:
       return rewriter.notifyMatchFailure(op, "no traced strides for the input");
     SymInt value = meta.getOffset();
     if (target == "aten::sym_stride.int") {
-      FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {1, "dim"});
-      if (failed(dim))
-        return failure();
-      FailureOr<int64_t> d = normalizeDim(op, rewriter, *dim, type.getRank());
+      FailureOr<int64_t> d = getDim();
       if (failed(d))
         return failure();
       value = meta.getStrides()[*d];

@@ -149,10 +149,7 @@ public:
                                       convertScalar(b, l, eq, elementType));
             })
             .getResult(0);
-    if (result.getType() != resultType)
-      result = tensor::CastOp::create(rewriter, loc, resultType, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWithResult(rewriter, op, result, resultType);
   }
 };
 
@@ -242,10 +239,7 @@ public:
       value = createScalarConstant(rewriter, loc, elementType, info->value);
     }
     Value result = createInitTensor(rewriter, loc, sizes, elementType, value);
-    if (result.getType() != resultType)
-      result = tensor::CastOp::create(rewriter, loc, resultType, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWithResult(rewriter, op, result, resultType);
   }
 };
 

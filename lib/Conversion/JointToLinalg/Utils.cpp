@@ -667,3 +667,13 @@ OpFoldResult mlir::joint::maxIndex(OpBuilder &b, Location loc, OpFoldResult x,
   return foldOrCreate<arith::MaxSIOp>(
       b, loc, x, y, [](int64_t l, int64_t r) { return std::max(l, r); });
 }
+
+LogicalResult
+mlir::joint::replaceWithResult(ConversionPatternRewriter &rewriter,
+                               Operation *op, Value result,
+                               RankedTensorType resultType) {
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(rewriter, op->getLoc(), resultType, result);
+  rewriter.replaceOp(op, result);
+  return success();
+}

@@ -83,6 +83,12 @@ struct ArgRef {
   StringRef name;
 };
 
+/// Replaces `op` by `result`, through a tensor.cast to `resultType` when
+/// the two differ only in static size information; returns success.
+LogicalResult replaceWithResult(ConversionPatternRewriter &rewriter,
+                                Operation *op, Value result,
+                                RankedTensorType resultType);
+
 /// The attribute passed for `arg` (`#joint.operand<i>`, i64, f64, bool,
 /// string, dtype, array, or `unit` for None); null when not passed.
 Attribute getArgAttr(CallFunctionOp op, ArgRef arg);

@@ -299,6 +299,24 @@ FailureOr<SmallVector<bool>> getReductionMask(ArrayRef<int64_t> dims,
   return mask;
 }
 
+Value buildElementwiseMap(
+    OpBuilder &b, Location loc, Value like, Type elem, ValueRange inputs,
+    ArrayRef<AffineMap> maps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
+  unsigned rank = cast<RankedTensorType>(like.getType()).getRank();
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, like), elem);
+  SmallVector<AffineMap> allMaps(maps);
+  allMaps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), inputs, ValueRange{init}, allMaps, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               linalg::YieldOp::create(nb, nl, fn(nb, nl, a.drop_back()));
+             })
+      .getResult(0);
+}
+
 } // namespace lowering
 } // namespace joint
 } // namespace mlir

@@ -116,6 +116,13 @@ SmallVector<Value> buildReduction(OpBuilder &b, Location loc, ValueRange inputs,
                                   ArrayRef<Type> accTypes,
                                   ArrayRef<double> inits, ReduceBody body);
 
+/// A parallel linalg.generic over the dims of `like` (rank r) producing
+/// `elem`: `inputs` read through `maps` (r dims each), `fn` gives the value.
+Value buildElementwiseMap(
+    OpBuilder &b, Location loc, Value like, Type elem, ValueRange inputs,
+    ArrayRef<AffineMap> maps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> fn);
+
 /// `t` (the kept dims of a rank-r tensor) reshaped with unit dims inserted at
 /// the dims where `reduced` is true (torch's keepdim=True).
 Value insertUnitDims(OpBuilder &b, Location loc, Value t,

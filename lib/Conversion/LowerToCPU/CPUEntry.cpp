@@ -59,21 +59,16 @@ struct CPUEntryPass : public joint::impl::JointCPUEntryBase<CPUEntryPass> {
   LogicalResult rewriteIntoEntry(func::FuncOp step) {
     FunctionType type = step.getFunctionType();
     SmallVector<Type> argTypes;
-    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-      Type buffer = getBufferType(t, /*isResult=*/false);
-      if (!buffer)
-        return step.emitError()
-               << "joint-cpu-entry: argument " << i << " has type " << t
-               << ", not a ranked tensor or i64";
-      argTypes.push_back(buffer);
-    }
-    for (auto [i, t] : llvm::enumerate(type.getResults())) {
-      Type buffer = getBufferType(t, /*isResult=*/true);
-      if (!buffer)
-        return step.emitError()
-               << "joint-cpu-entry: result " << i << " has type " << t
-               << ", not a ranked tensor or i64";
-      argTypes.push_back(buffer);
+    for (bool isResult : {false, true}) {
+      TypeRange types = isResult ? type.getResults() : type.getInputs();
+      for (auto [i, t] : llvm::enumerate(types)) {
+        Type buffer = getBufferType(t, isResult);
+        if (!buffer)
+          return step.emitError()
+                 << "joint-cpu-entry: " << (isResult ? "result " : "argument ")
+                 << i << " has type " << t << ", not a ranked tensor or i64";
+        argTypes.push_back(buffer);
+      }
     }
 
     OpBuilder b(step);

@@ -71,6 +71,8 @@ void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass());
+  if (options.outlineLoops)
+    pm.addPass(createJointOutlineLoops()); // small functions for LLVM
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -88,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="mlir-cpu: joint passes joint-compile runs before "
                    "lowering, e.g. 'joint-tag-recompute-policy{mode=full},"
                    "joint-remat'")
+    p.add_argument("-O", dest="opt_level", type=int, choices=range(4),
+                   default=None, metavar="LEVEL",
+                   help="mlir-cpu/mlir-cuda: joint-compile's LLVM "
+                   "optimization level, 0-3 (default: joint-compile's, 0)")
     p.add_argument("--ao", default="auto", choices=("auto", "torch", "fallback"),
                    help="ao op implementation: torch's ops on cuda when "
                    "available (auto), always torch's, or the synchronous "
@@ -99,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         first = run(a.graph, seed=a.seed, device=a.device,
                     safetensors=a.safetensors, ao_impl=a.ao,
                     imports=a.imports, backend=a.backend,
-                    pipeline=a.pipeline)
+                    pipeline=a.pipeline, opt_level=a.opt_level)
         if a.compare is None:
             print(f"loss {float(first.loss):.9g}")
             for k, v in first.grads.items():

@@ -1,7 +1,9 @@
 // RUN: joint-opt %s -convert-joint-to-linalg -mlir-print-local-scope | FileCheck %s
 
 // Forward: heads grouped as [B, Hk, G, L, E]; x = scale * q.k + mask; the
-// logsumexp; P = exp(x - lse); out = P.v, cast once to bf16; lse stays f32.
+// row max and sum of exp(x - max), lse = max + log(sum) (stays f32); with
+// bf16 operands, as torch's flash kernel: exp(x - max) rounded to bf16,
+// out = (that . v) / sum, cast once to bf16.
 // CHECK-LABEL: func.func @sdpa_for_cpu_mask_bf16
 // CHECK-SAME: (%[[V0:[^ ,:)]*]]: tensor<1x2x4x8xbf16> {joint.path = "x", joint.role = #joint.role<input>}, %[[V1:[^ ,:)]*]]: tensor<1x2x4x8xbf16> {joint.path = "x", joint.role = #joint.role<input>}, %[[V2:[^ ,:)]*]]: tensor<1x2x4x8xbf16> {joint.path = "x", joint.role = #joint.role<input>}, %[[V3:[^ ,:)]*]]: tensor<1x1x4x4xbf16> {joint.path = "x", joint.role = #joint.role<input>}) -> (tensor<1x2x4x8xbf16> {joint.role = #joint.role<output>}, tensor<1x2x4xf32> {joint.role = #joint.role<output>}) {
 // CHECK-NEXT: %[[V4:[^ ,:)]*]] = arith.constant 2.500000e-01 : f32
@@ -51,28 +53,31 @@
 // CHECK-NEXT: %[[V14]] = arith.addf %[[V10]], %[[V13]] : f32
 // CHECK-NEXT: linalg.yield %[[V14]] : f32
 // CHECK-NEXT: } -> tensor<1x2x1x4xf32>
-// CHECK-NEXT: %[[V30:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x4xf32>
-// CHECK-NEXT: %[[V31:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V18]], %[[V29]] : tensor<1x2x1x4x4xf32>, tensor<1x2x1x4xf32>) outs(%[[V30]] : tensor<1x2x1x4x4xf32>) {
-// CHECK-NEXT: ^bb0(%[[V10]]: f32, %[[V11]]: f32, %[[V12]]: f32):
+// CHECK-NEXT: %[[V30:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x4xbf16>
+// CHECK-NEXT: %[[V31:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V18]], %[[V23]] : tensor<1x2x1x4x4xf32>, tensor<1x2x1x4xf32>) outs(%[[V30]] : tensor<1x2x1x4x4xbf16>) {
+// CHECK-NEXT: ^bb0(%[[V10]]: f32, %[[V11]]: f32, %[[V12]]: bf16):
 // CHECK-NEXT: %[[V13]] = arith.subf %[[V10]], %[[V11]] : f32
 // CHECK-NEXT: %[[V14]] = math.exp %[[V13]] : f32
-// CHECK-NEXT: linalg.yield %[[V14]] : f32
-// CHECK-NEXT: } -> tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V15]] = arith.truncf %[[V14]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[V15]] : bf16
+// CHECK-NEXT: } -> tensor<1x2x1x4x4xbf16>
 // CHECK-NEXT: %[[V32:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[V33:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x8xf32>
 // CHECK-NEXT: %[[V34:[^ ,:)]*]] = linalg.fill ins(%[[V32]] : f32) outs(%[[V33]] : tensor<1x2x1x4x8xf32>) -> tensor<1x2x1x4x8xf32>
-// CHECK-NEXT: %[[V35:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[V31]], %[[V2]] : tensor<1x2x1x4x4xf32>, tensor<1x2x4x8xbf16>) outs(%[[V34]] : tensor<1x2x1x4x8xf32>) {
-// CHECK-NEXT: ^bb0(%[[V10]]: f32, %[[V11]]: bf16, %[[V12]]: f32):
-// CHECK-NEXT: %[[V13]] = arith.extf %[[V11]] : bf16 to f32
-// CHECK-NEXT: %[[V14]] = arith.mulf %[[V10]], %[[V13]] : f32
-// CHECK-NEXT: %[[V15]] = arith.addf %[[V12]], %[[V14]] : f32
-// CHECK-NEXT: linalg.yield %[[V15]] : f32
+// CHECK-NEXT: %[[V35:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[V31]], %[[V2]] : tensor<1x2x1x4x4xbf16>, tensor<1x2x4x8xbf16>) outs(%[[V34]] : tensor<1x2x1x4x8xf32>) {
+// CHECK-NEXT: ^bb0(%[[V10]]: bf16, %[[V11]]: bf16, %[[V12]]: f32):
+// CHECK-NEXT: %[[V13]] = arith.extf %[[V10]] : bf16 to f32
+// CHECK-NEXT: %[[V14]] = arith.extf %[[V11]] : bf16 to f32
+// CHECK-NEXT: %[[V15]] = arith.mulf %[[V13]], %[[V14]] : f32
+// CHECK-NEXT: %[[V16]] = arith.addf %[[V12]], %[[V15]] : f32
+// CHECK-NEXT: linalg.yield %[[V16]] : f32
 // CHECK-NEXT: } -> tensor<1x2x1x4x8xf32>
 // CHECK-NEXT: %[[V36:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x8xbf16>
-// CHECK-NEXT: %[[V37:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V35]] : tensor<1x2x1x4x8xf32>) outs(%[[V36]] : tensor<1x2x1x4x8xbf16>) {
-// CHECK-NEXT: ^bb0(%[[V10]]: f32, %[[V12]]: bf16):
-// CHECK-NEXT: %[[V13]] = arith.truncf %[[V10]] : f32 to bf16
-// CHECK-NEXT: linalg.yield %[[V13]] : bf16
+// CHECK-NEXT: %[[V37:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V35]], %[[V27]] : tensor<1x2x1x4x8xf32>, tensor<1x2x1x4xf32>) outs(%[[V36]] : tensor<1x2x1x4x8xbf16>) {
+// CHECK-NEXT: ^bb0(%[[V10]]: f32, %[[V11]]: f32, %[[V12]]: bf16):
+// CHECK-NEXT: %[[V13]] = arith.divf %[[V10]], %[[V11]] : f32
+// CHECK-NEXT: %[[V14]] = arith.truncf %[[V13]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[V14]] : bf16
 // CHECK-NEXT: } -> tensor<1x2x1x4x8xbf16>
 // CHECK-NEXT: %[[V38:[^ ,:)]*]] = tensor.collapse_shape %[[V37]] {{\[\[}}0], [1, 2], [3], [4{{\]\]}} : tensor<1x2x1x4x8xbf16> into tensor<1x2x4x8xbf16>
 // CHECK-NEXT: %[[V39:[^ ,:)]*]] = tensor.collapse_shape %[[V29]] {{\[\[}}0], [1, 2], [3{{\]\]}} : tensor<1x2x1x4xf32> into tensor<1x2x4xf32>
@@ -359,4 +364,140 @@ joint.graph @sdpa_for_cpu_backward(%do: tensor<1x2x4x8xf32> {joint.role = #joint
 joint.graph @sdpa_flash_cuda_results(%q: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %k: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %v: tensor<1x2x4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x4x8xf32> {joint.role = #joint.role<output>}, tensor<1x2x4xf32> {joint.role = #joint.role<output>}, i64 {joint.role = #joint.role<output>}, tensor<2xui64> {joint.role = #joint.role<output>}) {
   %0:9 = joint.call_function "aten::_scaled_dot_product_flash_attention.default"(%q, %k, %v) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>], kwargs = {scale = 2.500000e-01 : f64}, name = "sdpa"} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, none, none, i64, i64, tensor<2xui64>, tensor<ui64>, tensor<0xf32>)
   joint.output %0#0, %0#1, %0#4, %0#6 : tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, i64, tensor<2xui64>
+}
+
+// bf16 backward, as torch's flash kernel: P (f32) and dS rounded to bf16 as
+// the operands of dV = P^T.dO and of dQ = scale * dS.k, dK = scale * dS^T.q.
+// CHECK-LABEL: func.func @sdpa_for_cpu_backward_bf16
+// CHECK-SAME: (%[[V0:[^ ,:)]*]]: tensor<1x2x4x8xbf16> {joint.path = "x", joint.role = #joint.role<input>}, %[[V1:[^ ,:)]*]]: tensor<1x2x4x8xbf16> {joint.path = "x", joint.role = #joint.role<input>}, %[[V2:[^ ,:)]*]]: tensor<1x2x4x8xbf16> {joint.path = "x", joint.role = #joint.role<input>}, %[[V3:[^ ,:)]*]]: tensor<1x2x4x8xbf16> {joint.path = "x", joint.role = #joint.role<input>}, %[[V4:[^ ,:)]*]]: tensor<1x2x4x8xbf16> {joint.path = "x", joint.role = #joint.role<input>}, %[[V5:[^ ,:)]*]]: tensor<1x2x4xf32> {joint.path = "x", joint.role = #joint.role<input>}) -> (tensor<1x2x4x8xbf16> {joint.role = #joint.role<output>}, tensor<1x2x4x8xbf16> {joint.role = #joint.role<output>}, tensor<1x2x4x8xbf16> {joint.role = #joint.role<output>}) {
+// CHECK-NEXT: %[[V6:[^ ,:)]*]] = arith.constant 2.500000e-01 : f32
+// CHECK-NEXT: %[[V7:[^ ,:)]*]] = tensor.expand_shape %[[V1]] {{\[\[}}0], [1, 2], [3], [4{{\]\]}} output_shape [1, 2, 1, 4, 8] : tensor<1x2x4x8xbf16> into tensor<1x2x1x4x8xbf16>
+// CHECK-NEXT: %[[V8:[^ ,:)]*]] = tensor.expand_shape %[[V5]] {{\[\[}}0], [1, 2], [3{{\]\]}} output_shape [1, 2, 1, 4] : tensor<1x2x4xf32> into tensor<1x2x1x4xf32>
+// CHECK-NEXT: %[[V9:[^ ,:)]*]] = tensor.expand_shape %[[V0]] {{\[\[}}0], [1, 2], [3], [4{{\]\]}} output_shape [1, 2, 1, 4, 8] : tensor<1x2x4x8xbf16> into tensor<1x2x1x4x8xbf16>
+// CHECK-NEXT: %[[V10:[^ ,:)]*]] = tensor.expand_shape %[[V4]] {{\[\[}}0], [1, 2], [3], [4{{\]\]}} output_shape [1, 2, 1, 4, 8] : tensor<1x2x4x8xbf16> into tensor<1x2x1x4x8xbf16>
+// CHECK-NEXT: %[[V11:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V12:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V13:[^ ,:)]*]] = linalg.fill ins(%[[V11]] : f32) outs(%[[V12]] : tensor<1x2x1x4x4xf32>) -> tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V14:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[V7]], %[[V2]] : tensor<1x2x1x4x8xbf16>, tensor<1x2x4x8xbf16>) outs(%[[V13]] : tensor<1x2x1x4x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[V15:[^ ,:)]*]]: bf16, %[[V16:[^ ,:)]*]]: bf16, %[[V17:[^ ,:)]*]]: f32):
+// CHECK-NEXT: %[[V18:[^ ,:)]*]] = arith.extf %[[V15]] : bf16 to f32
+// CHECK-NEXT: %[[V19:[^ ,:)]*]] = arith.extf %[[V16]] : bf16 to f32
+// CHECK-NEXT: %[[V20:[^ ,:)]*]] = arith.mulf %[[V18]], %[[V19]] : f32
+// CHECK-NEXT: %[[V21:[^ ,:)]*]] = arith.addf %[[V17]], %[[V20]] : f32
+// CHECK-NEXT: linalg.yield %[[V21]] : f32
+// CHECK-NEXT: } -> tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V22:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V23:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V14]] : tensor<1x2x1x4x4xf32>) outs(%[[V22]] : tensor<1x2x1x4x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: f32, %[[V17]]: f32):
+// CHECK-NEXT: %[[V18]] = arith.mulf %[[V15]], %[[V6]] : f32
+// CHECK-NEXT: %[[V24:[^ ,:)]*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: linalg.yield %[[V18]] : f32
+// CHECK-NEXT: } -> tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V25:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V26:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V23]], %[[V8]] : tensor<1x2x1x4x4xf32>, tensor<1x2x1x4xf32>) outs(%[[V25]] : tensor<1x2x1x4x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: f32, %[[V16]]: f32, %[[V17]]: f32):
+// CHECK-NEXT: %[[V18]] = arith.subf %[[V15]], %[[V16]] : f32
+// CHECK-NEXT: %[[V19]] = math.exp %[[V18]] : f32
+// CHECK-NEXT: linalg.yield %[[V19]] : f32
+// CHECK-NEXT: } -> tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V27:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V28:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V29:[^ ,:)]*]] = linalg.fill ins(%[[V27]] : f32) outs(%[[V28]] : tensor<1x2x1x4x4xf32>) -> tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V30:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[V9]], %[[V3]] : tensor<1x2x1x4x8xbf16>, tensor<1x2x4x8xbf16>) outs(%[[V29]] : tensor<1x2x1x4x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: bf16, %[[V16]]: bf16, %[[V17]]: f32):
+// CHECK-NEXT: %[[V18]] = arith.extf %[[V15]] : bf16 to f32
+// CHECK-NEXT: %[[V19]] = arith.extf %[[V16]] : bf16 to f32
+// CHECK-NEXT: %[[V20]] = arith.mulf %[[V18]], %[[V19]] : f32
+// CHECK-NEXT: %[[V21]] = arith.addf %[[V17]], %[[V20]] : f32
+// CHECK-NEXT: linalg.yield %[[V21]] : f32
+// CHECK-NEXT: } -> tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V31:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V32:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4xf32>
+// CHECK-NEXT: %[[V33:[^ ,:)]*]] = linalg.fill ins(%[[V31]] : f32) outs(%[[V32]] : tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32>
+// CHECK-NEXT: %[[V34:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[V9]], %[[V10]] : tensor<1x2x1x4x8xbf16>, tensor<1x2x1x4x8xbf16>) outs(%[[V33]] : tensor<1x2x1x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: bf16, %[[V16]]: bf16, %[[V17]]: f32):
+// CHECK-NEXT: %[[V18]] = arith.extf %[[V16]] : bf16 to f32
+// CHECK-NEXT: %[[V19]] = arith.extf %[[V15]] : bf16 to f32
+// CHECK-NEXT: %[[V20]] = arith.mulf %[[V19]], %[[V18]] : f32
+// CHECK-NEXT: %[[V21]] = arith.addf %[[V17]], %[[V20]] : f32
+// CHECK-NEXT: linalg.yield %[[V21]] : f32
+// CHECK-NEXT: } -> tensor<1x2x1x4xf32>
+// CHECK-NEXT: %[[V35:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V36:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V26]], %[[V30]], %[[V34]] : tensor<1x2x1x4x4xf32>, tensor<1x2x1x4x4xf32>, tensor<1x2x1x4xf32>) outs(%[[V35]] : tensor<1x2x1x4x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: f32, %[[V16]]: f32, %[[V37:[^ ,:)]*]]: f32, %[[V17]]: f32):
+// CHECK-NEXT: %[[V18]] = arith.subf %[[V16]], %[[V37]] : f32
+// CHECK-NEXT: %[[V19]] = arith.mulf %[[V15]], %[[V18]] : f32
+// CHECK-NEXT: linalg.yield %[[V19]] : f32
+// CHECK-NEXT: } -> tensor<1x2x1x4x4xf32>
+// CHECK-NEXT: %[[V38:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x4xbf16>
+// CHECK-NEXT: %[[V39:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V26]] : tensor<1x2x1x4x4xf32>) outs(%[[V38]] : tensor<1x2x1x4x4xbf16>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: f32, %[[V17]]: bf16):
+// CHECK-NEXT: %[[V18]] = arith.truncf %[[V15]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[V18]] : bf16
+// CHECK-NEXT: } -> tensor<1x2x1x4x4xbf16>
+// CHECK-NEXT: %[[V40:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x4xbf16>
+// CHECK-NEXT: %[[V41:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V36]] : tensor<1x2x1x4x4xf32>) outs(%[[V40]] : tensor<1x2x1x4x4xbf16>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: f32, %[[V17]]: bf16):
+// CHECK-NEXT: %[[V18]] = arith.truncf %[[V15]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[V18]] : bf16
+// CHECK-NEXT: } -> tensor<1x2x1x4x4xbf16>
+// CHECK-NEXT: %[[V42:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V43:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x8xf32>
+// CHECK-NEXT: %[[V44:[^ ,:)]*]] = linalg.fill ins(%[[V42]] : f32) outs(%[[V43]] : tensor<1x2x1x4x8xf32>) -> tensor<1x2x1x4x8xf32>
+// CHECK-NEXT: %[[V45:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[V41]], %[[V2]] : tensor<1x2x1x4x4xbf16>, tensor<1x2x4x8xbf16>) outs(%[[V44]] : tensor<1x2x1x4x8xf32>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: bf16, %[[V16]]: bf16, %[[V17]]: f32):
+// CHECK-NEXT: %[[V18]] = arith.extf %[[V15]] : bf16 to f32
+// CHECK-NEXT: %[[V19]] = arith.extf %[[V16]] : bf16 to f32
+// CHECK-NEXT: %[[V20]] = arith.mulf %[[V18]], %[[V19]] : f32
+// CHECK-NEXT: %[[V21]] = arith.addf %[[V17]], %[[V20]] : f32
+// CHECK-NEXT: linalg.yield %[[V21]] : f32
+// CHECK-NEXT: } -> tensor<1x2x1x4x8xf32>
+// CHECK-NEXT: %[[V46:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V47:[^ ,:)]*]] = tensor.empty() : tensor<1x2x4x8xf32>
+// CHECK-NEXT: %[[V48:[^ ,:)]*]] = linalg.fill ins(%[[V46]] : f32) outs(%[[V47]] : tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+// CHECK-NEXT: %[[V49:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5, d2)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5, d3)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[V41]], %[[V7]] : tensor<1x2x1x4x4xbf16>, tensor<1x2x1x4x8xbf16>) outs(%[[V48]] : tensor<1x2x4x8xf32>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: bf16, %[[V16]]: bf16, %[[V17]]: f32):
+// CHECK-NEXT: %[[V18]] = arith.extf %[[V15]] : bf16 to f32
+// CHECK-NEXT: %[[V19]] = arith.extf %[[V16]] : bf16 to f32
+// CHECK-NEXT: %[[V20]] = arith.mulf %[[V18]], %[[V19]] : f32
+// CHECK-NEXT: %[[V21]] = arith.addf %[[V17]], %[[V20]] : f32
+// CHECK-NEXT: linalg.yield %[[V21]] : f32
+// CHECK-NEXT: } -> tensor<1x2x4x8xf32>
+// CHECK-NEXT: %[[V50:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V51:[^ ,:)]*]] = tensor.empty() : tensor<1x2x4x8xf32>
+// CHECK-NEXT: %[[V52:[^ ,:)]*]] = linalg.fill ins(%[[V50]] : f32) outs(%[[V51]] : tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+// CHECK-NEXT: %[[V53:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5, d2)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5, d3)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[V39]], %[[V9]] : tensor<1x2x1x4x4xbf16>, tensor<1x2x1x4x8xbf16>) outs(%[[V52]] : tensor<1x2x4x8xf32>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: bf16, %[[V16]]: bf16, %[[V17]]: f32):
+// CHECK-NEXT: %[[V18]] = arith.extf %[[V15]] : bf16 to f32
+// CHECK-NEXT: %[[V19]] = arith.extf %[[V16]] : bf16 to f32
+// CHECK-NEXT: %[[V20]] = arith.mulf %[[V18]], %[[V19]] : f32
+// CHECK-NEXT: %[[V21]] = arith.addf %[[V17]], %[[V20]] : f32
+// CHECK-NEXT: linalg.yield %[[V21]] : f32
+// CHECK-NEXT: } -> tensor<1x2x4x8xf32>
+// CHECK-NEXT: %[[V54:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x8xbf16>
+// CHECK-NEXT: %[[V55:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V45]] : tensor<1x2x1x4x8xf32>) outs(%[[V54]] : tensor<1x2x1x4x8xbf16>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: f32, %[[V17]]: bf16):
+// CHECK-NEXT: %[[V18]] = arith.mulf %[[V15]], %[[V6]] : f32
+// CHECK-NEXT: %[[V19]] = arith.truncf %[[V18]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[V19]] : bf16
+// CHECK-NEXT: } -> tensor<1x2x1x4x8xbf16>
+// CHECK-NEXT: %[[V56:[^ ,:)]*]] = tensor.collapse_shape %[[V55]] {{\[\[}}0], [1, 2], [3], [4{{\]\]}} : tensor<1x2x1x4x8xbf16> into tensor<1x2x4x8xbf16>
+// CHECK-NEXT: %[[V57:[^ ,:)]*]] = tensor.empty() : tensor<1x2x4x8xbf16>
+// CHECK-NEXT: %[[V58:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[V49]] : tensor<1x2x4x8xf32>) outs(%[[V57]] : tensor<1x2x4x8xbf16>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: f32, %[[V17]]: bf16):
+// CHECK-NEXT: %[[V18]] = arith.mulf %[[V15]], %[[V6]] : f32
+// CHECK-NEXT: %[[V19]] = arith.truncf %[[V18]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[V19]] : bf16
+// CHECK-NEXT: } -> tensor<1x2x4x8xbf16>
+// CHECK-NEXT: %[[V59:[^ ,:)]*]] = tensor.empty() : tensor<1x2x4x8xbf16>
+// CHECK-NEXT: %[[V60:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[V53]] : tensor<1x2x4x8xf32>) outs(%[[V59]] : tensor<1x2x4x8xbf16>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: f32, %[[V17]]: bf16):
+// CHECK-NEXT: %[[V18]] = arith.truncf %[[V15]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[V18]] : bf16
+// CHECK-NEXT: } -> tensor<1x2x4x8xbf16>
+// CHECK-NEXT: return %[[V56]], %[[V58]], %[[V60]] : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>
+// CHECK-NEXT: }
+joint.graph @sdpa_for_cpu_backward_bf16(%do: tensor<1x2x4x8xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %q: tensor<1x2x4x8xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %k: tensor<1x2x4x8xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %v: tensor<1x2x4x8xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %o: tensor<1x2x4x8xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %lse: tensor<1x2x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x4x8xbf16> {joint.role = #joint.role<output>}, tensor<1x2x4x8xbf16> {joint.role = #joint.role<output>}, tensor<1x2x4x8xbf16> {joint.role = #joint.role<output>}) {
+  %0, %1, %2 = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu_backward.default"(%do, %q, %k, %v, %o, %lse) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, #joint.operand<3>, #joint.operand<4>, #joint.operand<5>, 0.000000e+00, false], kwargs = {scale = 2.500000e-01 : f64}, name = "sdpa_backward"} : (tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4xf32>) -> (tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>)
+  joint.output %0, %1, %2 : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>
 }

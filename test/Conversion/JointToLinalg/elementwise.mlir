@@ -284,3 +284,44 @@ joint.graph @elu_and_dropout_backward(%x: tensor<4xf32> {joint.role = #joint.rol
   %1 = joint.call_function "aten::native_dropout_backward.default"(%0, %m) {args = [#joint.operand<0>, #joint.operand<1>, 1.25], name = "db"} : (tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>
   joint.output %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// sigmoid_backward (the router gate of case C3): grad * (1 - y) * y, in the
+// order of torch's CPU kernel.
+// CHECK-LABEL: func.func @sigmoid_backward_in_torch_order(
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[G:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[ONE]], %[[Y]] : f32
+// CHECK-NEXT: %[[GD:.*]] = arith.mulf %[[G]], %[[D]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.mulf %[[GD]], %[[Y]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+joint.graph @sigmoid_backward_in_torch_order(%g: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "g"}, %y: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "y"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::sigmoid_backward.default"(%g, %y) {args = [#joint.operand<0>, #joint.operand<1>], name = "sigmoid_backward"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  joint.output %0 : tensor<4xf32>
+}
+
+// -----
+
+// elu_backward (case C2's in-place elu): the tensor operand is schema
+// argument 5; is_result picks torch's formula of the output,
+// y <= 0 ? g * input_scale * (y + alpha * scale) : g * scale.
+// CHECK-LABEL: func.func @elu_backward_of_the_result(
+// CHECK-DAG: %[[NEG:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[POS:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-DAG: %[[IN:.*]] = arith.constant 1.500000e+00 : f32
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[G:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[LE:.*]] = arith.cmpf ole, %[[Y]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[GI:.*]] = arith.mulf %[[G]], %[[IN]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[Y]], %[[NEG]] : f32
+// CHECK-NEXT: %[[N:.*]] = arith.mulf %[[GI]], %[[S]] : f32
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[G]], %[[POS]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[LE]], %[[N]], %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+joint.graph @elu_backward_of_the_result(%g: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "g"}, %y: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "y"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::elu_backward.default"(%g, %y) {args = [#joint.operand<0>, 5.000000e-01 : f64, 2 : i64, 1.500000e+00 : f64, true, #joint.operand<1>], name = "elu_backward"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  joint.output %0 : tensor<4xf32>
+}

@@ -53,12 +53,19 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
   PassOptions::Option<bool> vectorize{
       *this, "vectorize", llvm::cl::desc("joint-tile-matmuls vectorize"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> outlineLoops{
+      *this, "outline-loops",
+      llvm::cl::desc("one noinline function per top-level loop nest "
+                     "(joint-outline-loops): LLVM compile time linear in "
+                     "the graph"),
+      llvm::cl::init(true)};
 };
 
 /// Appends `joint-lower-to-cpu` to `pm` (a builtin.module pass manager):
 /// convert-joint-to-linalg, joint-cpu-entry, joint-tile-matmuls, one-shot
-/// bufferization across function boundaries, buffer deallocation, loops, and
-/// the conversions to the LLVM dialect (docs/lowering.md, "Pipeline").
+/// bufferization across function boundaries, buffer deallocation, loops,
+/// joint-outline-loops, and the conversions to the LLVM dialect
+/// (docs/lowering.md, "Pipeline").
 void buildLowerToCPUPipeline(OpPassManager &pm,
                              const LowerToCPUOptions &options);
 /// Its two halves: up to `@joint_entry` on tensors (convert-joint-to-linalg,
