@@ -141,6 +141,10 @@ public:
   /// the pinned buffer goes back to the pool (only the transfer stream uses
   /// pinned buffers, in order). Null on failure.
   void *reload(Transfer *transfer, const char *node);
+  /// As `reload`, into `dst`, a device buffer of the transfer's size that
+  /// the caller allocated on the compute stream (the lowered step's
+  /// `gpu.alloc`, freed at its last use). Returns 0 or the failure status.
+  int reloadInto(Transfer *transfer, void *dst, const char *node);
   /// Forgets a transfer: its event goes back to the event pool, its pinned
   /// buffer to the pinned pool when it was never reloaded.
   int release(Transfer *transfer);
@@ -194,6 +198,8 @@ private:
   CUevent acquireEvent(const char *entry, const std::string &detail);
   void releaseEvent(int ordinal, CUevent event);
   std::string kernelDetail(CUfunction fn) const;
+  /// The H2D half of a reload into `dst` (context pushed, device set).
+  int copyBack(Transfer *t, void *dst, const char *entry);
 
   const DriverApi &driver;
   int currentDevice = 0;

@@ -78,6 +78,10 @@ int32_t joint_ao_wait(void *transfer);
  * returns the device pointer (free it with mgpuMemFree), NULL on failure.
  * Call joint_ao_wait before the first consumer. */
 void *joint_ao_reload(void *transfer, const char *node);
+/* As joint_ao_reload, into `dst`: a device buffer of the transfer's size
+ * allocated on the compute stream by the caller (the lowered step allocates
+ * it with mgpuMemAlloc and frees it at its last use). Returns the status. */
+int32_t joint_ao_reload_into(void *transfer, void *dst, const char *node);
 /* Drops the handle; its pinned buffer returns to the pool. */
 int32_t joint_ao_release(void *transfer);
 

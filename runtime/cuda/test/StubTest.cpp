@@ -150,6 +150,8 @@ int main() {
   report("joint_ao_wait");
   joint_ao_reload(h, "relu_3");
   report("joint_ao_reload");
+  joint_ao_reload_into(h, h, "relu_3");
+  report("joint_ao_reload_into");
   joint_ao_release(h);
   report("joint_ao_release");
 
