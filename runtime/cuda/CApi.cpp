@@ -271,8 +271,7 @@ JOINT_EXPORT void *joint_ao_reload(void *transfer, const char *node) {
 
 JOINT_EXPORT int32_t joint_ao_reload_into(void *transfer, void *dst,
                                           const char *node) {
-  return GlobalLock()->reloadInto(static_cast<Transfer *>(transfer), dst,
-                                  node);
+  return GlobalLock()->reloadInto(static_cast<Transfer *>(transfer), dst, node);
 }
 
 JOINT_EXPORT int32_t joint_ao_release(void *transfer) {

@@ -683,8 +683,7 @@ int Runtime::reloadInto(Transfer *t, void *dst, const char *nodeName) {
   std::string detail = ", " + std::to_string(t->bytes) + " bytes";
   if (!dst || t->reloaded) {
     recordError(kStatusInvalidArgument, entry,
-                dst ? "transfer already reloaded" : "null destination",
-                detail);
+                dst ? "transfer already reloaded" : "null destination", detail);
     return kStatusInvalidArgument;
   }
   int saved = currentDevice;
@@ -706,17 +705,17 @@ int Runtime::copyBack(Transfer *t, void *dst, const char *entry) {
   CUevent allocated = transfer ? acquireEvent(entry, detail) : nullptr;
   // The destination is ordered on the compute stream (allocated there, or
   // last written there); the copy waits for that point.
-  bool ok = allocated &&
-            check(driver.eventRecord(allocated, compute), entry,
-                  "cuEventRecord", detail + ", compute stream") &&
-            check(driver.streamWaitEvent(transfer, allocated,
-                                         CU_EVENT_WAIT_DEFAULT),
-                  entry, "cuStreamWaitEvent", detail + ", transfer stream") &&
-            check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst),
-                                         t->host, t->bytes, transfer),
-                  entry, "cuMemcpyHtoDAsync", detail) &&
-            check(driver.eventRecord(t->event, transfer), entry,
-                  "cuEventRecord", detail + ", transfer stream");
+  bool ok =
+      allocated &&
+      check(driver.eventRecord(allocated, compute), entry, "cuEventRecord",
+            detail + ", compute stream") &&
+      check(driver.streamWaitEvent(transfer, allocated, CU_EVENT_WAIT_DEFAULT),
+            entry, "cuStreamWaitEvent", detail + ", transfer stream") &&
+      check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), t->host,
+                                   t->bytes, transfer),
+            entry, "cuMemcpyHtoDAsync", detail) &&
+      check(driver.eventRecord(t->event, transfer), entry, "cuEventRecord",
+            detail + ", transfer stream");
   releaseEvent(currentDevice, allocated);
   if (!ok)
     return status() ? status() : kStatusInvalidArgument;

@@ -497,7 +497,10 @@ int main(int argc, char **argv) {
     PassManager pm(&context, ModuleOp::getOperationName());
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
-    joint::buildLowerToCPUTensorPipeline(pm, options);
+    if (cuda)
+      joint::buildLowerToCUDATensorPipeline(pm, cudaOptions);
+    else
+      joint::buildLowerToCPUTensorPipeline(pm, options);
     if (failed(pm.run(*module)))
       return 1;
     FailureOr<SmallVector<Slot>> collected =

@@ -225,6 +225,7 @@ static LogicalResult convertGraphToFunc(GraphOp graph,
 namespace {
 struct ConvertJointToLinalgPass
     : public joint::impl::ConvertJointToLinalgBase<ConvertJointToLinalgPass> {
+  using Base::Base;
   void runOnOperation() override;
 };
 } // namespace
@@ -266,7 +267,10 @@ void ConvertJointToLinalgPass::runOnOperation() {
                                                 target);
   populateDataMovementPatternsAndLegality(typeConverter, patterns, target);
   populateSymIntPatternsAndLegality(typeConverter, patterns, target);
-  populateOffloadPatternsAndLegality(typeConverter, patterns, target);
+  if (keepAo)
+    target.addLegalDialect<ao::AODialect>();
+  else
+    populateOffloadPatternsAndLegality(typeConverter, patterns, target);
   populateLinearPatternsAndLegality(typeConverter, patterns, target);
   populateReductionPatternsAndLegality(typeConverter, patterns, target);
   populateNormalizationPatternsAndLegality(typeConverter, patterns, target);

@@ -5,7 +5,8 @@
 // is a host `memref.alloc`; on the CUDA target each top-level allocation
 // becomes a `gpu.alloc` and gets a `gpu.dealloc` right after the last
 // top-level op that uses it or a memref derived from it (views, casts), so
-// buffers live exactly as long as the memory model assumes. Top-level copies
+// buffers live exactly as long as the memory model assumes; a buffer an
+// `ao` offload reads lives until its forward wait. Top-level copies
 // between identity-layout buffers become `gpu.memcpy`. The pass also checks
 // that no compute is left on the host (loads, stores, loops, linalg ops).
 //
@@ -13,6 +14,7 @@
 
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -28,9 +30,43 @@ using namespace mlir;
 
 namespace {
 
+static bool isCallTo(Operation *op, StringRef callee) {
+  auto call = dyn_cast<func::CallOp>(op);
+  return call && call.getCallee() == callee;
+}
+
+/// For a pointer taken from a buffer
+/// (`memref.extract_aligned_pointer_as_index`) that reaches `joint_ao_offload`
+/// through integer casts: the first top-level `joint_ao_wait` on that transfer
+/// (the forward wait, which the buffer must outlive: the D2H copy reads it
+/// until then); null otherwise.
+static Operation *findForwardWait(Operation *pointerOp, Block &block) {
+  Operation *wait = nullptr;
+  SmallVector<Value> worklist(pointerOp->getResults());
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<arith::IndexCastOp, LLVM::IntToPtrOp>(user)) {
+        worklist.append(user->result_begin(), user->result_end());
+        continue;
+      }
+      if (!isCallTo(user, "joint_ao_offload"))
+        continue;
+      for (Operation *handleUser : user->getResult(0).getUsers()) {
+        Operation *top = block.findAncestorOpInBlock(*handleUser);
+        if (top && isCallTo(top, "joint_ao_wait") &&
+            (!wait || top->isBeforeInBlock(wait)))
+          wait = top;
+      }
+    }
+  }
+  return wait;
+}
+
 /// The last op of `block` that uses `root` or a memref derived from it
-/// (transitively through any op with a memref result); null when unused.
-/// Sets `escapes` when one of them reaches the function's return.
+/// (transitively through any op with a memref result), or the forward wait
+/// of a transfer reading it; null when unused. Sets `escapes` when one of
+/// them reaches the function's return.
 static Operation *findLastUse(Value root, Block &block, bool &escapes) {
   Operation *last = nullptr;
   SmallVector<Value> worklist = {root};
@@ -45,6 +81,10 @@ static Operation *findLastUse(Value root, Block &block, bool &escapes) {
         escapes = true;
       if (!last || last->isBeforeInBlock(top))
         last = top;
+      if (isa<memref::ExtractAlignedPointerAsIndexOp>(use.getOwner()))
+        if (Operation *wait = findForwardWait(use.getOwner(), block))
+          if (last->isBeforeInBlock(wait))
+            last = wait;
       for (Value result : use.getOwner()->getResults())
         if (isa<BaseMemRefType>(result.getType()) && seen.insert(result).second)
           worklist.push_back(result);

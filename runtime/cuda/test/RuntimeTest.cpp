@@ -379,7 +379,8 @@ int main(int argc, char **argv) {
   };
   if (argc != 2 || !cases.count(argv[1])) {
     std::cerr << "usage: joint-cuda-runtime-test "
-                 "pinned-pool|offload-protocol|device-memory|streams|errors|reload-into\n";
+                 "pinned-pool|offload-protocol|device-memory|streams|errors|"
+                 "reload-into\n";
     return 2;
   }
   resetFake();
