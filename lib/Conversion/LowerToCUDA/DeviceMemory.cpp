@@ -35,13 +35,18 @@ static bool isCallTo(Operation *op, StringRef callee) {
   return call && call.getCallee() == callee;
 }
 
-/// For a pointer taken from a buffer
-/// (`memref.extract_aligned_pointer_as_index`) that reaches `joint_ao_offload`
-/// through integer casts: the first top-level `joint_ao_wait` on that transfer
-/// (the forward wait, which the buffer must outlive: the D2H copy reads it
-/// until then); null otherwise.
-static Operation *findForwardWait(Operation *pointerOp, Block &block) {
-  Operation *wait = nullptr;
+/// For a pointer taken from a buffer (`memref.extract_aligned_pointer_as_index`):
+/// the last top-level op that uses it through integer casts (a runtime call
+/// that enqueues work on the buffer), or, for `joint_ao_offload`, that
+/// transfer's first `joint_ao_wait` (the forward wait, which the buffer must
+/// outlive: the D2H copy reads it until then); null when unused.
+static Operation *findLastPointerUse(Operation *pointerOp, Block &block) {
+  Operation *last = nullptr;
+  auto note = [&](Operation *op) {
+    Operation *top = block.findAncestorOpInBlock(*op);
+    if (top && (!last || last->isBeforeInBlock(top)))
+      last = top;
+  };
   SmallVector<Value> worklist(pointerOp->getResults());
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
@@ -50,22 +55,26 @@ static Operation *findForwardWait(Operation *pointerOp, Block &block) {
         worklist.append(user->result_begin(), user->result_end());
         continue;
       }
+      note(user);
       if (!isCallTo(user, "joint_ao_offload"))
         continue;
+      Operation *wait = nullptr;
       for (Operation *handleUser : user->getResult(0).getUsers()) {
         Operation *top = block.findAncestorOpInBlock(*handleUser);
         if (top && isCallTo(top, "joint_ao_wait") &&
             (!wait || top->isBeforeInBlock(wait)))
           wait = top;
       }
+      if (wait)
+        note(wait);
     }
   }
-  return wait;
+  return last;
 }
 
 /// The last op of `block` that uses `root` or a memref derived from it
-/// (transitively through any op with a memref result), or the forward wait
-/// of a transfer reading it; null when unused. Sets `escapes` when one of
+/// (transitively through any op with a memref result), or uses a pointer
+/// taken from it (findLastPointerUse); null when unused. Sets `escapes` when one of
 /// them reaches the function's return.
 static Operation *findLastUse(Value root, Block &block, bool &escapes) {
   Operation *last = nullptr;
@@ -82,9 +91,9 @@ static Operation *findLastUse(Value root, Block &block, bool &escapes) {
       if (!last || last->isBeforeInBlock(top))
         last = top;
       if (isa<memref::ExtractAlignedPointerAsIndexOp>(use.getOwner()))
-        if (Operation *wait = findForwardWait(use.getOwner(), block))
-          if (last->isBeforeInBlock(wait))
-            last = wait;
+        if (Operation *user = findLastPointerUse(use.getOwner(), block))
+          if (last->isBeforeInBlock(user))
+            last = user;
       for (Value result : use.getOwner()->getResults())
         if (isa<BaseMemRefType>(result.getType()) && seen.insert(result).second)
           worklist.push_back(result);

@@ -89,9 +89,12 @@ def JointGPUDeviceMemory : Pass<"joint-gpu-device-memory", "::mlir::func::FuncOp
     `gpu.dealloc` is placed right after the last top-level op that uses the
     buffer or a view of it (a memref produced from it by any op), so the
     device peak follows the memory model of `joint-memory-report`.
-    A buffer whose pointer is passed to `joint_ao_offload` stays allocated
-    until that transfer's first `joint_ao_wait` (the forward wait, torch's
-    keepalive): the D2H copy reads it on the transfer stream until then.
+    A pointer taken from a buffer (`memref.extract_aligned_pointer_as_index`,
+    through integer casts) is a use of the buffer wherever it is used (a
+    runtime call enqueues work on it), and a buffer whose pointer is passed
+    to `joint_ao_offload` stays allocated until that transfer's first
+    `joint_ao_wait` (the forward wait, torch's keepalive): the D2H copy reads
+    it on the transfer stream until then.
     A top-level `memref.copy` between identity-layout buffers becomes a
     `gpu.memcpy` (device to device). Errors: compute still on the host (a
     top-level `memref.load`/`memref.store`, loop or linalg op), an allocation
