@@ -35,11 +35,12 @@ static bool isCallTo(Operation *op, StringRef callee) {
   return call && call.getCallee() == callee;
 }
 
-/// For a pointer taken from a buffer (`memref.extract_aligned_pointer_as_index`):
-/// the last top-level op that uses it through integer casts (a runtime call
-/// that enqueues work on the buffer), or, for `joint_ao_offload`, that
-/// transfer's first `joint_ao_wait` (the forward wait, which the buffer must
-/// outlive: the D2H copy reads it until then); null when unused.
+/// For a pointer taken from a buffer
+/// (`memref.extract_aligned_pointer_as_index`): the last top-level op that uses
+/// it through integer casts (a runtime call that enqueues work on the buffer),
+/// or, for `joint_ao_offload`, that transfer's first `joint_ao_wait` (the
+/// forward wait, which the buffer must outlive: the D2H copy reads it until
+/// then); null when unused.
 static Operation *findLastPointerUse(Operation *pointerOp, Block &block) {
   Operation *last = nullptr;
   auto note = [&](Operation *op) {
@@ -74,8 +75,8 @@ static Operation *findLastPointerUse(Operation *pointerOp, Block &block) {
 
 /// The last op of `block` that uses `root` or a memref derived from it
 /// (transitively through any op with a memref result), or uses a pointer
-/// taken from it (findLastPointerUse); null when unused. Sets `escapes` when one of
-/// them reaches the function's return.
+/// taken from it (findLastPointerUse); null when unused. Sets `escapes` when
+/// one of them reaches the function's return.
 static Operation *findLastUse(Value root, Block &block, bool &escapes) {
   Operation *last = nullptr;
   SmallVector<Value> worklist = {root};
