@@ -89,6 +89,9 @@ int32_t joint_ao_release(void *transfer);
 #define JOINT_DTYPE_F32 0
 #define JOINT_DTYPE_BF16 1
 #define JOINT_DTYPE_F16 2
+/* GEMM only: bf16 / f16 A and B into an f32 C (f32 accumulation kept). */
+#define JOINT_DTYPE_BF16_F32 3
+#define JOINT_DTYPE_F16_F32 4
 
 /* Row-major GEMM on the compute stream, torch's convention:
  * C[m,n] = alpha * op(A)[m,k] @ op(B)[k,n] + beta * C, op = transpose when

@@ -75,6 +75,10 @@ void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass()); // folds self-copies into outputs
 
+  // GEMMs cuBLAS supports: calls on the compute stream (the rest: kernels).
+  if (options.libraryCalls)
+    pm.addNestedPass<func::FuncOp>(createJointGPULibraryCalls());
+
   // Kernels: parallel loops, blocks of threads, host leftovers to the device.
   pm.addNestedPass<func::FuncOp>(createJointGPUParallelFirst());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

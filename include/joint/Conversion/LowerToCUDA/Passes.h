@@ -63,6 +63,11 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
       llvm::cl::desc("scf-parallel-loop-tiling sizes: threads per block "
                      "along the outer parallel dimensions"),
       llvm::cl::list_init<int64_t>({16, 16})};
+  PassOptions::Option<bool> libraryCalls{
+      *this, "library-calls",
+      llvm::cl::desc("GEMMs cuBLAS supports through the runtime's shim "
+                     "(joint-gpu-library-calls); off: generated kernels"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> binary{
       *this, "binary",
       llvm::cl::desc("run gpu-module-to-binary (off: stop at NVVM in "

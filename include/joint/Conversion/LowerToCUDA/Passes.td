@@ -43,6 +43,28 @@ def JointGPUOffload : Pass<"joint-gpu-offload", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def JointGPULibraryCalls : Pass<"joint-gpu-library-calls", "::mlir::func::FuncOp"> {
+  let summary = "GEMMs through the runtime's cuBLAS shim";
+  let description = [{
+    Runs on the bufferized step, before `joint-gpu-parallel-first`. Every
+    top-level `linalg.matmul` / `linalg.batch_matmul` that cuBLAS supports
+    becomes a call to `joint_cublas_gemm` / `joint_cublas_gemm_strided_batched`
+    (`cublasGemmEx` / `cublasGemmStridedBatchedEx` on the compute stream,
+    row-major, alpha = beta = 1: the op accumulates into its output, whose
+    zero fill stays a kernel). Supported: identity-layout buffers, default
+    indexing maps, A/B/C f32 (no TF32, torch's default), or bf16/f16 A and B
+    into an f32 C (CUBLAS_COMPUTE_32F: the lowering's f32 accumulator, then
+    its own rounding kernel) or a C of their type. Everything else (integer
+    or mixed A/B element types, strided views, user-defined maps) stays a
+    generated kernel: the fallback. Operands reach the shim as pointers, so
+    `joint-gpu-device-memory` keeps them allocated until the call.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def JointGPUParallelFirst : Pass<"joint-gpu-parallel-first", "::mlir::func::FuncOp"> {
   let summary = "Put the parallel loops of every linalg op outermost";
   let description = [{
