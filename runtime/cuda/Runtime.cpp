@@ -592,10 +592,7 @@ Transfer *Runtime::offload(const void *src, uint64_t bytes,
   // copy is ordered after it on the transfer stream.
   bool ok =
       copied &&
-      check(driver.eventRecord(produced, compute), entry, "cuEventRecord",
-            detail + ", compute stream") &&
-      check(driver.streamWaitEvent(transfer, produced, CU_EVENT_WAIT_DEFAULT),
-            entry, "cuStreamWaitEvent", detail + ", transfer stream") &&
+      transferAfterCompute(produced, compute, transfer, entry, detail) &&
       check(driver.memcpyDtoHAsync(host, reinterpret_cast<CUdeviceptr>(src),
                                    bytes, transfer),
             entry, "cuMemcpyDtoHAsync", detail) &&
@@ -698,6 +695,15 @@ int Runtime::reloadInto(Transfer *t, void *dst, const char *nodeName) {
   return result ? (status() ? status() : result) : kStatusOk;
 }
 
+bool Runtime::transferAfterCompute(CUevent event, CUstream compute,
+                                   CUstream transfer, const char *entry,
+                                   const std::string &detail) {
+  return check(driver.eventRecord(event, compute), entry, "cuEventRecord",
+               detail + ", compute stream") &&
+         check(driver.streamWaitEvent(transfer, event, CU_EVENT_WAIT_DEFAULT),
+               entry, "cuStreamWaitEvent", detail + ", transfer stream");
+}
+
 int Runtime::copyBack(Transfer *t, void *dst, const char *entry) {
   std::string detail = ", " + std::to_string(t->bytes) + " bytes";
   CUstream compute = computeStream();
@@ -705,17 +711,13 @@ int Runtime::copyBack(Transfer *t, void *dst, const char *entry) {
   CUevent allocated = transfer ? acquireEvent(entry, detail) : nullptr;
   // The destination is ordered on the compute stream (allocated there, or
   // last written there); the copy waits for that point.
-  bool ok =
-      allocated &&
-      check(driver.eventRecord(allocated, compute), entry, "cuEventRecord",
-            detail + ", compute stream") &&
-      check(driver.streamWaitEvent(transfer, allocated, CU_EVENT_WAIT_DEFAULT),
-            entry, "cuStreamWaitEvent", detail + ", transfer stream") &&
-      check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), t->host,
-                                   t->bytes, transfer),
-            entry, "cuMemcpyHtoDAsync", detail) &&
-      check(driver.eventRecord(t->event, transfer), entry, "cuEventRecord",
-            detail + ", transfer stream");
+  bool ok = allocated &&
+            transferAfterCompute(allocated, compute, transfer, entry, detail) &&
+            check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst),
+                                         t->host, t->bytes, transfer),
+                  entry, "cuMemcpyHtoDAsync", detail) &&
+            check(driver.eventRecord(t->event, transfer), entry,
+                  "cuEventRecord", detail + ", transfer stream");
   releaseEvent(currentDevice, allocated);
   if (!ok)
     return status() ? status() : kStatusInvalidArgument;

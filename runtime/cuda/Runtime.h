@@ -198,6 +198,10 @@ private:
   CUevent acquireEvent(const char *entry, const std::string &detail);
   void releaseEvent(int ordinal, CUevent event);
   std::string kernelDetail(CUfunction fn) const;
+  /// Orders the transfer stream after the work enqueued so far on the
+  /// compute stream (`event` recorded there, waited for on the device).
+  bool transferAfterCompute(CUevent event, CUstream compute, CUstream transfer,
+                            const char *entry, const std::string &detail);
   /// The H2D half of a reload into `dst` (context pushed, device set).
   int copyBack(Transfer *t, void *dst, const char *entry);
 
