@@ -62,7 +62,8 @@ bool validate(Runtime &rt, const GemmArgs &g) {
     return false;
   };
   if (g.dtype != JOINT_DTYPE_F32 && g.dtype != JOINT_DTYPE_BF16 &&
-      g.dtype != JOINT_DTYPE_F16)
+      g.dtype != JOINT_DTYPE_F16 && g.dtype != JOINT_DTYPE_BF16_F32 &&
+      g.dtype != JOINT_DTYPE_F16_F32)
     return fail("unsupported dtype " + std::to_string(g.dtype));
   if (g.m < 0 || g.n < 0 || g.k < 0 || g.batch < 0)
     return fail("negative size (m=" + std::to_string(g.m) +
@@ -93,8 +94,10 @@ bool validate(Runtime &rt, const GemmArgs &g) {
 cudaDataType_t dataType(int32_t dtype) {
   switch (dtype) {
   case JOINT_DTYPE_BF16:
+  case JOINT_DTYPE_BF16_F32:
     return CUDA_R_16BF;
   case JOINT_DTYPE_F16:
+  case JOINT_DTYPE_F16_F32:
     return CUDA_R_16F;
   default:
     return CUDA_R_32F;
@@ -143,18 +146,23 @@ int32_t gemm(const GemmArgs &g, const char *node) {
     return rt->status();
   }
   cudaDataType_t type = dataType(g.dtype);
+  // Mixed forms: 16-bit A and B into an f32 C (the lowering's accumulator).
+  cudaDataType_t typeC =
+      g.dtype == JOINT_DTYPE_BF16_F32 || g.dtype == JOINT_DTYPE_F16_F32
+          ? CUDA_R_32F
+          : type;
   cublasOperation_t opA = g.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opB = g.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   const char *call = "cublasGemmEx";
   if (g.batch == 1) {
     status = cublasGemmEx(handle, opB, opA, g.n, g.m, g.k, &g.alpha, g.b, type,
-                          g.ldb, g.a, type, g.lda, &g.beta, g.c, type, g.ldc,
+                          g.ldb, g.a, type, g.lda, &g.beta, g.c, typeC, g.ldc,
                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   } else {
     call = "cublasGemmStridedBatchedEx";
     status = cublasGemmStridedBatchedEx(
         handle, opB, opA, g.n, g.m, g.k, &g.alpha, g.b, type, g.ldb, g.strideB,
-        g.a, type, g.lda, g.strideA, &g.beta, g.c, type, g.ldc, g.strideC,
+        g.a, type, g.lda, g.strideA, &g.beta, g.c, typeC, g.ldc, g.strideC,
         g.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   }
   if (status != CUBLAS_STATUS_SUCCESS) {

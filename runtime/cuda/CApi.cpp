@@ -269,6 +269,11 @@ JOINT_EXPORT void *joint_ao_reload(void *transfer, const char *node) {
   return GlobalLock()->reload(static_cast<Transfer *>(transfer), node);
 }
 
+JOINT_EXPORT int32_t joint_ao_reload_into(void *transfer, void *dst,
+                                          const char *node) {
+  return GlobalLock()->reloadInto(static_cast<Transfer *>(transfer), dst, node);
+}
+
 JOINT_EXPORT int32_t joint_ao_release(void *transfer) {
   return GlobalLock()->release(static_cast<Transfer *>(transfer));
 }

@@ -592,10 +592,7 @@ Transfer *Runtime::offload(const void *src, uint64_t bytes,
   // copy is ordered after it on the transfer stream.
   bool ok =
       copied &&
-      check(driver.eventRecord(produced, compute), entry, "cuEventRecord",
-            detail + ", compute stream") &&
-      check(driver.streamWaitEvent(transfer, produced, CU_EVENT_WAIT_DEFAULT),
-            entry, "cuStreamWaitEvent", detail + ", transfer stream") &&
+      transferAfterCompute(produced, compute, transfer, entry, detail) &&
       check(driver.memcpyDtoHAsync(host, reinterpret_cast<CUdeviceptr>(src),
                                    bytes, transfer),
             entry, "cuMemcpyDtoHAsync", detail) &&
@@ -652,10 +649,9 @@ void *Runtime::reload(Transfer *t, const char *nodeName) {
     return nullptr;
   }
   setNode(nodeName);
-  std::string detail = ", " + std::to_string(t->bytes) + " bytes";
   if (t->reloaded) {
     recordError(kStatusInvalidArgument, entry, "transfer already reloaded",
-                detail);
+                ", " + std::to_string(t->bytes) + " bytes");
     return nullptr;
   }
   int saved = currentDevice;
@@ -664,35 +660,73 @@ void *Runtime::reload(Transfer *t, const char *nodeName) {
   {
     ContextScope scope(*this, entry);
     CUstream compute = scope ? computeStream() : nullptr;
-    CUstream transfer = compute ? transferStream() : nullptr;
-    void *dst = transfer ? memAlloc(t->bytes, compute, false) : nullptr;
-    CUevent allocated = dst ? acquireEvent(entry, detail) : nullptr;
-    // The allocation is ordered on the compute stream; the copy waits for it.
-    bool ok = allocated &&
-              check(driver.eventRecord(allocated, compute), entry,
-                    "cuEventRecord", detail + ", compute stream") &&
-              check(driver.streamWaitEvent(transfer, allocated,
-                                           CU_EVENT_WAIT_DEFAULT),
-                    entry, "cuStreamWaitEvent", detail + ", transfer stream") &&
-              check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst),
-                                           t->host, t->bytes, transfer),
-                    entry, "cuMemcpyHtoDAsync", detail) &&
-              check(driver.eventRecord(t->event, transfer), entry,
-                    "cuEventRecord", detail + ", transfer stream");
-    releaseEvent(currentDevice, allocated);
-    if (ok) {
-      // Later users of this buffer are D2H copies on the same transfer
-      // stream, so they are ordered after this H2D copy.
-      pinned.release(t->host);
-      t->host = nullptr;
-      t->reloaded = true;
+    void *dst = compute ? memAlloc(t->bytes, compute, false) : nullptr;
+    if (dst && copyBack(t, dst, entry) == kStatusOk)
       result = dst;
-    } else if (dst) {
+    else if (dst)
       memFree(dst, compute);
-    }
   }
   currentDevice = saved;
   return result;
+}
+
+int Runtime::reloadInto(Transfer *t, void *dst, const char *nodeName) {
+  const char *entry = "joint_ao_reload_into";
+  if (!t || !transfers.count(t)) {
+    recordError(kStatusInvalidArgument, entry, "unknown transfer handle");
+    return kStatusInvalidArgument;
+  }
+  setNode(nodeName);
+  std::string detail = ", " + std::to_string(t->bytes) + " bytes";
+  if (!dst || t->reloaded) {
+    recordError(kStatusInvalidArgument, entry,
+                dst ? "transfer already reloaded" : "null destination", detail);
+    return kStatusInvalidArgument;
+  }
+  int saved = currentDevice;
+  currentDevice = t->device;
+  int result = kStatusInvalidArgument;
+  {
+    ContextScope scope(*this, entry);
+    if (scope)
+      result = copyBack(t, dst, entry);
+  }
+  currentDevice = saved;
+  return result ? (status() ? status() : result) : kStatusOk;
+}
+
+bool Runtime::transferAfterCompute(CUevent event, CUstream compute,
+                                   CUstream transfer, const char *entry,
+                                   const std::string &detail) {
+  return check(driver.eventRecord(event, compute), entry, "cuEventRecord",
+               detail + ", compute stream") &&
+         check(driver.streamWaitEvent(transfer, event, CU_EVENT_WAIT_DEFAULT),
+               entry, "cuStreamWaitEvent", detail + ", transfer stream");
+}
+
+int Runtime::copyBack(Transfer *t, void *dst, const char *entry) {
+  std::string detail = ", " + std::to_string(t->bytes) + " bytes";
+  CUstream compute = computeStream();
+  CUstream transfer = compute ? transferStream() : nullptr;
+  CUevent allocated = transfer ? acquireEvent(entry, detail) : nullptr;
+  // The destination is ordered on the compute stream (allocated there, or
+  // last written there); the copy waits for that point.
+  bool ok = allocated &&
+            transferAfterCompute(allocated, compute, transfer, entry, detail) &&
+            check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst),
+                                         t->host, t->bytes, transfer),
+                  entry, "cuMemcpyHtoDAsync", detail) &&
+            check(driver.eventRecord(t->event, transfer), entry,
+                  "cuEventRecord", detail + ", transfer stream");
+  releaseEvent(currentDevice, allocated);
+  if (!ok)
+    return status() ? status() : kStatusInvalidArgument;
+  // Later users of this pinned buffer are D2H copies on the same transfer
+  // stream, so they are ordered after this H2D copy.
+  pinned.release(t->host);
+  t->host = nullptr;
+  t->reloaded = true;
+  return kStatusOk;
 }
 
 int Runtime::release(Transfer *t) {

@@ -141,6 +141,10 @@ public:
   /// the pinned buffer goes back to the pool (only the transfer stream uses
   /// pinned buffers, in order). Null on failure.
   void *reload(Transfer *transfer, const char *node);
+  /// As `reload`, into `dst`, a device buffer of the transfer's size that
+  /// the caller allocated on the compute stream (the lowered step's
+  /// `gpu.alloc`, freed at its last use). Returns 0 or the failure status.
+  int reloadInto(Transfer *transfer, void *dst, const char *node);
   /// Forgets a transfer: its event goes back to the event pool, its pinned
   /// buffer to the pinned pool when it was never reloaded.
   int release(Transfer *transfer);
@@ -194,6 +198,12 @@ private:
   CUevent acquireEvent(const char *entry, const std::string &detail);
   void releaseEvent(int ordinal, CUevent event);
   std::string kernelDetail(CUfunction fn) const;
+  /// Orders the transfer stream after the work enqueued so far on the
+  /// compute stream (`event` recorded there, waited for on the device).
+  bool transferAfterCompute(CUevent event, CUstream compute, CUstream transfer,
+                            const char *entry, const std::string &detail);
+  /// The H2D half of a reload into `dst` (context pushed, device set).
+  int copyBack(Transfer *t, void *dst, const char *entry);
 
   const DriverApi &driver;
   int currentDevice = 0;

@@ -78,6 +78,10 @@ int32_t joint_ao_wait(void *transfer);
  * returns the device pointer (free it with mgpuMemFree), NULL on failure.
  * Call joint_ao_wait before the first consumer. */
 void *joint_ao_reload(void *transfer, const char *node);
+/* As joint_ao_reload, into `dst`: a device buffer of the transfer's size
+ * allocated on the compute stream by the caller (the lowered step allocates
+ * it with mgpuMemAlloc and frees it at its last use). Returns the status. */
+int32_t joint_ao_reload_into(void *transfer, void *dst, const char *node);
 /* Drops the handle; its pinned buffer returns to the pool. */
 int32_t joint_ao_release(void *transfer);
 
@@ -85,6 +89,9 @@ int32_t joint_ao_release(void *transfer);
 #define JOINT_DTYPE_F32 0
 #define JOINT_DTYPE_BF16 1
 #define JOINT_DTYPE_F16 2
+/* GEMM only: bf16 / f16 A and B into an f32 C (f32 accumulation kept). */
+#define JOINT_DTYPE_BF16_F32 3
+#define JOINT_DTYPE_F16_F32 4
 
 /* Row-major GEMM on the compute stream, torch's convention:
  * C[m,n] = alpha * op(A)[m,k] @ op(B)[k,n] + beta * C, op = transpose when

@@ -630,7 +630,10 @@ int main(int argc, char **argv) {
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
     pm.enableTiming(timing);
-    joint::buildLowerToCPUTensorPipeline(pm, options);
+    if (cuda)
+      joint::buildLowerToCUDATensorPipeline(pm, cudaOptions);
+    else
+      joint::buildLowerToCPUTensorPipeline(pm, options);
     if (failed(pm.run(*module)))
       return 1;
     FailureOr<SmallVector<Slot>> collected =

@@ -27,6 +27,11 @@ def ConvertJointToLinalg : Pass<"convert-joint-to-linalg", "::mlir::ModuleOp"> {
     a lowering fails the pass with one error naming its target and node:
     `no lowering for 'aten::foo.default' (node 'foo')`; nothing is written.
   }];
+  let options = [
+    Option<"keepAo", "keep-ao", "bool", /*default=*/"false",
+           "Leave ao ops for a target's own lowering (the CUDA pipeline's "
+           "joint-gpu-offload); off: host copies (the CPU target)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",

@@ -225,6 +225,7 @@ static LogicalResult convertGraphToFunc(GraphOp graph,
 namespace {
 struct ConvertJointToLinalgPass
     : public joint::impl::ConvertJointToLinalgBase<ConvertJointToLinalgPass> {
+  using Base::Base;
   void runOnOperation() override;
 };
 } // namespace
@@ -234,6 +235,27 @@ void ConvertJointToLinalgPass::runOnOperation() {
   MLIRContext *context = &getContext();
   if (failed(refuseRandomOps(module)))
     return signalPassFailure();
+
+  // Kept ao ops lose sight of their source node below; name unnamed ones
+  // after it (`x_offload`, `x_offload_wait`, `x_reload`, `x_reload_wait`)
+  // for the target runtime's error messages.
+  if (keepAo)
+    module.walk([](Operation *op) {
+      if (!isa<ao::OffloadOp, ao::ReloadOp, ao::WaitTensorOp>(op) ||
+          op->hasAttr("name"))
+        return;
+      Operation *src = op->getOperand(0).getDefiningOp();
+      auto base = src ? src->getAttrOfType<StringAttr>("name") : nullptr;
+      if (!base)
+        return;
+      StringRef stem = base.getValue();
+      if (isa<ao::ReloadOp>(op))
+        stem.consume_back("_offload_wait");
+      const char *suffix = isa<ao::OffloadOp>(op)  ? "_offload"
+                           : isa<ao::ReloadOp>(op) ? "_reload"
+                                                   : "_wait";
+      op->setAttr("name", StringAttr::get(op->getContext(), stem + suffix));
+    });
 
   SymbolTableCollection tables;
   for (GraphOp graph : llvm::make_early_inc_range(module.getOps<GraphOp>()))
@@ -266,7 +288,10 @@ void ConvertJointToLinalgPass::runOnOperation() {
                                                 target);
   populateDataMovementPatternsAndLegality(typeConverter, patterns, target);
   populateSymIntPatternsAndLegality(typeConverter, patterns, target);
-  populateOffloadPatternsAndLegality(typeConverter, patterns, target);
+  if (keepAo)
+    target.addLegalDialect<ao::AODialect>();
+  else
+    populateOffloadPatternsAndLegality(typeConverter, patterns, target);
   populateLinearPatternsAndLegality(typeConverter, patterns, target);
   populateReductionPatternsAndLegality(typeConverter, patterns, target);
   populateNormalizationPatternsAndLegality(typeConverter, patterns, target);

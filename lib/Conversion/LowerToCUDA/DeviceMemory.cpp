@@ -5,7 +5,8 @@
 // is a host `memref.alloc`; on the CUDA target each top-level allocation
 // becomes a `gpu.alloc` and gets a `gpu.dealloc` right after the last
 // top-level op that uses it or a memref derived from it (views, casts), so
-// buffers live exactly as long as the memory model assumes. Top-level copies
+// buffers live exactly as long as the memory model assumes; a buffer an
+// `ao` offload reads lives until its forward wait. Top-level copies
 // between identity-layout buffers become `gpu.memcpy`. The pass also checks
 // that no compute is left on the host (loads, stores, loops, linalg ops).
 //
@@ -13,6 +14,7 @@
 
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -28,9 +30,53 @@ using namespace mlir;
 
 namespace {
 
+static bool isCallTo(Operation *op, StringRef callee) {
+  auto call = dyn_cast<func::CallOp>(op);
+  return call && call.getCallee() == callee;
+}
+
+/// For a pointer taken from a buffer
+/// (`memref.extract_aligned_pointer_as_index`): the last top-level op that uses
+/// it through integer casts (a runtime call that enqueues work on the buffer),
+/// or, for `joint_ao_offload`, that transfer's first `joint_ao_wait` (the
+/// forward wait, which the buffer must outlive: the D2H copy reads it until
+/// then); null when unused.
+static Operation *findLastPointerUse(Operation *pointerOp, Block &block) {
+  Operation *last = nullptr;
+  auto note = [&](Operation *op) {
+    Operation *top = block.findAncestorOpInBlock(*op);
+    if (top && (!last || last->isBeforeInBlock(top)))
+      last = top;
+  };
+  SmallVector<Value> worklist(pointerOp->getResults());
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<arith::IndexCastOp, LLVM::IntToPtrOp>(user)) {
+        worklist.append(user->result_begin(), user->result_end());
+        continue;
+      }
+      note(user);
+      if (!isCallTo(user, "joint_ao_offload"))
+        continue;
+      Operation *wait = nullptr;
+      for (Operation *handleUser : user->getResult(0).getUsers()) {
+        Operation *top = block.findAncestorOpInBlock(*handleUser);
+        if (top && isCallTo(top, "joint_ao_wait") &&
+            (!wait || top->isBeforeInBlock(wait)))
+          wait = top;
+      }
+      if (wait)
+        note(wait);
+    }
+  }
+  return last;
+}
+
 /// The last op of `block` that uses `root` or a memref derived from it
-/// (transitively through any op with a memref result); null when unused.
-/// Sets `escapes` when one of them reaches the function's return.
+/// (transitively through any op with a memref result), or uses a pointer
+/// taken from it (findLastPointerUse); null when unused. Sets `escapes` when
+/// one of them reaches the function's return.
 static Operation *findLastUse(Value root, Block &block, bool &escapes) {
   Operation *last = nullptr;
   SmallVector<Value> worklist = {root};
@@ -45,6 +91,10 @@ static Operation *findLastUse(Value root, Block &block, bool &escapes) {
         escapes = true;
       if (!last || last->isBeforeInBlock(top))
         last = top;
+      if (isa<memref::ExtractAlignedPointerAsIndexOp>(use.getOwner()))
+        if (Operation *user = findLastPointerUse(use.getOwner(), block))
+          if (last->isBeforeInBlock(user))
+            last = user;
       for (Value result : use.getOwner()->getResults())
         if (isa<BaseMemRefType>(result.getType()) && seen.insert(result).second)
           worklist.push_back(result);

@@ -15,6 +15,7 @@
 
 #include "joint/Conversion/LowerToCPU/Passes.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
+#include "joint/Conversion/Passes.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
@@ -50,8 +51,18 @@ using namespace mlir::joint;
 
 StringRef joint::getDefaultCUDAToolkitRoot() { return JOINT_CUDA_TOOLKIT_ROOT; }
 
+void joint::buildLowerToCUDATensorPipeline(OpPassManager &pm,
+                                           const LowerToCUDAOptions &options) {
+  ConvertJointToLinalgOptions convert;
+  convert.keepAo = true; // joint-gpu-offload lowers them to transfers
+  pm.addPass(createConvertJointToLinalg(convert));
+  pm.addPass(createJointCPUEntry());
+}
+
 void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
                                          const LowerToCUDAOptions &options) {
+  // ao ops: calls into the runtime's transfer protocol (on tensors).
+  pm.addPass(createJointGPUOffload());
   // Buffers: caller-owned arguments and outputs; temporaries are allocated
   // here and become device allocations below.
   pm.addPass(createCanonicalizerPass());
@@ -63,6 +74,10 @@ void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass()); // folds self-copies into outputs
+
+  // GEMMs cuBLAS supports: calls on the compute stream (the rest: kernels).
+  if (options.libraryCalls)
+    pm.addNestedPass<func::FuncOp>(createJointGPULibraryCalls());
 
   // Kernels: parallel loops, blocks of threads, host leftovers to the device.
   pm.addNestedPass<func::FuncOp>(createJointGPUParallelFirst());
@@ -123,7 +138,7 @@ void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
 
 void joint::buildLowerToCUDAPipeline(OpPassManager &pm,
                                      const LowerToCUDAOptions &options) {
-  buildLowerToCPUTensorPipeline(pm, LowerToCPUOptions());
+  buildLowerToCUDATensorPipeline(pm, options);
   buildLowerToCUDALLVMPipeline(pm, options);
 }
 

@@ -155,6 +155,59 @@ void offloadProtocol() {
   EXPECT_EQ(fake().streams.size(), 0u);
 }
 
+/// The sequence the lowered step emits (joint-gpu-offload): the reload's
+/// destination is the step's own stream-ordered allocation, filled by
+/// reloadInto; errors leave that allocation to the step, which frees it.
+void reloadInto() {
+  {
+    Runtime rt(fakeDriver());
+    void *src = rt.memAlloc(4096, nullptr, false);
+    Transfer *t = rt.offload(src, 4096, "relu_3");
+    EXPECT_EQ(rt.wait(t), 0);
+    rt.memFree(src, nullptr);
+    dump("offload-wait-free");
+    void *dst = rt.memAlloc(4096, nullptr, false);
+    EXPECT_EQ(rt.reloadInto(t, dst, "relu_3_reload"), 0);
+    dump("reload-into");
+    EXPECT_EQ(rt.wait(t), 0);
+    EXPECT_EQ(rt.release(t), 0);
+    dump("wait-release");
+    EXPECT_EQ(rt.pinnedPool().stats().inUseBytes, 0u);
+    EXPECT_EQ(rt.liveTransfers(), 0u);
+    EXPECT_EQ(rt.status(), 0);
+
+    // A second reload of one transfer and a null destination are refused
+    // before any driver call.
+    t = rt.offload(dst, 4096, "relu_4");
+    EXPECT_EQ(rt.reloadInto(t, nullptr, "relu_4_reload"), -1);
+    std::cout << "null error " << rt.lastError() << "\n";
+    rt.clearError();
+    EXPECT_EQ(rt.reloadInto(t, dst, "relu_4_reload"), 0);
+    EXPECT_EQ(rt.reloadInto(t, dst, "relu_4_reload"), -1);
+    std::cout << "twice error " << rt.lastError() << "\n";
+    rt.clearError();
+    EXPECT_EQ(rt.release(t), 0);
+    dump("refused");
+
+    // A failed H2D copy names the call and the node, keeps the pinned
+    // buffer with the transfer, and frees nothing of the caller's.
+    t = rt.offload(dst, 4096, "relu_5");
+    failNext("cuMemcpyHtoDAsync", CUDA_ERROR_ILLEGAL_ADDRESS);
+    EXPECT_EQ(rt.reloadInto(t, dst, "relu_5_reload"), 700);
+    std::cout << "copy status " << rt.status() << "\n";
+    std::cout << "copy error " << rt.lastError() << "\n";
+    dump("failed-copy");
+    EXPECT_EQ(rt.pinnedPool().stats().inUseBytes, 4096u);
+    EXPECT_EQ(rt.release(t), 0);
+    EXPECT_EQ(rt.pinnedPool().stats().inUseBytes, 0u);
+    rt.clearError();
+    rt.memFree(dst, nullptr);
+    EXPECT_EQ(rt.deviceMemory().liveBytes, 0u);
+    EXPECT_EQ(rt.shutdown(), 0);
+  }
+  expectNoLeaks();
+}
+
 void deviceMemory() {
   {
     Runtime rt(fakeDriver());
@@ -322,10 +375,12 @@ int main(int argc, char **argv) {
       {"device-memory", deviceMemory},
       {"streams", streams},
       {"errors", errors},
+      {"reload-into", reloadInto},
   };
   if (argc != 2 || !cases.count(argv[1])) {
     std::cerr << "usage: joint-cuda-runtime-test "
-                 "pinned-pool|offload-protocol|device-memory|streams|errors\n";
+                 "pinned-pool|offload-protocol|device-memory|streams|errors|"
+                 "reload-into\n";
     return 2;
   }
   resetFake();

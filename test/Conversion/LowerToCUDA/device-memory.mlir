@@ -76,3 +76,58 @@ func.func @allocation_in_kernel_is_refused() {
   }
   return
 }
+
+// -----
+
+// A pointer taken from a buffer keeps it allocated until the last runtime
+// call using it: the H2D copy of a reload whose result nobody reads still
+// writes into the buffer, so the free comes after that call.
+// CHECK-LABEL: func.func @pointer_uses_keep_buffers(%arg0: !llvm.ptr, %arg1: !llvm.ptr) {
+// CHECK-NEXT: %memref = gpu.alloc  () : memref<8xf32>
+// CHECK-NEXT: %intptr = memref.extract_aligned_pointer_as_index %memref : memref<8xf32> -> index
+// CHECK-NEXT: %0 = arith.index_cast %intptr : index to i64
+// CHECK-NEXT: %1 = llvm.inttoptr %0 : i64 to !llvm.ptr
+// CHECK-NEXT: %2 = call @joint_ao_reload_into(%arg0, %1, %arg1) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+// CHECK-NEXT: gpu.dealloc  %memref : memref<8xf32>
+// CHECK-NEXT: return
+func.func private @joint_ao_reload_into(!llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+func.func @pointer_uses_keep_buffers(%h: !llvm.ptr, %node: !llvm.ptr) {
+  %a = memref.alloc() : memref<8xf32>
+  %p = memref.extract_aligned_pointer_as_index %a : memref<8xf32> -> index
+  %i = arith.index_cast %p : index to i64
+  %ptr = llvm.inttoptr %i : i64 to !llvm.ptr
+  %s = func.call @joint_ao_reload_into(%h, %ptr, %node) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+  return
+}
+
+// -----
+
+// An offloaded source stays allocated until the transfer's forward wait,
+// after its last kernel.
+// CHECK-LABEL: func.func @offloaded_source_until_forward_wait(%arg0: i64, %arg1: !llvm.ptr) {
+// CHECK-NEXT: %memref = gpu.alloc  () : memref<8xf32>
+// CHECK-NEXT: %intptr = memref.extract_aligned_pointer_as_index %memref : memref<8xf32> -> index
+// CHECK-NEXT: %0 = arith.index_cast %intptr : index to i64
+// CHECK-NEXT: %1 = llvm.inttoptr %0 : i64 to !llvm.ptr
+// CHECK-NEXT: %2 = call @joint_ao_offload(%1, %arg0, %arg1) : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
+// CHECK-NEXT: %memref_0 = gpu.alloc  () : memref<8xf32>
+// CHECK-NEXT: gpu.memcpy  %memref_0, %memref : memref<8xf32>, memref<8xf32>
+// CHECK-NEXT: gpu.dealloc  %memref_0 : memref<8xf32>
+// CHECK-NEXT: %3 = call @joint_ao_wait(%2) : (!llvm.ptr) -> i32
+// CHECK-NEXT: gpu.dealloc  %memref : memref<8xf32>
+// CHECK-NEXT: %4 = call @joint_ao_wait(%2) : (!llvm.ptr) -> i32
+// CHECK-NEXT: return
+func.func private @joint_ao_offload(!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
+func.func private @joint_ao_wait(!llvm.ptr) -> i32
+func.func @offloaded_source_until_forward_wait(%bytes: i64, %node: !llvm.ptr) {
+  %a = memref.alloc() : memref<8xf32>
+  %p = memref.extract_aligned_pointer_as_index %a : memref<8xf32> -> index
+  %i = arith.index_cast %p : index to i64
+  %ptr = llvm.inttoptr %i : i64 to !llvm.ptr
+  %h = func.call @joint_ao_offload(%ptr, %bytes, %node) : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
+  %b = memref.alloc() : memref<8xf32>
+  memref.copy %a, %b : memref<8xf32> to memref<8xf32>
+  %w = func.call @joint_ao_wait(%h) : (!llvm.ptr) -> i32
+  %w2 = func.call @joint_ao_wait(%h) : (!llvm.ptr) -> i32
+  return
+}

@@ -11,11 +11,14 @@
 #define JOINT_CONVERSION_LOWERTOCUDA_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -60,6 +63,11 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
       llvm::cl::desc("scf-parallel-loop-tiling sizes: threads per block "
                      "along the outer parallel dimensions"),
       llvm::cl::list_init<int64_t>({16, 16})};
+  PassOptions::Option<bool> libraryCalls{
+      *this, "library-calls",
+      llvm::cl::desc("GEMMs cuBLAS supports through the runtime's shim "
+                     "(joint-gpu-library-calls); off: generated kernels"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> binary{
       *this, "binary",
       llvm::cl::desc("run gpu-module-to-binary (off: stop at NVVM in "
@@ -68,11 +76,15 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
 };
 
 /// Appends `joint-lower-to-cuda` to `pm` (a builtin.module pass manager):
-/// the tensor half of joint-lower-to-cpu (convert-joint-to-linalg,
-/// joint-cpu-entry), then buildLowerToCUDALLVMPipeline.
+/// buildLowerToCUDATensorPipeline, then buildLowerToCUDALLVMPipeline.
 void buildLowerToCUDAPipeline(OpPassManager &pm,
                               const LowerToCUDAOptions &options);
-/// From `@joint_entry` on tensors: bufferization, parallel loops, tiling,
+/// The tensor half: convert-joint-to-linalg{keep-ao} (ao ops stay for
+/// joint-gpu-offload) and joint-cpu-entry (the CPU's ABI).
+void buildLowerToCUDATensorPipeline(OpPassManager &pm,
+                                    const LowerToCUDAOptions &options);
+/// From `@joint_entry` on tensors: ao ops to runtime transfers,
+/// bufferization, parallel loops, tiling,
 /// host compute moved to the device, gpu-map-parallel-loops,
 /// convert-parallel-loops-to-gpu, device memory, outlining, one stream,
 /// NVVM, cubins, host code in the LLVM dialect (docs/lowering.md, "CUDA").

@@ -13,6 +13,58 @@
 
 include "mlir/Pass/PassBase.td"
 
+def JointGPUOffload : Pass<"joint-gpu-offload", "::mlir::ModuleOp"> {
+  let summary = "ao ops to the CUDA runtime's transfer protocol";
+  let description = [{
+    Runs on the step on tensors (after `convert-joint-to-linalg{keep-ao}` and
+    `joint-cpu-entry`), before bufferization. Mirrors torch's activation
+    offloading on real streams (runtime/cuda/README.md, "The ao protocol"):
+    `ao.offload %a` becomes `joint_ao_offload(ptr(a), bytes, node)` (an event
+    on the compute stream, then a D2H copy into a pooled pinned buffer on the
+    transfer stream); its forward `ao.wait_tensor` becomes
+    `joint_ao_wait(h)` (the compute stream waits on the copy's event on the
+    device, never a host sync); `ao.reload` becomes a `memref.alloc` of the
+    result (a stream-ordered `gpu.alloc` on the compute stream later) filled
+    by `joint_ao_reload_into(h, ptr, node)` (H2D on the transfer stream), seen
+    as a tensor through `bufferization.to_tensor restrict writable`; its wait
+    becomes `joint_ao_wait(h)` and `joint_ao_release(h)`, before the first
+    backward consumer. Sources reach the calls as pointers of identity-layout
+    buffers (`bufferization.to_buffer read_only`), and
+    `joint-gpu-device-memory` frees an offloaded source only after its
+    forward wait. Node names are private string constants for the runtime's
+    messages. Errors: an ao op nested in a region, elements that are not
+    integers or floats.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def JointGPULibraryCalls : Pass<"joint-gpu-library-calls", "::mlir::func::FuncOp"> {
+  let summary = "GEMMs through the runtime's cuBLAS shim";
+  let description = [{
+    Runs on the bufferized step, before `joint-gpu-parallel-first`. Every
+    top-level `linalg.matmul` / `linalg.batch_matmul` that cuBLAS supports
+    becomes a call to `joint_cublas_gemm` / `joint_cublas_gemm_strided_batched`
+    (`cublasGemmEx` / `cublasGemmStridedBatchedEx` on the compute stream,
+    row-major, alpha = beta = 1: the op accumulates into its output, whose
+    zero fill stays a kernel). Supported: identity-layout buffers, default
+    indexing maps, A/B/C f32 (no TF32, torch's default), or bf16/f16 A and B
+    into an f32 C (CUBLAS_COMPUTE_32F: the lowering's f32 accumulator, then
+    its own rounding kernel) or a C of their type. Everything else (integer
+    or mixed A/B element types, strided views, user-defined maps) stays a
+    generated kernel: the fallback. Operands reach the shim as pointers, so
+    `joint-gpu-device-memory` keeps them allocated until the call.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def JointGPUParallelFirst : Pass<"joint-gpu-parallel-first", "::mlir::func::FuncOp"> {
   let summary = "Put the parallel loops of every linalg op outermost";
   let description = [{
@@ -59,6 +111,12 @@ def JointGPUDeviceMemory : Pass<"joint-gpu-device-memory", "::mlir::func::FuncOp
     `gpu.dealloc` is placed right after the last top-level op that uses the
     buffer or a view of it (a memref produced from it by any op), so the
     device peak follows the memory model of `joint-memory-report`.
+    A pointer taken from a buffer (`memref.extract_aligned_pointer_as_index`,
+    through integer casts) is a use of the buffer wherever it is used (a
+    runtime call enqueues work on it), and a buffer whose pointer is passed
+    to `joint_ao_offload` stays allocated until that transfer's first
+    `joint_ao_wait` (the forward wait, torch's keepalive): the D2H copy reads
+    it on the transfer stream until then.
     A top-level `memref.copy` between identity-layout buffers becomes a
     `gpu.memcpy` (device to device). Errors: compute still on the host (a
     top-level `memref.load`/`memref.store`, loop or linalg op), an allocation

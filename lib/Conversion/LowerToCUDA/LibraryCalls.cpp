@@ -1,0 +1,153 @@
+//===- LibraryCalls.cpp - GEMMs through the runtime's cuBLAS shim -*- C++
+//-*-===//
+//
+// Implements `joint-gpu-library-calls`: on the bufferized step, every
+// top-level `linalg.matmul` / `linalg.batch_matmul` that cuBLAS supports
+// becomes a call to the runtime's `joint_cublas_gemm` /
+// `joint_cublas_gemm_strided_batched`, which run `cublasGemmEx` /
+// `cublasGemmStridedBatchedEx` on the compute stream (the stream of the
+// step's kernels). The lowered op accumulates into its output (C += A B, the
+// zero fill stays a kernel), so the call passes alpha = beta = 1. Supported
+// (as XLA and torch do): identity-layout buffers, default indexing maps, and
+// A/B/C all f32 (no TF32), or bf16/f16 A and B into an f32 C
+// (CUBLAS_COMPUTE_32F, the lowering's f32 accumulator, rounded afterwards by
+// its own kernel) or into a C of their type. Anything else (integers, mixed
+// A/B, strided views, transposed maps) stays a generated kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Conversion/LowerToCUDA/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace joint {
+#define GEN_PASS_DEF_JOINTGPULIBRARYCALLS
+#include "joint/Conversion/LowerToCUDA/Passes.h.inc"
+} // namespace joint
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+// joint_cuda_runtime.h's JOINT_DTYPE_* codes.
+constexpr int32_t kF32 = 0, kBF16 = 1, kF16 = 2, kBF16F32 = 3, kF16F32 = 4;
+
+/// The shim's dtype code for A/B elements `in` and C elements `out`, or -1
+/// when cuBLAS is not used for them.
+static int32_t gemmDtype(Type in, Type out) {
+  if (in.isF32())
+    return out.isF32() ? kF32 : -1;
+  if (in.isBF16())
+    return out.isF32() ? kBF16F32 : out.isBF16() ? kBF16 : -1;
+  if (in.isF16())
+    return out.isF32() ? kF16F32 : out.isF16() ? kF16 : -1;
+  return -1;
+}
+
+static bool isDense(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.getLayout().isIdentity();
+}
+
+struct LibraryCallsPass
+    : public joint::impl::JointGPULibraryCallsBase<LibraryCallsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isDeclaration())
+      return;
+    auto module = func->getParentOfType<ModuleOp>();
+    SmallVector<linalg::LinalgOp> gemms;
+    for (Operation &op : func.getBody().front())
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+        gemms.push_back(cast<linalg::LinalgOp>(op));
+    for (linalg::LinalgOp op : gemms) {
+      Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+      Value c = op.getDpsInits()[0];
+      auto typeA = dyn_cast<MemRefType>(a.getType());
+      auto typeB = dyn_cast<MemRefType>(b.getType());
+      auto typeC = dyn_cast<MemRefType>(c.getType());
+      if (!typeA || !typeB || !typeC || !isDense(a) || !isDense(b) ||
+          !isDense(c) || typeA.getElementType() != typeB.getElementType())
+        continue;
+      bool defaultMaps =
+          isa<linalg::MatmulOp>(op)
+              ? !cast<linalg::MatmulOp>(op).hasUserDefinedMaps()
+              : !cast<linalg::BatchMatmulOp>(op).hasUserDefinedMaps();
+      int32_t dtype = gemmDtype(typeA.getElementType(), typeC.getElementType());
+      if (!defaultMaps || dtype < 0)
+        continue;
+      replace(module, op, a, b, c, dtype);
+    }
+  }
+
+  /// C[(batch,) m, n] += A[(batch,) m, k] B[(batch,) k, n] as a shim call.
+  void replace(ModuleOp module, linalg::LinalgOp op, Value a, Value b, Value c,
+               int32_t dtype) {
+    OpBuilder b0(op);
+    Location loc = op.getLoc();
+    Type i64 = b0.getI64Type(), i32 = b0.getI32Type(), f32 = b0.getF32Type();
+    Type ptr = LLVM::LLVMPointerType::get(b0.getContext());
+    bool batched = isa<linalg::BatchMatmulOp>(op);
+    unsigned lead = batched ? 1 : 0;
+    auto dim = [&](Value v, unsigned i) -> Value {
+      Value d = memref::DimOp::create(b0, loc, v, i);
+      return arith::IndexCastOp::create(b0, loc, i64, d);
+    };
+    auto pointer = [&](Value v) -> Value {
+      Value index = memref::ExtractAlignedPointerAsIndexOp::create(b0, loc, v);
+      Value asInt = arith::IndexCastOp::create(b0, loc, i64, index);
+      return LLVM::IntToPtrOp::create(b0, loc, ptr, asInt);
+    };
+    auto i32Const = [&](int32_t v) -> Value {
+      return arith::ConstantIntOp::create(b0, loc, i32, v);
+    };
+    Value m = dim(a, lead), k = dim(a, lead + 1), n = dim(b, lead + 1);
+    Value one = arith::ConstantFloatOp::create(b0, loc, cast<FloatType>(f32),
+                                               APFloat(1.0f));
+    Value zero = i32Const(0);
+    Value node = LLVM::ZeroOp::create(b0, loc, ptr);
+    // Row-major, no transposes: lda = k, ldb = ldc = n.
+    SmallVector<Value> args = {node, i32Const(dtype), zero, zero, m, n, k, one};
+    SmallVector<Type> types = {ptr, i32, i32, i32, i64, i64, i64, f32};
+    auto operand = [&](Value buffer, Value ld, Value stride) {
+      args.push_back(pointer(buffer));
+      types.push_back(ptr);
+      args.push_back(ld);
+      types.push_back(i64);
+      if (stride) {
+        args.push_back(stride);
+        types.push_back(i64);
+      }
+    };
+    Value strideA, strideB, strideC;
+    if (batched) {
+      strideA = arith::MulIOp::create(b0, loc, m, k);
+      strideB = arith::MulIOp::create(b0, loc, k, n);
+      strideC = arith::MulIOp::create(b0, loc, m, n);
+    }
+    operand(a, k, strideA);
+    operand(b, n, strideB);
+    args.push_back(one); // beta: accumulate into C
+    types.push_back(f32);
+    operand(c, n, strideC);
+    if (batched) {
+      args.push_back(dim(a, 0));
+      types.push_back(i64);
+    }
+    StringRef name =
+        batched ? "joint_cublas_gemm_strided_batched" : "joint_cublas_gemm";
+    auto fnType = FunctionType::get(b0.getContext(), types, {i32});
+    auto fn = module.lookupSymbol<func::FuncOp>(name);
+    if (!fn) {
+      OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+      fn = func::FuncOp::create(mb, module.getLoc(), name, fnType);
+      fn.setPrivate();
+    }
+    func::CallOp::create(b0, loc, fn, args);
+    op->erase();
+  }
+};
+
+} // namespace
