@@ -201,6 +201,17 @@ void MemoryModel::build(const StorageAliasAnalysis &aliases) {
     }
   findBlocks(graph);
 
+  // In a graph that computes on an accelerator, values the trace placed on
+  // the host (device "cpu") take no device memory and are never transferred.
+  auto onHostDevice = [](const Storage *s) {
+    TensorMetaAttr meta = getTensorMeta(s->owner);
+    return meta && (meta.getDevice() == "cpu" ||
+                    meta.getDevice().starts_with("cpu:"));
+  };
+  bool accelerator = llvm::any_of(aliases.getStorages(), [&](Storage *s) {
+    return getTensorMeta(s->owner) && !onHostDevice(s);
+  });
+
   size_t n = ops.size();
   std::vector<int64_t> deviceDelta(n + 1, 0), hostDelta(n + 1, 0);
   for (const Storage *s : aliases.getStorages()) {
@@ -232,6 +243,7 @@ void MemoryModel::build(const StorageAliasAnalysis &aliases) {
     life.sizeKnown = bytes.has_value();
     life.alloc = life.free = *alloc;
     life.onHost = isa<ao::OffloadOp>(def);
+    life.hostValue = accelerator && !life.onHost && onHostDevice(s);
     auto extend = [&](Operation *user) {
       if (std::optional<unsigned> i = getIndex(user))
         life.free = std::max(life.free, *i);
@@ -244,8 +256,9 @@ void MemoryModel::build(const StorageAliasAnalysis &aliases) {
           for (Operation *wait : user->getResult(0).getUsers())
             extend(wait);
       }
-    deviceDelta[life.alloc] += life.onHost ? 0 : life.bytes;
-    deviceDelta[life.free + 1] -= life.onHost ? 0 : life.bytes;
+    int64_t deviceBytes = life.onHost || life.hostValue ? 0 : life.bytes;
+    deviceDelta[life.alloc] += deviceBytes;
+    deviceDelta[life.free + 1] -= deviceBytes;
     hostDelta[life.alloc] += life.onHost ? life.bytes : 0;
     hostDelta[life.free + 1] -= life.onHost ? life.bytes : 0;
     if (life.onHost)
@@ -277,6 +290,8 @@ void MemoryModel::build(const StorageAliasAnalysis &aliases) {
         blocks[*block].offloadedBytes += life.bytes;
       continue;
     }
+    if (life.hostValue)
+      continue;
     if (boundary && life.alloc < *boundary && life.free >= *boundary) {
       activationBytes += life.bytes;
       if (block)

@@ -32,6 +32,9 @@ struct StorageLifetime {
   unsigned free = 0;
   /// Host memory (an ao.offload copy) rather than device memory.
   bool onHost = false;
+  /// A value the trace placed on the host (device "cpu") in a graph that
+  /// computes on an accelerator: no device bytes, never an activation.
+  bool hostValue = false;
   bool sizeKnown = true;
 };
 
@@ -67,6 +70,8 @@ struct BlockMemory {
 ///   live up to that wait and is freed after it unless some op still reads
 ///   an alias later (then the offload saved nothing; see
 ///   getIneffectiveOffloads). ao.reload allocates a new device storage.
+/// - In a graph with values on an accelerator, values on device "cpu" (host
+///   values) count no device bytes and are no saved activations.
 class MemoryModel {
 public:
   /// `op` is a module holding a joint.graph, or the graph itself.
