@@ -114,9 +114,9 @@ def test_broken_reference_names_node() -> None:
 
 
 def test_pass_failure_is_an_error() -> None:
-    gpt2 = REPO_ROOT / "examples" / "gpt2-tiny.json"
-    e = _error(gpt2.read_bytes(), "joint-cpu-offload{min-bytes=1}")
-    assert "graph @gpt2 has no self_attn module" in e.diagnostic
+    mlp = REPO_ROOT / "examples" / "mlp.json"
+    e = _error(mlp.read_bytes(), "joint-cpu-offload{min-bytes=1}")
+    assert "graph @mlp has no attention module" in e.diagnostic
 
 
 def test_wrong_document_type() -> None:
