@@ -89,21 +89,24 @@ PIPELINES = [
               _OFFLOAD + " scope=all")),
 ]
 
-_ATTENTION_OPS = ("scaled_dot_product", "flash_attention",
-                  "efficient_attention", "cudnn_attention", "flex_attention",
-                  "softmax")
+_SDPA = ("scaled_dot_product", "flash_attention", "efficient_attention",
+         "cudnn_attention", "flex_attention")
 
 
 def has_attention(doc: dict[str, Any]) -> bool:
     """Whether the graph has an attention module the offload scope finds:
     listed by the exporter, named ``self_attn``, or computing attention (an
-    SDPA variant, or a softmax, which ModelStructure checks further for
-    bmm -> softmax -> bmm)."""
+    SDPA variant, or softmax next to batched matmuls, which ModelStructure
+    checks as bmm -> softmax -> bmm)."""
     if doc["model"].get("attention"):
         return True
-    return any(n["kind"] == "call_function" and n["target"]
-               and any(k in n["target"] for k in _ATTENTION_OPS)
-               and not n["backward"] for n in doc["nodes"])
+    ops = {n["target"].split("::", 1)[-1].split(".", 1)[0]
+           for n in doc["nodes"]
+           if n["kind"] == "call_function" and n["target"] and not n["backward"]}
+    if any(k in op for op in ops for k in _SDPA):
+        return True
+    return bool(ops & {"_softmax", "softmax", "_safe_softmax"}) and bool(
+        ops & {"bmm", "matmul", "baddbmm", "einsum"})
 
 
 def has_blocks(doc: dict[str, Any]) -> bool:

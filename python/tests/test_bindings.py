@@ -91,7 +91,7 @@ def test_invalid_option_name() -> None:
 def test_invalid_option_value() -> None:
     e = _error(MLP.read_text(), "joint-cpu-offload{budget-gb=-1}")
     assert e.diagnostic == (
-        "error: joint-cpu-offload: budget-gb must be a finite number of GiB "
+        "error: joint-tag-cpu-offload: budget-gb must be a finite number of GiB "
         ">= 0 (0 means no limit), got -1.00")
 
 

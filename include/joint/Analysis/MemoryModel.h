@@ -38,8 +38,8 @@ struct StorageLifetime {
   bool sizeKnown = true;
 };
 
-/// One transformer block (from `joint.model` block_containers, or a module
-/// stack frame `<container>.<int>` when the graph has no model structure).
+/// One transformer block (ModelStructure: `joint.model` block_containers, or
+/// module-stack paths `<container>.<int>` when the graph has none).
 struct BlockMemory {
   std::string fqn;
   /// Device bytes this block allocated in the forward and still live at the
@@ -137,8 +137,6 @@ public:
   /// How blocks were found: "model" (joint.model block_containers),
   /// "module-stack" (frames named `<container>.<int>`) or "none".
   StringRef getBlockSource() const { return blockSource; }
-  /// Why `joint.model` could not be used, empty when it was fine or absent.
-  StringRef getModelProblem() const { return modelProblem; }
 
   /// Storages whose size has no trace-time hint (counted as 0 bytes).
   ArrayRef<const Storage *> getUnknownSizeStorages() const {
@@ -168,7 +166,6 @@ private:
   llvm::StringMap<unsigned> blockByFqn;
   llvm::DenseMap<Operation *, unsigned> blockOfOp;
   std::string blockSource = "none";
-  std::string modelProblem;
   SmallVector<const Storage *> unknownSize;
   SmallVector<std::pair<Operation *, Operation *>> ineffectiveOffloads;
 };
