@@ -251,13 +251,6 @@ std::optional<std::string> OffloadEligibility::resolve(const Storage *s,
         }
         continue;
       }
-      // joint-remat clones a recompute-tagged reader into the backward with
-      // its operands: it finds the reload of the base, but a forward view
-      // would be read there after the forward wait freed its storage.
-      if (m != base && isRecomputeTagged(user))
-        return "view '" + nodeName(def) + "' is read by '" + nodeName(user) +
-               "', which is tagged for recompute and would read the freed "
-               "storage in the backward";
       if (userPos > lastPos) {
         lastPos = userPos;
         t.lastForwardUse = user;
