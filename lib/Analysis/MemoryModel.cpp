@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/Analysis/MemoryModel.h"
+#include "joint/Analysis/ModelStructure.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "llvm/ADT/StringExtras.h"
@@ -97,80 +98,19 @@ std::optional<int64_t> MemoryModel::computeStorageBytes(const Storage &s) {
 
 /// The FQN of a frame named `<container>.<int>` (a ModuleList/Sequential
 /// entry), outermost first; empty when the stack has none.
-static StringRef numberedFrame(ArrayAttr stack) {
-  for (auto frame : stack.getAsRange<ModuleFrameAttr>()) {
-    StringRef fqn = frame.getFqn();
-    size_t dot = fqn.rfind('.');
-    if (dot == StringRef::npos || dot + 1 == fqn.size())
-      continue;
-    StringRef last = fqn.drop_front(dot + 1);
-    if (llvm::all_of(last, llvm::isDigit))
-      return fqn;
-  }
-  return {};
-}
-
 void MemoryModel::findBlocks(GraphOp graph) {
-  // 1. The exporter's model structure: block FQNs in model order.
-  if (Attribute model = graph->getAttr("joint.model")) {
-    auto dict = dyn_cast<DictionaryAttr>(model);
-    auto containers =
-        dict ? dyn_cast_or_null<ArrayAttr>(dict.get("block_containers"))
-             : ArrayAttr();
-    if (!containers) {
-      modelProblem = "joint.model has no list 'block_containers'";
-    } else {
-      for (auto [i, c] : llvm::enumerate(containers)) {
-        auto entry = dyn_cast<DictionaryAttr>(c);
-        auto list = entry ? dyn_cast_or_null<ArrayAttr>(entry.get("blocks"))
-                          : ArrayAttr();
-        if (!list || !llvm::all_of(list, llvm::IsaPred<StringAttr>)) {
-          modelProblem = "joint.model.block_containers[" + std::to_string(i) +
-                         "].blocks is not a list of block FQNs";
-          blocks.clear();
-          blockByFqn.clear();
-          break;
-        }
-        for (auto fqn : list.getAsRange<StringAttr>())
-          if (blockByFqn.try_emplace(fqn.getValue(), blocks.size()).second)
-            blocks.push_back(BlockMemory{fqn.str()});
-      }
-      if (modelProblem.empty() && !blocks.empty())
-        blockSource = "model";
-    }
+  // Blocks and each op's block from ModelStructure (joint.model, verified by
+  // the dialect, else module-stack paths `<container>.<int>`).
+  ModelStructure model(graph.getOperation());
+  blockSource = model.getBlockSource().str();
+  for (const std::string &fqn : model.getBlocks()) {
+    blockByFqn.try_emplace(fqn, blocks.size());
+    blocks.push_back(BlockMemory{fqn});
   }
-  bool fromStacks = blockSource != "model";
-
-  // 2. Assign every joint.call_function; without a model, number frames in
-  // order of
-  //    first appearance.
-  for (Operation *op : ops) {
-    auto aten = dyn_cast<CallFunctionOp>(op);
-    if (!aten)
-      continue;
-    ArrayAttr stack = aten.getModuleStackAttr();
-    if (!stack)
-      continue;
-    if (fromStacks) {
-      StringRef fqn = numberedFrame(stack);
-      if (fqn.empty())
-        continue;
-      auto [it, inserted] = blockByFqn.try_emplace(fqn, blocks.size());
-      if (inserted)
-        blocks.push_back(BlockMemory{fqn.str()});
-      blockOfOp[op] = it->second;
-      continue;
-    }
-    for (auto frame : stack.getAsRange<ModuleFrameAttr>()) {
-      auto it = blockByFqn.find(frame.getFqn());
-      if (it != blockByFqn.end()) {
-        blockOfOp[op] = it->second;
-        break;
-      }
-    }
-  }
-  if (fromStacks && !blocks.empty())
-    blockSource = "module-stack";
+  for (Operation *op : ops)
+    if (auto call = dyn_cast<CallFunctionOp>(op))
+      if (std::optional<unsigned> b = model.getBlockIndex(call))
+        blockOfOp[op] = *b;
 
   // 3. ao ops belong to the block of the value they move.
   for (Operation *op : ops) {
@@ -198,6 +138,17 @@ void MemoryModel::build(const StorageAliasAnalysis &aliases) {
       break;
     }
   findBlocks(graph);
+
+  // In a graph that computes on an accelerator, values the trace placed on
+  // the host (device "cpu") take no device memory and are never transferred.
+  auto onHostDevice = [](const Storage *s) {
+    TensorMetaAttr meta = getTensorMeta(s->owner);
+    return meta &&
+           (meta.getDevice() == "cpu" || meta.getDevice().starts_with("cpu:"));
+  };
+  bool accelerator = llvm::any_of(aliases.getStorages(), [&](Storage *s) {
+    return getTensorMeta(s->owner) && !onHostDevice(s);
+  });
 
   size_t n = ops.size();
   std::vector<int64_t> deviceDelta(n + 1, 0), hostDelta(n + 1, 0);
@@ -230,6 +181,7 @@ void MemoryModel::build(const StorageAliasAnalysis &aliases) {
     life.sizeKnown = bytes.has_value();
     life.alloc = life.free = *alloc;
     life.onHost = isa<ao::OffloadOp>(def);
+    life.hostValue = accelerator && !life.onHost && onHostDevice(s);
     auto extend = [&](Operation *user) {
       if (std::optional<unsigned> i = getIndex(user))
         life.free = std::max(life.free, *i);
@@ -242,8 +194,9 @@ void MemoryModel::build(const StorageAliasAnalysis &aliases) {
           for (Operation *wait : user->getResult(0).getUsers())
             extend(wait);
       }
-    deviceDelta[life.alloc] += life.onHost ? 0 : life.bytes;
-    deviceDelta[life.free + 1] -= life.onHost ? 0 : life.bytes;
+    int64_t deviceBytes = life.onHost || life.hostValue ? 0 : life.bytes;
+    deviceDelta[life.alloc] += deviceBytes;
+    deviceDelta[life.free + 1] -= deviceBytes;
     hostDelta[life.alloc] += life.onHost ? life.bytes : 0;
     hostDelta[life.free + 1] -= life.onHost ? life.bytes : 0;
     if (life.onHost)
@@ -275,6 +228,8 @@ void MemoryModel::build(const StorageAliasAnalysis &aliases) {
         blocks[*block].offloadedBytes += life.bytes;
       continue;
     }
+    if (life.hostValue)
+      continue;
     if (boundary && life.alloc < *boundary && life.free >= *boundary) {
       activationBytes += life.bytes;
       if (block)

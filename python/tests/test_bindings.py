@@ -92,7 +92,7 @@ def test_invalid_option_name() -> None:
 def test_invalid_option_value() -> None:
     e = _error(MLP.read_text(), "joint-cpu-offload{budget-gb=-1}")
     assert e.diagnostic == (
-        "error: joint-cpu-offload: budget-gb must be a finite number of GiB "
+        "error: joint-tag-cpu-offload: budget-gb must be a finite number of GiB "
         ">= 0 (0 means no limit), got -1.00")
 
 
@@ -115,9 +115,9 @@ def test_broken_reference_names_node() -> None:
 
 
 def test_pass_failure_is_an_error() -> None:
-    gpt2 = REPO_ROOT / "examples" / "gpt2-tiny.json"
-    e = _error(gpt2.read_bytes(), "joint-cpu-offload{min-bytes=1}")
-    assert "graph @gpt2 has no self_attn module" in e.diagnostic
+    mlp = REPO_ROOT / "examples" / "mlp.json"
+    e = _error(mlp.read_bytes(), "joint-cpu-offload{min-bytes=1}")
+    assert "graph @mlp has no attention module" in e.diagnostic
 
 
 def test_document_parsed_on_first_access_once() -> None:

@@ -7,7 +7,7 @@ graph, tol 1e-5 for float32 and 1e-2 for bfloat16 (issue 12).
 
 A graph with an op that does not lower fails here with joint-compile's
 diagnostic (op and node named); only pipelines whose pass does not apply to
-a model (offload needs ``self_attn`` modules) are skipped, with that reason.
+a model (offload with scope=attention needs an attention module) are skipped, with that reason.
 Compiled libraries are cached under ``<build>/joint_mlir_cache``.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import torch
 
-from graph_tools import EXAMPLES, REPO_ROOT, build_dir, has_pass, tool
+from graph_tools import EXAMPLES, REPO_ROOT, build_dir, has_attention, has_pass, tool
 from joint_mlir.executor import (COMPILED_TOLERANCE, Difference, StepResult,
                                  compare_scaled, format_differences, run)
 
@@ -63,10 +63,8 @@ def _assert_within(got: StepResult, want: StepResult, what: str) -> None:
                      + format_differences(diffs))
 
 
-def _has_self_attn(path: Path) -> bool:
-    doc = json.loads(path.read_text())
-    return any(a["fqn"].rsplit(".", 1)[-1] == "self_attn"
-               for a in doc["model"]["attention"])
+def _has_attention(path: Path) -> bool:
+    return has_attention(json.loads(path.read_text()))
 
 
 # The default run compiles every example at identity and under one
@@ -97,8 +95,8 @@ _BF16_APPROX = pytest.mark.xfail(
                  marks=[_BF16_APPROX] if "bf16" in p.stem else [])
     for p, q in _CASES])
 def test_mlir_cpu_matches_torch(path: Path, pipeline: str) -> None:
-    if "offload" in pipeline and not _has_self_attn(path):
-        pytest.skip(f"joint-cpu-offload: {path.stem} has no self_attn module "
+    if "offload" in pipeline and not _has_attention(path):
+        pytest.skip(f"joint-cpu-offload: {path.stem} has no attention module "
                     "(the pass's scope)")
     got = run(str(path), seed=0, backend="mlir-cpu",
               pipeline=PIPELINES[pipeline])

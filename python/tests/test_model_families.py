@@ -23,6 +23,11 @@ from joint_mlir.executor import compare, format_differences, run
 PIPELINES = {
     "ckpt-full": ("--joint-activation-checkpoint=mode=full",),
     "ckpt-selective": ("--joint-activation-checkpoint=mode=selective",),
+    **{f"offload-{s}": (f"--joint-cpu-offload=min-bytes=1024 scope={s}",)
+       for s in ("attention", "block", "all")},
+    **{f"ckpt-offload-{s}": ("--joint-activation-checkpoint=mode=selective",
+                             f"--joint-cpu-offload=min-bytes=1024 scope={s}")
+       for s in ("attention", "block", "all")},
 }
 NEEDS_TORCHTITAN = pytest.mark.skipif(
     importlib.util.find_spec("torchtitan") is None,

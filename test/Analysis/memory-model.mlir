@@ -219,16 +219,17 @@ joint.graph @offload_still_read_after_wait_frees_nothing(%x: tensor<4x4xf32> {jo
 // -----
 
 // Without joint.model, blocks are module-stack frames named
-// `<container>.<int>` (outermost such frame), in order of first appearance.
-// Only a (h.1) is saved for the backward; b (h.0) dies in the forward.
+// `<container>.<int>` (outermost such frame, ModelStructure), in model order:
+// by container, then index, whatever order the ops run in. Only a (h.1) is
+// saved for the backward; b (h.0) dies in the forward.
 // CHECK-LABEL: "graph": "blocks_from_module_stack_without_model"
 // CHECK: "block_source": "module-stack",
 // CHECK-NEXT: "blocks": [
 // CHECK-NEXT: {
-// CHECK-NEXT: "fqn": "h.1",
-// CHECK-NEXT: "activation_bytes": 64,
-// CHECK: "fqn": "h.0",
+// CHECK-NEXT: "fqn": "h.0",
 // CHECK-NEXT: "activation_bytes": 0,
+// CHECK: "fqn": "h.1",
+// CHECK-NEXT: "activation_bytes": 64,
 joint.graph @blocks_from_module_stack_without_model(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 0>}) -> (tensor<4x4xf32> {joint.role = #joint.role<output>}) {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"h", "ModuleList">, #joint.module<"h.1", "Block">, #joint.module<"h.1.mlp.0", "Linear">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %b = joint.call_function "aten::exp.default"(%x) {name = "b", module_stack = [#joint.module<"h.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>

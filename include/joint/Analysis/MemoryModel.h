@@ -32,11 +32,14 @@ struct StorageLifetime {
   unsigned free = 0;
   /// Host memory (an ao.offload copy) rather than device memory.
   bool onHost = false;
+  /// A value the trace placed on the host (device "cpu") in a graph that
+  /// computes on an accelerator: no device bytes, never an activation.
+  bool hostValue = false;
   bool sizeKnown = true;
 };
 
-/// One transformer block (from `joint.model` block_containers, or a module
-/// stack frame `<container>.<int>` when the graph has no model structure).
+/// One transformer block (ModelStructure: `joint.model` block_containers, or
+/// module-stack paths `<container>.<int>` when the graph has none).
 struct BlockMemory {
   std::string fqn;
   /// Device bytes this block allocated in the forward and still live at the
@@ -67,6 +70,8 @@ struct BlockMemory {
 ///   live up to that wait and is freed after it unless some op still reads
 ///   an alias later (then the offload saved nothing; see
 ///   getIneffectiveOffloads). ao.reload allocates a new device storage.
+/// - In a graph with values on an accelerator, values on device "cpu" (host
+///   values) count no device bytes and are no saved activations.
 class MemoryModel {
 public:
   /// The model of `graph`, from the StorageAliasAnalysis `am` holds for it.
@@ -132,8 +137,6 @@ public:
   /// How blocks were found: "model" (joint.model block_containers),
   /// "module-stack" (frames named `<container>.<int>`) or "none".
   StringRef getBlockSource() const { return blockSource; }
-  /// Why `joint.model` could not be used, empty when it was fine or absent.
-  StringRef getModelProblem() const { return modelProblem; }
 
   /// Storages whose size has no trace-time hint (counted as 0 bytes).
   ArrayRef<const Storage *> getUnknownSizeStorages() const {
@@ -163,7 +166,6 @@ private:
   llvm::StringMap<unsigned> blockByFqn;
   llvm::DenseMap<Operation *, unsigned> blockOfOp;
   std::string blockSource = "none";
-  std::string modelProblem;
   SmallVector<const Storage *> unknownSize;
   SmallVector<std::pair<Operation *, Operation *>> ineffectiveOffloads;
 };

@@ -1,8 +1,8 @@
 //===- CheckpointScope.cpp - Which ops activation checkpointing may tag ---===//
 //
 // Resolves the recompute scope like the seed's _resolve_scope: blocks from
-// the exporter's block containers (`joint.model`), else the documented
-// fallback from module-stack paths `<container>.<int>`; layer selection in
+// ModelStructure (the exporter's block containers in `joint.model`, else
+// module-stack paths `<container>.<int>`); layer selection in
 // flattened block order (hyper_parallel _selected_checkpoint_layer_fqns);
 // region patterns narrowing the selected blocks to their outermost matching
 // modules and exclude patterns pulling subtrees back out (the model-adapter
@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CheckpointScope.h"
+#include "joint/Analysis/ModelStructure.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/GlobPattern.h"
@@ -21,52 +22,7 @@ using namespace mlir::joint;
 
 StringRef CheckpointScope::findContaining(StringRef fqn,
                                           const llvm::StringSet<> &set) {
-  while (true) {
-    if (set.contains(fqn))
-      return fqn;
-    size_t dot = fqn.rfind('.');
-    if (dot == StringRef::npos)
-      return "";
-    fqn = fqn.take_front(dot);
-  }
-}
-
-/// Blocks from `joint.model` = {block_containers = [{blocks = [...]}, ...]}.
-static LogicalResult blocksFromModel(GraphOp graph,
-                                     std::vector<std::string> &blocks) {
-  Attribute attr = graph->getAttr("joint.model");
-  if (!attr)
-    return success();
-  auto model = dyn_cast<DictionaryAttr>(attr);
-  if (!model)
-    return emitError(graph.getLoc())
-           << "attribute 'joint.model' must be a dictionary (docs/format.md, "
-              "\"model\")";
-  Attribute containersAttr = model.get("block_containers");
-  if (!containersAttr)
-    return success();
-  auto containers = dyn_cast<ArrayAttr>(containersAttr);
-  if (!containers)
-    return emitError(graph.getLoc())
-           << "joint.model.block_containers must be a list of dictionaries";
-  for (auto [i, c] : llvm::enumerate(containers)) {
-    auto container = dyn_cast<DictionaryAttr>(c);
-    auto list = container ? container.getAs<ArrayAttr>("blocks") : ArrayAttr();
-    if (!list)
-      return emitError(graph.getLoc())
-             << "joint.model.block_containers[" << i
-             << "] must be a dictionary with a 'blocks' "
-                "list of module FQNs";
-    for (Attribute b : list) {
-      auto fqn = dyn_cast<StringAttr>(b);
-      if (!fqn || fqn.getValue().empty())
-        return emitError(graph.getLoc())
-               << "joint.model.block_containers[" << i
-               << "].blocks must hold non-empty strings";
-      blocks.push_back(fqn.str());
-    }
-  }
-  return success();
+  return ModelStructure::findContaining(fqn, set);
 }
 
 /// Calls `fn` with every module FQN on the stacks of forward ops, each
@@ -84,51 +40,6 @@ static void forEachForwardModule(GraphOp graph,
   }
 }
 
-/// The fallback: module FQNs `<container>.<int>` on forward module stacks,
-/// outermost only (an expert `...mlp.experts.3` inside `layers.0` is not a
-/// block), ordered by container first appearance, then by index.
-static void blocksFromModuleStacks(GraphOp graph,
-                                   std::vector<std::string> &blocks) {
-  struct Candidate {
-    std::string fqn;
-    unsigned containerOrder;
-    uint64_t index;
-  };
-  llvm::StringMap<unsigned> containerOrder;
-  llvm::StringMap<unsigned> candidateIndex;
-  std::vector<Candidate> candidates;
-  forEachForwardModule(graph, [&](StringRef fqn) {
-    auto [container, last] = fqn.rsplit('.');
-    uint64_t index;
-    if (last == fqn || container.empty() || last.getAsInteger(10, index) ||
-        candidateIndex.count(fqn))
-      return;
-    unsigned order =
-        containerOrder.try_emplace(container, containerOrder.size())
-            .first->second;
-    candidateIndex[fqn] = candidates.size();
-    candidates.push_back({fqn.str(), order, index});
-  });
-  llvm::StringSet<> all;
-  for (const Candidate &c : candidates)
-    all.insert(c.fqn);
-  std::vector<Candidate> outermost;
-  for (const Candidate &c : candidates) {
-    // A candidate below another candidate (an expert list inside a block)
-    // is not a block.
-    StringRef parent = StringRef(c.fqn).rsplit('.').first;
-    bool nested = !CheckpointScope::findContaining(parent, all).empty();
-    if (!nested)
-      outermost.push_back(c);
-  }
-  llvm::stable_sort(outermost, [](const Candidate &a, const Candidate &b) {
-    return std::tie(a.containerOrder, a.index) <
-           std::tie(b.containerOrder, b.index);
-  });
-  for (Candidate &c : outermost)
-    blocks.push_back(std::move(c.fqn));
-}
-
 FailureOr<CheckpointScope>
 CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
   CheckpointScope scope;
@@ -140,12 +51,11 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
            << "layer-count and layer-indices are mutually "
               "exclusive; give one of them";
 
-  if (failed(blocksFromModel(graph, scope.blocks)))
-    return failure();
-  if (scope.blocks.empty()) {
-    blocksFromModuleStacks(graph, scope.blocks);
-    scope.fallback = true;
-  }
+  // Blocks from ModelStructure: joint.model (verified by the dialect), else
+  // module-stack paths `<container>.<int>`.
+  ModelStructure model(graph.getOperation());
+  scope.blocks.assign(model.getBlocks().begin(), model.getBlocks().end());
+  scope.fallback = model.getBlockSource() != "model";
   if (scope.blocks.empty())
     return emitError(graph.getLoc())
            << "activation checkpointing found no transformer blocks: the "

@@ -160,10 +160,18 @@ std::optional<std::string> OffloadEligibility::resolve(const Storage *s,
   if (std::string why = opRefusal(producer, aliases); !why.empty())
     return "its storage is allocated by '" + producer.getName().str() +
            "', which " + why;
-  for (Value m : s->members)
-    if (isRecomputeTagged(m.getDefiningOp()))
-      return "its storage is shared with '" + nodeName(m.getDefiningOp()) +
+  // The base itself tagged for recompute does not stay saved; a view of it
+  // tagged must_recompute is a user's demand to rebuild it from the device
+  // base. A view tagged prefer_recompute (selective checkpointing) is
+  // replayed on the reload instead, which is the same recompute.
+  for (Value m : s->members) {
+    auto call = m.getDefiningOp<CallFunctionOp>();
+    if (!call || !isRecomputeTagged(call))
+      continue;
+    if (m == s->owner || call.getPolicy() == CheckpointPolicy::must_recompute)
+      return "its storage is shared with '" + nodeName(call) +
              "', which is tagged for recompute";
+  }
   TensorMetaAttr meta = getTensorMeta(s->owner);
   if (!meta)
     return std::string("its base has no tensor facts (layout unknown)");
@@ -277,12 +285,14 @@ std::optional<std::string> OffloadEligibility::resolve(const Storage *s,
 
 const OffloadTarget *OffloadEligibility::targetOf(const Storage *s,
                                                   std::string &why) {
-  auto [it, inserted] = cache.try_emplace(s);
-  if (inserted)
-    if (std::optional<std::string> refusal = resolve(s, it->second.first))
-      it->second.second = *refusal;
-  why = it->second.second;
-  return why.empty() ? &it->second.first : nullptr;
+  std::unique_ptr<std::pair<OffloadTarget, std::string>> &entry = cache[s];
+  if (!entry) {
+    entry = std::make_unique<std::pair<OffloadTarget, std::string>>();
+    if (std::optional<std::string> refusal = resolve(s, entry->first))
+      entry->second = *refusal;
+  }
+  why = entry->second;
+  return why.empty() ? &entry->first : nullptr;
 }
 
 FailureOr<SmallVector<const OffloadTarget *>>

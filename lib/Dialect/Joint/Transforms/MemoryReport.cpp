@@ -146,10 +146,6 @@ LogicalResult ReportWriter::checkOptions(Location loc) {
 
 void ReportWriter::warnAboutFacts(GraphOp graph, const MemoryModel &mem,
                                   const CostModel &cost) {
-  if (!mem.getModelProblem().empty())
-    emitWarning(graph.getLoc())
-        << "joint-memory-report: " << mem.getModelProblem()
-        << "; blocks are taken from module stacks instead";
   if (ArrayRef<const Storage *> unknown = mem.getUnknownSizeStorages();
       !unknown.empty()) {
     Value owner = unknown.front()->owner;

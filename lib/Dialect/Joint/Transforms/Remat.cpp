@@ -16,7 +16,8 @@
 // graph trainer): a clone reading an offloaded forward value reads the wait
 // of its reload instead; the wait is moved before the clone when it comes
 // later, the reload only when it does too (a prefetched reload keeps its
-// place). Before cloning, backward size queries of forward tensors are made
+// place); a clone reading a forward view of an offloaded storage reads the
+// view replayed on the reload. Before cloning, backward size queries of forward tensors are made
 // to read the forward SymInt, and after it backward views of a clone follow
 // the clone's storage id.
 //
@@ -72,6 +73,11 @@ private:
   /// The value a clone placed before `target` reads for forward value `v`.
   FailureOr<Value> operandForClone(Value v, Operation *target,
                                    RewriterBase &rewriter);
+  /// A forward view of an offloaded base, replayed (once) before `target`
+  /// on the base's reload, since the forward wait freed the forward view's
+  /// storage; `v` itself when it is no such view.
+  FailureOr<Value> replayViewOfOffloaded(Value v, Operation *target,
+                                         RewriterBase &rewriter);
   void finishClone(CallFunctionOp original, CallFunctionOp clone);
 
   GraphOp graph;
@@ -88,6 +94,10 @@ private:
   llvm::DenseSet<Operation *> clones;
   /// Storage id of a recomputed allocation -> the clones' fresh id.
   llvm::DenseMap<int64_t, int64_t> storageRemap;
+  /// Forward views of offloaded storages replayed on the reload, and the
+  /// fresh storage id of each such storage's replays.
+  llvm::DenseMap<Value, Value> replayedViews;
+  llvm::DenseMap<const Storage *, int64_t> offloadedStorageRemap;
   int64_t nextStorage = 0;
   /// First failure inside the pattern (a diagnostic was emitted).
   bool failedInPattern = false;
@@ -209,7 +219,7 @@ FailureOr<Value> RematState::operandForClone(Value v, Operation *target,
       return clone->getResult(cast<OpResult>(v).getResultNumber());
   auto it = reloads.find(v);
   if (it == reloads.end())
-    return v;
+    return replayViewOfOffloaded(v, target, rewriter);
   ReloadChain &chain = it->second;
   if (chain.wait->isBeforeInBlock(target))
     return chain.wait.getResult();
@@ -226,6 +236,61 @@ FailureOr<Value> RematState::operandForClone(Value v, Operation *target,
   }
   rewriter.moveOpBefore(chain.wait, target);
   return chain.wait.getResult();
+}
+
+FailureOr<Value> RematState::replayViewOfOffloaded(Value v, Operation *target,
+                                                   RewriterBase &rewriter) {
+  if (Value done = replayedViews.lookup(v))
+    return done;
+  auto def = v.getDefiningOp<CallFunctionOp>();
+  const Storage *s = aliases.lookup(v);
+  if (!def || !def.isForward() || !s || s->owner == v ||
+      !reloads.count(s->owner) || !aliases.isView(def))
+    return v;
+  Value parent;
+  for (Value operand : def->getOperands())
+    if (aliases.lookup(operand) == s) {
+      parent = operand;
+      break;
+    }
+  if (!parent)
+    return v;
+  FailureOr<Value> reloaded = operandForClone(parent, target, rewriter);
+  if (failed(reloaded) || *reloaded == parent)
+    return reloaded;
+  IRMapping mapping;
+  mapping.map(parent, *reloaded);
+  rewriter.setInsertionPoint(target);
+  auto replay = cast<CallFunctionOp>(rewriter.clone(*def, mapping));
+  MLIRContext *ctx = replay.getContext();
+  auto [idIt, inserted] = offloadedStorageRemap.try_emplace(s, 0);
+  if (inserted)
+    idIt->second = nextStorage++;
+  int64_t newId = idIt->second;
+  rewriter.modifyOpInPlace(replay, [&] {
+    replay.setPhaseAttr(PhaseAttr::get(ctx, Phase::backward));
+    replay.removePolicyAttr();
+    replay.setNameAttr(
+        StringAttr::get(ctx, names.newName(def.getName() + "_reload")));
+    if (ArrayAttr rn = def.getResultNamesAttr()) {
+      SmallVector<Attribute> fresh;
+      for (Attribute n : rn)
+        fresh.push_back(StringAttr::get(
+            ctx, names.newName(cast<StringAttr>(n).getValue() + "_reload")));
+      replay.setResultNamesAttr(ArrayAttr::get(ctx, fresh));
+    }
+    if (ArrayAttr metas = def.getResultMetaAttr()) {
+      SmallVector<Attribute> fresh(metas.begin(), metas.end());
+      for (Attribute &m : fresh)
+        if (auto t = dyn_cast<TensorMetaAttr>(m); t && t.getStorage() == s->id)
+          m = TensorMetaAttr::get(ctx, t.getSizes(), t.getStrides(),
+                                  t.getOffset(), t.getDevice(), newId);
+      replay.setResultMetaAttr(ArrayAttr::get(ctx, fresh));
+    }
+  });
+  Value result = replay->getResult(cast<OpResult>(v).getResultNumber());
+  replayedViews[v] = result;
+  return result;
 }
 
 void RematState::finishClone(CallFunctionOp original, CallFunctionOp clone) {

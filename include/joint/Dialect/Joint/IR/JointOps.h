@@ -120,8 +120,9 @@ inline constexpr llvm::StringLiteral kDeferAttr = "joint.defer";
 /// `block_containers` is a list of dictionaries with a `blocks` list of
 /// non-empty strings, and whose optional `attention` is a list of
 /// dictionaries with a string `fqn`. `emitError` starts the diagnostic.
-LogicalResult verifyModelAttr(Attribute model,
-                              llvm::function_ref<InFlightDiagnostic()> emitError);
+LogicalResult
+verifyModelAttr(Attribute model,
+                llvm::function_ref<InFlightDiagnostic()> emitError);
 } // namespace joint
 } // namespace mlir
 

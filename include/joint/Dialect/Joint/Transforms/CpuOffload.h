@@ -20,6 +20,7 @@
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -93,7 +94,11 @@ private:
   const StorageAliasAnalysis &aliases;
   llvm::DenseMap<Operation *, unsigned> positions;
   bool accelerator = false;
-  llvm::DenseMap<const Storage *, std::pair<OffloadTarget, std::string>> cache;
+  /// Per storage: its target and the refusal ("" when none). Boxed, so
+  /// returned pointers stay valid while the map grows.
+  llvm::DenseMap<const Storage *,
+                 std::unique_ptr<std::pair<OffloadTarget, std::string>>>
+      cache;
 };
 
 /// Convenience for callers with one op: builds an OffloadEligibility
