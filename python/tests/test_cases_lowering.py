@@ -1,10 +1,11 @@
-"""Cases C1-C4 and C14 of ../shared/cases/README.md through the lowering
-(issue 12): each traced graph converts with ``convert-joint-to-linalg``, or
+"""The real-world step graphs of test_cases_numerics.py (a hidden writer, an
+in-place ELU, a buffer update, RNG ops, batch norm in training) through the
+lowering: each traced graph converts with ``convert-joint-to-linalg``, or
 is refused with one error naming the op and the node (RNG ops by name; a
 custom op writing an argument it does not return; batch norm, which has no
-pattern yet). C5-C12 are pass-level cases (collectives,
-transfers, budgets) whose graphs are the bundled examples under the
-offload and checkpointing pipelines, converted by test_mlir_cpu.py.
+pattern yet). The pass-level cases (collectives, transfers, budgets) run as
+the bundled examples under the offload and checkpointing pipelines,
+converted by test_mlir_cpu.py.
 """
 
 from __future__ import annotations
@@ -22,16 +23,16 @@ from test_cases_numerics import CASES
 
 # case -> the error a refusal names, or None when the graph converts.
 EXPECTED = {
-    "C1-hidden-write": "in-place write of 'jmtest::bump_.default' (node "
+    "hidden-write": "in-place write of 'jmtest::bump_.default' (node "
                        "'bump_') has no result",
-    "C2-inplace-elu": None,
-    "C3-buffer-update": None,
-    "C4-native-dropout": "RNG op 'aten::native_dropout.default' (node "
+    "inplace-elu": None,
+    "buffer-update": None,
+    "native-dropout": "RNG op 'aten::native_dropout.default' (node "
                          "'native_dropout') is not supported",
-    "C4-rand-like": "RNG op 'aten::rand_like.default' (node 'rand_like') is "
+    "rand-like": "RNG op 'aten::rand_like.default' (node 'rand_like') is "
                     "not supported",
     # No normalization pattern for batch norm yet: refused by name.
-    "C14-batch-norm": "no lowering for 'aten::native_batch_norm.default' "
+    "batch-norm-training": "no lowering for 'aten::native_batch_norm.default' "
                       "(node 'native_batch_norm')",
 }
 

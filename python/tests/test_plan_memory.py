@@ -19,7 +19,7 @@ import pytest
 
 from graph_tools import EXAMPLES, run_pipeline, tool
 from joint_mlir import run
-from joint_mlir.runner import compare, format_differences
+from joint_mlir.executor import compare, format_differences
 
 IDS = [p.stem for p in EXAMPLES]
 
