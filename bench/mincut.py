@@ -19,86 +19,30 @@ import torch
 
 def saved_activation_bytes(layers: int, preset: str, seq: int,
                            batch: int = 2) -> dict[str, Any]:
+    """Saved activation storages of torch's default min-cut partition:
+    {saved (count), activation_bytes, forward_nodes, seconds}."""
     from torch._functorch.partitioners import (
         min_cut_rematerialization_partition)
-    from torch._subclasses import FakeTensorMode
-    from torch.multiprocessing.reductions import StorageWeakRef
 
-    from joint_mlir.recipes import build_recipe
-
-    r = build_recipe("llama", preset=preset, layers=layers, seq=seq,
-                     batch=batch)
     got: dict[str, Any] = {}
 
     def fw_compiler(gm: torch.fx.GraphModule, _inputs: Any) -> Any:
-        out = next(n for n in gm.graph.nodes if n.op == "output")
-        vals = list(out.args[0])
-        n_user = 1  # the loss
-        # Views of weights (t(w)) share the weight's storage: not activations.
-        seen: set[Any] = {StorageWeakRef(n.meta["val"].untyped_storage())
-                          for n in gm.graph.nodes if n.op == "placeholder"
-                          and isinstance(n.meta.get("val"), torch.Tensor)}
-        total = count = 0
-        for v in vals[n_user:]:
-            if not isinstance(v, torch.fx.Node) or v.op == "placeholder":
-                continue
-            t = v.meta.get("val")
-            if not isinstance(t, torch.Tensor):
-                continue
-            key = StorageWeakRef(t.untyped_storage())
-            if key in seen:
-                continue
-            seen.add(key)
-            count += 1
-            total += t.untyped_storage().nbytes()
+        count, total = _activation_storages(gm)
         got.update(saved=count, activation_bytes=total,
                    forward_nodes=len(gm.graph.nodes))
         return gm
 
-    from torch._functorch.aot_autograd import aot_function
-    from torch.func import functional_call
-
-    names = [n for n, _ in r.model.named_parameters()]
-    bufs = dict(r.model.named_buffers())
-
-    def step(*args: torch.Tensor) -> torch.Tensor:
-        n = len(names)
-        params = dict(zip(names, args[:n]))
-        bvals = dict(zip(bufs, args[n:n + len(bufs)]))
-        ids, labels = args[n + len(bufs):]
-        return functional_call(r.model, {**params, **bvals},
-                               (), {"input_ids": ids, "labels": labels,
-                                    "use_cache": False}).loss
-
-    mode = FakeTensorMode(allow_non_fake_inputs=True)
-    t0 = time.perf_counter()
-    from torch._guards import TracingContext, tracing
-
-    import transformers.masking_utils as mu
-
-    from joint_mlir.tracer import _non_strict
-    # AOTAutograd hands the model functional tensors, which transformers'
-    # is_tracing() does not recognise; our tracer's fake tensors are. Say
-    # "tracing" so the mask code takes the same branches as in our export.
-    mu.is_tracing = lambda *_a, **_k: True
-    with mode, tracing(TracingContext(mode)), _non_strict():
-        params = [torch.empty(p.shape, dtype=p.dtype, requires_grad=True)
-                  for p in r.model.parameters()]
-        fake_bufs = {k: torch.empty(b.shape, dtype=b.dtype)
-                     for k, b in bufs.items()}
-        ids = torch.zeros(batch, seq, dtype=torch.long)
-        labels = torch.zeros(batch, seq, dtype=torch.long)
-        compiled = aot_function(step, fw_compiler=fw_compiler,
-                                bw_compiler=lambda gm, _: gm,
-                                partition_fn=min_cut_rematerialization_partition)
-        compiled(*params, *fake_bufs.values(), ids, labels)
-    got["seconds"] = time.perf_counter() - t0
+    _, got["seconds"] = _trace(layers, preset, seq, batch,
+                               min_cut_rematerialization_partition,
+                               fw_compiler=fw_compiler)
     return got
 
 
 def _trace(layers: int, preset: str, seq: int, batch: int,
-           partition_fn: Any) -> tuple[list[str], float]:
-    """AOTAutograd over the recipe's step with `partition_fn`, in fake mode.
+           partition_fn: Any, fw_compiler: Any = None
+           ) -> tuple[list[str], float]:
+    """AOTAutograd over the recipe's step with `partition_fn`, in fake mode;
+    `fw_compiler` sees the partitioned forward graph (default: keep it).
     Returns the primal names (parameters, buffers, then input_ids, labels)
     and the seconds taken."""
     from torch._functorch.aot_autograd import aot_function
@@ -127,7 +71,10 @@ def _trace(layers: int, preset: str, seq: int, batch: int,
 
     mode = FakeTensorMode(allow_non_fake_inputs=True)
     t0 = time.perf_counter()
-    mu.is_tracing = lambda *_a, **_k: True  # see saved_activation_bytes
+    # AOTAutograd hands the model functional tensors, which transformers'
+    # is_tracing() does not recognise; our tracer's fake tensors are. Say
+    # "tracing" so the mask code takes the same branches as in our export.
+    mu.is_tracing = lambda *_a, **_k: True
     with mode, tracing(TracingContext(mode)), _non_strict():
         params = [torch.empty(p.shape, dtype=p.dtype, requires_grad=True)
                   for p in r.model.parameters()]
@@ -135,7 +82,8 @@ def _trace(layers: int, preset: str, seq: int, batch: int,
                      for k, b in bufs.items()}
         ids = torch.zeros(batch, seq, dtype=torch.long)
         labels = torch.zeros(batch, seq, dtype=torch.long)
-        compiled = aot_function(step, fw_compiler=lambda gm, _: gm,
+        compiled = aot_function(step,
+                                fw_compiler=fw_compiler or (lambda gm, _: gm),
                                 bw_compiler=lambda gm, _: gm,
                                 partition_fn=partition_fn)
         compiled(*params, *fake_bufs.values(), ids, labels)
@@ -143,26 +91,38 @@ def _trace(layers: int, preset: str, seq: int, batch: int,
         time.perf_counter() - t0
 
 
+def _activation_storages(fw: torch.fx.GraphModule) -> tuple[int, int]:
+    """(count, bytes) of the activation storages a forward graph returning
+    (loss, *saved) saves: storages of graph inputs (weights and their
+    views such as t(w)) excluded, views of one storage counted once."""
+    from torch.multiprocessing.reductions import StorageWeakRef
+    out = next(n for n in fw.graph.nodes if n.op == "output")
+    seen = {StorageWeakRef(n.meta["val"].untyped_storage())
+            for n in fw.graph.nodes if n.op == "placeholder"
+            and isinstance(n.meta.get("val"), torch.Tensor)}
+    count = total = 0
+    for v in list(out.args[0])[1:]:
+        if not isinstance(v, torch.fx.Node) or v.op == "placeholder":
+            continue
+        t = v.meta.get("val")
+        if not isinstance(t, torch.Tensor):
+            continue
+        key = StorageWeakRef(t.untyped_storage())
+        if key not in seen:
+            seen.add(key)
+            count += 1
+            total += t.untyped_storage().nbytes()
+    return count, total
+
+
 def _saved(fw: torch.fx.GraphModule) -> tuple[int, int, int]:
     """(activation bytes, saved primal bytes, all saved bytes) of a forward
     graph that returns (loss, *saved): activations are non-input storages,
     counted once per storage; the other two in torch's own `_size_of`."""
     from torch._functorch.partitioners import _size_of
-    from torch.multiprocessing.reductions import StorageWeakRef
     out = next(n for n in fw.graph.nodes if n.op == "output")
     vals = [v for v in list(out.args[0])[1:] if isinstance(v, torch.fx.Node)]
-    seen = {StorageWeakRef(n.meta["val"].untyped_storage())
-            for n in fw.graph.nodes if n.op == "placeholder"
-            and isinstance(n.meta.get("val"), torch.Tensor)}
-    act = 0
-    for v in vals:
-        t = v.meta.get("val")
-        if v.op == "placeholder" or not isinstance(t, torch.Tensor):
-            continue
-        key = StorageWeakRef(t.untyped_storage())
-        if key not in seen:
-            seen.add(key)
-            act += t.untyped_storage().nbytes()
+    _, act = _activation_storages(fw)
     prim = sum(_size_of(v) for v in vals if v.op == "placeholder")
     return act, prim, sum(_size_of(v) for v in vals)
 
