@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/Dialect/Joint/Transforms/CpuOffload.h"
+#include "StatePattern.h"
 #include "joint/Analysis/MemoryModel.h"
 #include "joint/Analysis/ModelStructure.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
@@ -467,37 +468,14 @@ namespace {
 
 /// Root: a forward op tagged must_cpu_offload whose storage is not offloaded
 /// yet.
-struct OffloadTaggedOp : OpRewritePattern<CallFunctionOp> {
-  OffloadTaggedOp(MLIRContext *ctx, OffloadApplyState &state)
-      : OpRewritePattern<CallFunctionOp>(ctx), state(state) {}
-  LogicalResult matchAndRewrite(CallFunctionOp op,
-                                PatternRewriter &rewriter) const override {
-    return state.offloadFor(op, rewriter);
-  }
-  OffloadApplyState &state;
-};
-
+using OffloadTaggedOp = StatePattern<CallFunctionOp, OffloadApplyState,
+                                     &OffloadApplyState::offloadFor>;
 /// Root: the forward wait of an offload that has no reload yet.
-struct ReloadForBackward : OpRewritePattern<ao::WaitTensorOp> {
-  ReloadForBackward(MLIRContext *ctx, OffloadApplyState &state)
-      : OpRewritePattern<ao::WaitTensorOp>(ctx), state(state) {}
-  LogicalResult matchAndRewrite(ao::WaitTensorOp op,
-                                PatternRewriter &rewriter) const override {
-    return state.reloadFor(op, rewriter);
-  }
-  OffloadApplyState &state;
-};
-
+using ReloadForBackward = StatePattern<ao::WaitTensorOp, OffloadApplyState,
+                                       &OffloadApplyState::reloadFor>;
 /// Root: a reload with a prefetch distance, not moved yet.
-struct PrefetchReload : OpRewritePattern<ao::ReloadOp> {
-  PrefetchReload(MLIRContext *ctx, OffloadApplyState &state)
-      : OpRewritePattern<ao::ReloadOp>(ctx), state(state) {}
-  LogicalResult matchAndRewrite(ao::ReloadOp op,
-                                PatternRewriter &rewriter) const override {
-    return state.prefetchReload(op, rewriter);
-  }
-  OffloadApplyState &state;
-};
+using PrefetchReload = StatePattern<ao::ReloadOp, OffloadApplyState,
+                                    &OffloadApplyState::prefetchReload>;
 
 } // namespace
 

@@ -17,13 +17,14 @@
 // of its reload instead; the wait is moved before the clone when it comes
 // later, the reload only when it does too (a prefetched reload keeps its
 // place); a clone reading a forward view of an offloaded storage reads the
-// view replayed on the reload. Before cloning, backward size queries of forward tensors are made
-// to read the forward SymInt, and after it backward views of a clone follow
-// the clone's storage id.
+// view replayed on the reload. Before cloning, backward size queries of forward
+// tensors are made to read the forward SymInt, and after it backward views of a
+// clone follow the clone's storage id.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CheckpointScope.h"
+#include "StatePattern.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Dialect/Joint/Transforms/OpSets.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
@@ -105,15 +106,8 @@ private:
 
 namespace {
 /// Root: a backward op reading a recomputable forward producer.
-struct RecomputeForBackwardUse : OpRewritePattern<CallFunctionOp> {
-  RecomputeForBackwardUse(MLIRContext *ctx, RematState &state)
-      : OpRewritePattern<CallFunctionOp>(ctx), state(state) {}
-  LogicalResult matchAndRewrite(CallFunctionOp op,
-                                PatternRewriter &rewriter) const override {
-    return state.recomputeFor(op, rewriter);
-  }
-  RematState &state;
-};
+using RecomputeForBackwardUse =
+    StatePattern<CallFunctionOp, RematState, &RematState::recomputeFor>;
 } // namespace
 
 static bool isRecompute(CallFunctionOp op) {
