@@ -32,12 +32,43 @@ import platform
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from .errors import JointMlirError
+
+# Stack of the thread that runs a compiled step. The generated code keeps
+# per-op temporaries (vector tiles, memref descriptors) on the stack, and a
+# step of a few hundred ops overflows the 8 MiB default of the main thread
+# (README's 2-layer Llama: SIGSEGV). 1 GiB of address space is reserved, and
+# only the pages the step touches are committed. See docs/lowering.md, "ABI".
+STEP_STACK_BYTES = 1 << 30
+
+
+def _call_with_large_stack(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` on a fresh thread whose stack is STEP_STACK_BYTES
+    (ctypes releases the GIL during the call); re-raises its exception."""
+    out: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = fn(*args)
+        except BaseException as e:  # re-raised on the caller's thread
+            out["error"] = e
+
+    previous = threading.stack_size(STEP_STACK_BYTES)
+    try:
+        worker = threading.Thread(target=target, name="joint_step")
+        worker.start()
+    finally:
+        threading.stack_size(previous)
+    worker.join()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
 
 __all__ = ["CompileError", "CompiledStep", "StepError", "compile_graph", "find_tool",
            "run_compiled"]
@@ -251,7 +282,7 @@ class CompiledStep:
         if self.device == "cuda":
             self._lib.joint_runtime_set_compute_stream(
                 torch.cuda.current_stream().cuda_stream)
-        rc = self._fn(ins, ous, dv)
+        rc = _call_with_large_stack(self._fn, ins, ous, dv)
         if self.device == "cuda":
             sync = self._lib.joint_runtime_synchronize()
             if rc != 0 or sync != 0:

@@ -163,6 +163,24 @@ def test_cli_compare_passes_and_fails(tmp_path: Path) -> None:
     assert "MISMATCH" in r.stdout
 
 
+def test_readme_llama_runs_compiled(tmp_path: Path) -> None:
+    """README "Use" step 5 on step 1's 2-layer Llama: the compiled step
+    needs more stack than the main thread's 8 MiB (it crashed with SIGSEGV
+    and no message); the runner calls it on a thread with a large stack."""
+    graph = tmp_path / "llama.json.gz"
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT / "python"))
+    r = subprocess.run(
+        [sys.executable, "-m", "joint_mlir.export", "--model", "llama",
+         "--layers", "2", "--hidden", "256", "--heads", "4", "--kv-heads",
+         "2", "--intermediate", "512", "--vocab", "1024", "--seq", "128",
+         "-o", str(graph)], capture_output=True, text=True, env=env,
+        timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _run_cli(str(graph), "--backend", "mlir-cpu", "--compare", str(graph))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "all 24 outputs match (mlir-cpu vs torch, tol x max|ref|)" in r.stdout
+
+
 def test_cli_unsupported_op_names_it(tmp_path: Path) -> None:
     doc = json.loads((REPO_ROOT / "examples" / "mlp.json").read_text())
     name = _retarget_gelu(doc, "aten::frobnicate.default",
