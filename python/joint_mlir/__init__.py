@@ -14,7 +14,8 @@ from .tracer import (DataDependentError, JointGraph, TraceError,
 from .executor import StepResult, compare, materialize, run
 from .validate import validate_document
 from .pipeline import PipelineError, PipelineResult, run_pipeline
-from .api import OptimizedStep, RetraceError, build_pipeline, optimize
+from .api import (OptimizedStep, OptimizeOptionError, RetraceError,
+                  build_pipeline, optimize)
 
 __version__ = "0.1.0"
 
@@ -25,6 +26,7 @@ __all__ = [
     "OptimizedStep",
     "PipelineError",
     "PipelineResult",
+    "OptimizeOptionError",
     "RetraceError",
     "StepResult",
     "build_pipeline",

@@ -48,13 +48,19 @@ from .executor import run_graph
 from .tracer import TraceError, _key_path_str, extract_module_state, \
     trace_joint_graph
 
-__all__ = ["OptimizedStep", "RetraceError", "build_pipeline", "optimize"]
+__all__ = ["OptimizeOptionError", "OptimizedStep", "RetraceError",
+           "build_pipeline", "optimize"]
 
 _CHECKPOINT_MODES = ("full", "selective")
 
 
 class RetraceError(JointMlirError, RuntimeError):
     """Inputs the trace does not cover, and retracing is off or failed."""
+
+
+class OptimizeOptionError(JointMlirError, ValueError):
+    """Arguments of :func:`optimize` / :func:`build_pipeline` that do not go
+    together or are out of range (the message names them)."""
 
 
 def _options(opts: Mapping[str, Any]) -> str:
@@ -91,12 +97,12 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
     """
     if budget_gb is not None:
         if checkpoint is not None or offload or offload_host_budget_gb is not None:
-            raise ValueError("budget_gb runs the memory planner, which decides "
+            raise OptimizeOptionError("budget_gb runs the memory planner, which decides "
                              "recompute itself: give budget_gb or "
                              "checkpoint=/offload=, not both")
         if isinstance(budget_gb, bool) or not isinstance(budget_gb, (int, float)) \
                 or not budget_gb > 0 or budget_gb == float("inf"):
-            raise ValueError(f"budget_gb must be a positive number of GB "
+            raise OptimizeOptionError(f"budget_gb must be a positive number of GB "
                              f"(1e9 bytes), not {budget_gb!r}")
         return _pass("joint-optimize-memory", {"budget-gb": repr(float(budget_gb))})
     parts = []
@@ -104,7 +110,7 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
     if checkpoint is not None:
         if isinstance(checkpoint, str):
             if checkpoint not in _CHECKPOINT_MODES:
-                raise ValueError(f"checkpoint must be one of "
+                raise OptimizeOptionError(f"checkpoint must be one of "
                                  f"{', '.join(_CHECKPOINT_MODES)} or a dict of "
                                  f"joint-tag-recompute-policy options, not "
                                  f"{checkpoint!r}")
@@ -112,7 +118,7 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
         parts.append(_pass("joint-tag-recompute-policy", checkpoint))
         tagged = True
     if offload_host_budget_gb is not None and not offload:
-        raise ValueError("offload_host_budget_gb needs offload=True")
+        raise OptimizeOptionError("offload_host_budget_gb needs offload=True")
     if offload:
         opts = dict(offload) if isinstance(offload, Mapping) else {}
         if offload_host_budget_gb is not None:
@@ -337,8 +343,9 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
         ``""`` runs the untransformed joint graph. Excludes the next four.
       checkpoint: ``"full"``, ``"selective"`` or a dict of
         ``joint-tag-recompute-policy`` options; adds ``joint-remat``.
-      offload: True or a dict of ``joint-cpu-offload`` options (scope:
-        ``self_attn`` modules; ``min-bytes`` defaults to 1 MiB).
+      offload: True or a dict of ``joint-cpu-offload`` options (``scope``:
+        ``attention`` (default), ``block`` or ``all``; ``min-bytes`` defaults
+        to 1 MiB).
       offload_host_budget_gb: host memory for offloaded activations, GiB
         (the offload pass's ``budget-gb``).
       budget_gb: device peak budget in GB (1e9 bytes, parameters included):
@@ -360,7 +367,7 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
     if pipeline is not None and (checkpoint is not None or offload
                                  or offload_host_budget_gb is not None
                                  or budget_gb is not None):
-        raise ValueError("give either pipeline= or checkpoint=/offload=/"
+        raise OptimizeOptionError("give either pipeline= or checkpoint=/offload=/"
                          "budget_gb=, not both")
     if pipeline is None:
         pipeline = build_pipeline(checkpoint=checkpoint, offload=offload,

@@ -18,8 +18,8 @@ import torch
 from torch import nn
 
 from graph_tools import REPO_ROOT
-from joint_mlir import (PipelineError, RetraceError, build_pipeline,
-                        optimize)
+from joint_mlir import (JointMlirError, OptimizeOptionError, PipelineError,
+                        RetraceError, build_pipeline, optimize)
 
 pytest.importorskip("joint_mlir._core",
                     reason="joint_mlir._core is not built (scripts/build)")
@@ -81,9 +81,10 @@ def test_build_pipeline() -> None:
         "joint-tag-recompute-policy{mode=full layer-indices=0,1},"
         "joint-cpu-offload{min-bytes=1024 budget-gb=2},joint-remat")
     assert build_pipeline() == ""
-    with pytest.raises(ValueError, match="checkpoint must be one of"):
+    with pytest.raises(OptimizeOptionError, match="checkpoint must be one of"):
         build_pipeline(checkpoint="most")
-    with pytest.raises(ValueError, match="needs offload=True"):
+    # Every bad argument is a JointMlirError (and still a ValueError).
+    with pytest.raises(JointMlirError, match="needs offload=True"):
         build_pipeline(offload_host_budget_gb=1)
 
 
@@ -227,9 +228,9 @@ def test_example_script() -> None:
 
 def test_budget_gb_runs_the_memory_planner() -> None:
     assert build_pipeline(budget_gb=2) == "joint-optimize-memory{budget-gb=2.0}"
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(OptimizeOptionError, match="not both"):
         build_pipeline(budget_gb=2, checkpoint="full")
-    with pytest.raises(ValueError, match="positive number of GB"):
+    with pytest.raises(OptimizeOptionError, match="positive number of GB"):
         build_pipeline(budget_gb=0)
     with pytest.raises(ValueError, match="not both"):
         optimize(net(), train_fn, batch(), pipeline="", budget_gb=1)

@@ -609,9 +609,11 @@ int main(int argc, char **argv) {
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
     pm.enableTiming(timing);
+    std::string why;
+    llvm::raw_string_ostream whyStream(why);
     if (!userPipeline.empty() &&
-        failed(joint::addJointPassPipeline(userPipeline, pm, llvm::errs())))
-      return fail("bad --pipeline '" + userPipeline + "'");
+        failed(joint::addJointPassPipeline(userPipeline, pm, whyStream)))
+      return fail("bad --pipeline '" + userPipeline + "': " + why);
     if (failed(pm.run(*module)))
       return 1;
   }
