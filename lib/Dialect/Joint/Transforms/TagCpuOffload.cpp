@@ -279,8 +279,8 @@ LogicalResult TagCpuOffloadPass::runOnGraph(GraphOp graph) {
   InFlightDiagnostic remark = emitRemark(graph.getLoc());
   remark << "joint-tag-cpu-offload: " << numOps
          << " op(s) tagged must_cpu_offload: selected " << tagged.size()
-         << " of " << numCandidates << " " << scopeName << " activation(s), "
-         << bytes << " bytes";
+         << " of " << numCandidates << " activation(s) in scope=" << scopeName
+         << ", " << bytes << " bytes";
   if (!belowMinBytes.empty())
     remark << "; " << belowMinBytes.size()
            << " more below min-bytes=" << static_cast<int64_t>(minBytes);

@@ -26,7 +26,7 @@
 // JSON: "target":"ao::wait_tensor.default"
 // JSON: "target":"ao::reload.default"
 // JSON: "target":"ao::wait_tensor.default"
-// expected-remark @+2 {{selected 1 of 1 attention activation(s), 64 bytes}}
+// expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention, 64 bytes}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 1 storage(s), 64 bytes}}
 joint.graph @remat_clones_read_the_reload_chain(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %n = joint.call_function "aten::mul.Tensor"(%x, %x) {name = "n", module_stack = [#joint.module<"l0.self_attn", "Attention">], policy = #joint.policy<prefer_recompute>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>

@@ -13,19 +13,19 @@
 // RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gib=4.76837158203125e-06" 2>&1 | FileCheck %s --check-prefix=FIT
 // RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gb=4.76837158203125e-06" 2>&1 | FileCheck %s --check-prefix=FIT
 
-// ALL: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 attention activation(s), 7168 bytes
+// ALL: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 activation(s) in scope=attention, 7168 bytes
 // ALL: remark: joint-apply-cpu-offload: offloaded 3 storage(s), 7168 bytes, prefetched 0 reload(s)
 // ALL: joint.graph @largest_first_within_budget
 // ALL: ao.offload %mid
 // ALL: ao.offload %big
 // ALL: ao.offload %small
 
-// NONE: remark: joint-tag-cpu-offload: {{.*}}selected 0 of 3 attention activation(s), 0 bytes
+// NONE: remark: joint-tag-cpu-offload: {{.*}}selected 0 of 3 activation(s) in scope=attention, 0 bytes
 // NONE: remark: joint-apply-cpu-offload: offloaded 0 storage(s), 0 bytes
 // NONE: joint.graph @largest_first_within_budget
 // NONE-NOT: ao.offload
 
-// FIT: remark: joint-tag-cpu-offload: {{.*}}selected 2 of 3 attention activation(s), 5120 bytes
+// FIT: remark: joint-tag-cpu-offload: {{.*}}selected 2 of 3 activation(s) in scope=attention, 5120 bytes
 // FIT: remark: joint-apply-cpu-offload: offloaded 2 storage(s), 5120 bytes
 // FIT: joint.graph @largest_first_within_budget
 // FIT-NOT: ao.offload %mid

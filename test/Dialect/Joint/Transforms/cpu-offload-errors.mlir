@@ -5,7 +5,7 @@
 
 // GPT-2 names its attention `attn`: joint.model lists it, so it is in scope
 // (here its one activation is not read by the backward).
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @attention_named_attn_from_the_model(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () attributes {joint.model = {attention = [{class = "GPT2Attention", fqn = "h.0.attn"}], block_containers = []}} {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"h.0.attn", "GPT2Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -46,7 +46,7 @@ joint.graph @attention_entry_without_fqn(%x: tensor<4x4xf32> {joint.role = #join
 
 // The model's attention list alone defines the scope (no op needs a module
 // stack that names self_attn for the graph to be accepted).
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @attention_list_alone_is_enough(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () attributes {joint.model = {attention = [{class = "A", fqn = "l0.self_attn"}]}} {
   joint.output

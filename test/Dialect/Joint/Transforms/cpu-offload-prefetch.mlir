@@ -16,11 +16,11 @@
 // Three layers; the backward visits l2, l1, l0. prefetch-regions=1 moves the
 // reloads of l1 to l2's region and of l0 to l1's; the last layer's reload
 // (l2, region 0) goes to the start of its own region (C7).
-// P0R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 attention activation(s), 192 bytes
+// P0R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 activation(s) in scope=attention, 192 bytes
 // P0R: remark: joint-apply-cpu-offload: offloaded 3 storage(s), 192 bytes, prefetched 0 reload(s)
-// P1R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 attention activation(s), 192 bytes
+// P1R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 activation(s) in scope=attention, 192 bytes
 // P1R: remark: joint-apply-cpu-offload: offloaded 3 storage(s), 192 bytes, prefetched 3 reload(s)
-// P5R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 attention activation(s), 192 bytes
+// P5R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 activation(s) in scope=attention, 192 bytes
 // P5R: remark: joint-apply-cpu-offload: offloaded 3 storage(s), 192 bytes, prefetched 3 reload(s)
 
 // P0-LABEL: joint.graph @reloads_move_n_attention_regions_earlier
@@ -95,9 +95,9 @@ joint.graph @reloads_move_n_attention_regions_earlier(%x: tensor<4x4xf32> {joint
 // prefetch-regions=1 the first block's reload (s0) moves to the second
 // block's region (d1), the second's (s1) to the third's (d2), and the
 // third's (s2) to the start of its own region (d2).
-// P0R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 attention activation(s), 192 bytes
+// P0R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 activation(s) in scope=attention, 192 bytes
 // P0R: remark: joint-apply-cpu-offload: offloaded 3 storage(s), 192 bytes, prefetched 0 reload(s)
-// P1R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 attention activation(s), 192 bytes
+// P1R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 activation(s) in scope=attention, 192 bytes
 // P1R: remark: joint-apply-cpu-offload: offloaded 3 storage(s), 192 bytes, prefetched 3 reload(s)
 // P1-LABEL: joint.graph @reused_module_maps_each_reload_to_its_own_region
 // P1: %[[W0:.*]] = ao.wait_tensor %{{.*}} keepalive %s0
@@ -141,7 +141,7 @@ joint.graph @reused_module_maps_each_reload_to_its_own_region(%x: tensor<4x4xf32
 // The target region (l1's) starts before a0's forward wait (its last forward
 // reader f runs after the backward began): the reload stays in its own
 // region instead of moving above the wait.
-// P1R: remark: joint-tag-cpu-offload: {{.*}}selected 1 of 1 attention activation(s), 64 bytes
+// P1R: remark: joint-tag-cpu-offload: {{.*}}selected 1 of 1 activation(s) in scope=attention, 64 bytes
 // P1R: remark: joint-apply-cpu-offload: offloaded 1 storage(s), 64 bytes, prefetched 1 reload(s)
 // P1-LABEL: joint.graph @reload_never_moves_above_its_forward_wait
 // P1: %f = joint.call_function "aten::neg.default"(%a0)

@@ -12,9 +12,9 @@
 // RUN: joint-opt %s -split-input-file -joint-cpu-offload="min-bytes=64 scope=all" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALLR
 // RUN: joint-opt %s -split-input-file -joint-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=REPORT
 
-// ATTR: remark: joint-tag-cpu-offload: 2 op(s) tagged must_cpu_offload: selected 2 of 2 attention activation(s), 128 bytes
-// BLOCKR: remark: joint-tag-cpu-offload: 2 op(s) tagged must_cpu_offload: selected 2 of 2 block activation(s), 128 bytes; 1 of the last block kept on the device (cost model: their reload cannot hide behind the backward compute before their first reader)
-// ALLR: remark: joint-tag-cpu-offload: 3 op(s) tagged must_cpu_offload: selected 3 of 3 all activation(s), 192 bytes; 1 of the last block kept on the device
+// ATTR: remark: joint-tag-cpu-offload: 2 op(s) tagged must_cpu_offload: selected 2 of 2 activation(s) in scope=attention, 128 bytes
+// BLOCKR: remark: joint-tag-cpu-offload: 2 op(s) tagged must_cpu_offload: selected 2 of 2 activation(s) in scope=block, 128 bytes; 1 of the last block kept on the device (cost model: their reload cannot hide behind the backward compute before their first reader)
+// ALLR: remark: joint-tag-cpu-offload: 3 op(s) tagged must_cpu_offload: selected 3 of 3 activation(s) in scope=all, 192 bytes; 1 of the last block kept on the device
 // ATT: graph @scopes
 // ATT-NOT: ao.offload %e
 // ATT: ao.offload %a0
@@ -45,7 +45,7 @@ joint.graph @scopes(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.
 
 // Eager attention (BERT, GPT-NeoX, T5, ViT): the module owning
 // bmm -> softmax -> bmm is an attention module whatever its name.
-// ATTR: remark: joint-tag-cpu-offload: 2 op(s) tagged must_cpu_offload: selected 2 of 2 attention activation(s), 128 bytes
+// ATTR: remark: joint-tag-cpu-offload: 2 op(s) tagged must_cpu_offload: selected 2 of 2 activation(s) in scope=attention, 128 bytes
 // ATT: graph @eager_attention_found_by_what_it_computes
 // ATT: ao.offload %p
 // ATT: ao.offload %o
@@ -62,7 +62,7 @@ joint.graph @eager_attention_found_by_what_it_computes(%x: tensor<4x4xf32> {join
 // C20: a small tanh computed on the host inside self_attn of a cuda:0 graph
 // is not offloaded, and the report charges it neither as device memory nor
 // as a saved activation nor as a transfer.
-// ATTR: remark: joint-tag-cpu-offload: 1 op(s) tagged must_cpu_offload: selected 1 of 1 attention activation(s), 64 bytes
+// ATTR: remark: joint-tag-cpu-offload: 1 op(s) tagged must_cpu_offload: selected 1 of 1 activation(s) in scope=attention, 64 bytes
 // ATT: graph @host_value_is_never_offloaded
 // ATT: ao.offload %q
 // ATT-NOT: ao.offload %h

@@ -17,7 +17,7 @@
 // CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" : tensor<4x4xf32>
 // CHECK-NEXT: %[[RW:.*]] = ao.wait_tensor %[[R]] keepalive %[[W]] : tensor<4x4xf32> : tensor<4x4xf32>
 // CHECK-NEXT: joint.call_function "aten::gelu_backward.default"(%[[C]], %[[RW]])
-// expected-remark @+2 {{selected 1 of 1 attention activation(s), 64 bytes}}
+// expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention, 64 bytes}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 1 storage(s), 64 bytes, prefetched 0 reload(s)}}
 joint.graph @keepalive_and_last_use_of_storage(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::mm.default"(%x, %x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -37,7 +37,7 @@ joint.graph @keepalive_and_last_use_of_storage(%x: tensor<4x4xf32> {joint.role =
 // CHECK: %[[N:.*]] = joint.call_function "aten::neg.default"(%v)
 // CHECK-NEXT: ao.wait_tensor %[[H]] keepalive %[[A]] : tensor<4x4xf32> last_use %[[N]] : tensor<16xf32> : tensor<4x4xf32>
 // CHECK-NEXT: ao.reload
-// expected-remark @+2 {{selected 1 of 1 attention activation(s), 64 bytes}}
+// expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention, 64 bytes}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 1 storage(s), 64 bytes}}
 joint.graph @last_use_includes_views_of_the_storage(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::mm.default"(%x, %x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -55,7 +55,7 @@ joint.graph @last_use_includes_views_of_the_storage(%x: tensor<4x4xf32> {joint.r
 // CHECK: %[[A:.*]] = joint.call_function "aten::exp.default"
 // CHECK: %[[S:[a-z_0-9]*]], %{{.*}} = joint.call_function "aten::sort.default"(%[[A]])
 // CHECK-NEXT: ao.wait_tensor %{{.*}} keepalive %[[A]] : tensor<4x4xf32> last_use %[[S]] : tensor<4x4xf32> : tensor<4x4xf32>
-// expected-remark @+2 {{selected 1 of 1 attention activation(s), 64 bytes}}
+// expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention, 64 bytes}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 1 storage(s), 64 bytes}}
 joint.graph @multi_output_last_use_depends_on_one_result(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -71,7 +71,7 @@ joint.graph @multi_output_last_use_depends_on_one_result(%x: tensor<4x4xf32> {jo
 // CHECK: %[[A:.*]] = joint.call_function "aten::exp.default"
 // CHECK-NEXT: %[[H:.*]] = ao.offload %[[A]]
 // CHECK-NEXT: ao.wait_tensor %[[H]] keepalive %[[A]] : tensor<4x4xf32> last_use %[[A]] : tensor<4x4xf32> : tensor<4x4xf32>
-// expected-remark @+2 {{selected 1 of 1 attention activation(s)}}
+// expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 1 storage(s)}}
 joint.graph @no_forward_reader_waits_right_after_offload(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -98,7 +98,7 @@ joint.graph @no_forward_reader_waits_right_after_offload(%x: tensor<4x4xf32> {jo
 // CHECK-NEXT: joint.call_function "aten::mul.Tensor"(%[[T]], %[[T]])
 // CHECK-NEXT: joint.call_function "aten::t.default"(%[[RW]]) {{{.*}}storage = 5>]}
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 1 of 1 attention activation(s), 64 bytes}}
+// expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention, 64 bytes}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 1 storage(s), 64 bytes}}
 joint.graph @backward_view_reads_replayed_on_reload_in_forward_order(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::mm.default"(%x, %x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -118,7 +118,7 @@ joint.graph @backward_view_reads_replayed_on_reload_in_forward_order(%x: tensor<
 // CHECK-LABEL: joint.graph @views_are_never_offloaded_only_their_owner
 // CHECK: ao.offload %a
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 1 of 1 attention activation(s), 64 bytes}}
+// expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention, 64 bytes}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 1 storage(s), 64 bytes}}
 joint.graph @views_are_never_offloaded_only_their_owner(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::mm.default"(%x, %x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -135,7 +135,7 @@ joint.graph @views_are_never_offloaded_only_their_owner(%x: tensor<4x4xf32> {joi
 // CHECK: %[[O:[a-z_0-9]*]], %[[L:[a-z_0-9]*]] = joint.call_function "custom::attention.default"
 // CHECK-DAG: ao.offload %[[O]]
 // CHECK-DAG: ao.offload %[[L]]
-// expected-remark @+2 {{selected 2 of 2 attention activation(s), 128 bytes}}
+// expected-remark @+2 {{selected 2 of 2 activation(s) in scope=attention, 128 bytes}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 2 storage(s), 128 bytes}}
 joint.graph @multi_output_producer_offloads_each_owned_result(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %o:2 = joint.call_function "custom::attention.default"(%x) {name = "attn", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_names = ["out", "lse"], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>, #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
@@ -149,7 +149,7 @@ joint.graph @multi_output_producer_offloads_each_owned_result(%x: tensor<4x4xf32
 // CHECK-LABEL: joint.graph @scope_is_self_attn_and_its_submodules
 // CHECK: ao.offload %q
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 1 of 1 attention activation(s)}}
+// expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 1 storage(s)}}
 joint.graph @scope_is_self_attn_and_its_submodules(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %q = joint.call_function "aten::mm.default"(%x, %x) {name = "q", module_stack = [#joint.module<"", "Model">, #joint.module<"l0", "Block">, #joint.module<"l0.self_attn", "Attention">, #joint.module<"l0.self_attn.q_proj", "Linear">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -165,7 +165,7 @@ joint.graph @scope_is_self_attn_and_its_submodules(%x: tensor<4x4xf32> {joint.ro
 // A value the backward never reads is not saved: nothing to offload.
 // CHECK-LABEL: joint.graph @not_read_by_backward_stays_on_device
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @not_read_by_backward_stays_on_device(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -179,7 +179,7 @@ joint.graph @not_read_by_backward_stays_on_device(%x: tensor<4x4xf32> {joint.rol
 // Rank below 2 stays on device even when large enough.
 // CHECK-LABEL: joint.graph @rank_below_two_stays_on_device
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @rank_below_two_stays_on_device(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::view.default"(%x) {name = "v", args = [#joint.operand<0>, [16]], result_meta = [#joint.tensor<[16], strides = [1], offset = 0, device = "cuda:0", storage = 0>]} : (tensor<4x4xf32>) -> tensor<16xf32>
@@ -200,7 +200,7 @@ joint.graph @rank_below_two_stays_on_device(%x: tensor<4x4xf32> {joint.role = #j
 // CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" {size = [4, 4], stride = [1, 4]} : tensor<4x4xf32>
 // CHECK-NEXT: %[[RW:.*]] = ao.wait_tensor %[[R]] keepalive %[[W]]
 // CHECK-NEXT: joint.call_function "aten::mul.Tensor"(%[[RW]], %[[RW]])
-// expected-remark @+2 {{selected 1 of 1 attention activation(s), 64 bytes}}
+// expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention, 64 bytes}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 1 storage(s), 64 bytes}}
 joint.graph @non_contiguous_base_reloaded_in_its_layout(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::clone.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [1, 4], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -213,7 +213,7 @@ joint.graph @non_contiguous_base_reloaded_in_its_layout(%x: tensor<4x4xf32> {joi
 // C9: an owner at a non-zero storage offset stays on device.
 // CHECK-LABEL: joint.graph @storage_offset_owner_stays_on_device
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @storage_offset_owner_stays_on_device(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "custom::make.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 4, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -227,7 +227,7 @@ joint.graph @storage_offset_owner_stays_on_device(%x: tensor<4x4xf32> {joint.rol
 // (4096x4 elements) does not make it, or its rank-1 owner, a candidate.
 // CHECK-LABEL: joint.graph @expanded_view_is_not_a_candidate
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @expanded_view_is_not_a_candidate(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %row = joint.call_function "aten::sum.dim_IntList"(%x) {name = "row", args = [#joint.operand<0>, [0]], module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4], strides = [1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4xf32>
@@ -241,7 +241,7 @@ joint.graph @expanded_view_is_not_a_candidate(%x: tensor<4x4xf32> {joint.role = 
 // Without tensor facts the layout is unknown: skipped.
 // CHECK-LABEL: joint.graph @value_without_facts_is_skipped
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @value_without_facts_is_skipped(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -254,7 +254,7 @@ joint.graph @value_without_facts_is_skipped(%x: tensor<4x4xf32> {joint.role = #j
 // A functional collective and its wait stay on device.
 // CHECK-LABEL: joint.graph @collective_and_its_wait_stay_on_device
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @collective_and_its_wait_stay_on_device(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %ag = joint.call_function "_c10d_functional::all_gather_into_tensor.default"(%x) {name = "ag", args = [#joint.operand<0>, 2, "0"], module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[8, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<8x4xf32>
@@ -268,7 +268,7 @@ joint.graph @collective_and_its_wait_stay_on_device(%x: tensor<4x4xf32> {joint.r
 // Storage owned by a graph input (a view of a parameter) stays on device.
 // CHECK-LABEL: joint.graph @view_of_graph_input_stays_on_device
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @view_of_graph_input_stays_on_device(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %v = joint.call_function "aten::t.default"(%x) {name = "v", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [1, 4], offset = 0, device = "cuda:0", storage = 0>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -284,7 +284,7 @@ joint.graph @view_of_graph_input_stays_on_device(%x: tensor<4x4xf32> {joint.role
 joint.schema @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
 // CHECK-LABEL: joint.graph @storage_written_in_place_stays_on_device
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @storage_written_in_place_stays_on_device(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -301,7 +301,7 @@ joint.graph @storage_written_in_place_stays_on_device(%x: tensor<4x4xf32> {joint
 joint.schema @"custom::bump_.default" {schema = "custom::bump_(Tensor(a!) x) -> ()", arguments = [#joint.arg<name = "x", type = "Tensor", alias = "a", write = true>], returns = [], is_mutable}
 // CHECK-LABEL: joint.graph @write_through_op_returning_nothing_stays_on_device
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @write_through_op_returning_nothing_stays_on_device(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -316,7 +316,7 @@ joint.graph @write_through_op_returning_nothing_stays_on_device(%x: tensor<4x4xf
 // against every tensor operand.
 // CHECK-LABEL: joint.graph @unresolved_write_is_conservative
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @unresolved_write_is_conservative(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -330,7 +330,7 @@ joint.graph @unresolved_write_is_conservative(%x: tensor<4x4xf32> {joint.role = 
 // A storage returned by the graph (here through a view) stays on device.
 // CHECK-LABEL: joint.graph @graph_output_storage_stays_on_device
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @graph_output_storage_stays_on_device(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> (tensor<16xf32> {joint.role = #joint.role<output>}) {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -345,7 +345,7 @@ joint.graph @graph_output_storage_stays_on_device(%x: tensor<4x4xf32> {joint.rol
 // views included (nothing is both duplicated into backward and offloaded).
 // CHECK-LABEL: joint.graph @recompute_tagged_value_is_never_offloaded
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s), 0 bytes; 1 tagged for recompute (never offloaded)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention, 0 bytes; 1 tagged for recompute (never offloaded)}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s), 0 bytes, prefetched 0 reload(s)}}
 joint.graph @recompute_tagged_value_is_never_offloaded(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %n = joint.call_function "aten::mul.Tensor"(%x, %x) {name = "n", module_stack = [#joint.module<"l0.self_attn", "Attention">], policy = #joint.policy<prefer_recompute>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -360,7 +360,7 @@ joint.graph @recompute_tagged_value_is_never_offloaded(%x: tensor<4x4xf32> {join
 // C11: an alias tagged must_recompute keeps its owner on device too.
 // CHECK-LABEL: joint.graph @alias_tagged_for_recompute_keeps_owner_on_device
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @alias_tagged_for_recompute_keeps_owner_on_device(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %n = joint.call_function "aten::mul.Tensor"(%x, %x) {name = "n", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -374,7 +374,7 @@ joint.graph @alias_tagged_for_recompute_keeps_owner_on_device(%x: tensor<4x4xf32
 // Save tags keep the value saved, so it may be offloaded.
 // CHECK-LABEL: joint.graph @save_tagged_value_is_offloaded
 // CHECK: ao.offload %n
-// expected-remark @+2 {{selected 1 of 1 attention activation(s)}}
+// expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 1 storage(s)}}
 joint.graph @save_tagged_value_is_offloaded(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %n = joint.call_function "aten::mul.Tensor"(%x, %x) {name = "n", module_stack = [#joint.module<"l0.self_attn", "Attention">], policy = #joint.policy<must_save>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -388,7 +388,7 @@ joint.graph @save_tagged_value_is_offloaded(%x: tensor<4x4xf32> {joint.role = #j
 // CHECK-LABEL: joint.graph @already_offloaded_value_is_left_alone
 // CHECK: ao.offload %a
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @already_offloaded_value_is_left_alone(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -407,7 +407,7 @@ joint.graph @already_offloaded_value_is_left_alone(%x: tensor<4x4xf32> {joint.ro
 // wait after the reload: skipped.
 // CHECK-LABEL: joint.graph @forward_reader_after_backward_start_stays_on_device
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @forward_reader_after_backward_start_stays_on_device(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -422,7 +422,7 @@ joint.graph @forward_reader_after_backward_start_stays_on_device(%x: tensor<4x4x
 // depend on (torch's wait_tensor takes Tensor? last_use): skipped.
 // CHECK-LABEL: joint.graph @last_reader_without_tensor_result_is_skipped
 // CHECK-NOT: ao.offload
-// expected-remark @+2 {{selected 0 of 0 attention activation(s)}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s)}}
 joint.graph @last_reader_without_tensor_result_is_skipped(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -442,7 +442,7 @@ joint.graph @last_reader_without_tensor_result_is_skipped(%x: tensor<4x4xf32> {j
 // CHECK-NEXT: %b = joint.call_function "aten::gelu.default"(%a)
 // CHECK-NEXT: %g = joint.call_function "aten::new_zeros.default"(%x, %s)
 // CHECK-NOT: ao.
-// expected-remark @+2 {{selected 0 of 0 attention activation(s), 0 bytes}}
+// expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention, 0 bytes}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 0 storage(s), 0 bytes, prefetched 0 reload(s)}}
 joint.graph @size_query_is_no_backward_reader(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::mm.default"(%x, %x) {name = "a", module_stack = [#joint.module<"l0.self_attn", "Attention">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
