@@ -996,8 +996,7 @@ LogicalResult Importer::importAONode(const json &node, unsigned index,
   };
   // Argument i is a tensor, None, or left out (a schema default of None).
   auto optionalTensorOrNone = [&](size_t i) {
-    return i >= argValues.size() || operandAt(i) ||
-           isa<UnitAttr>(argValues[i]);
+    return i >= argValues.size() || operandAt(i) || isa<UnitAttr>(argValues[i]);
   };
   Value input = operandAt(0);
   if (!input || !isa<RankedTensorType>(input.getType()))

@@ -163,8 +163,8 @@ int main() {
   report("joint_cublas_gemm with short ldb");
   joint_cublas_gemm("mm_3", 7, 0, 0, 2, 3, 4, 1.0f, h, 4, h, 3, 0.0f, h, 3);
   report("joint_cublas_gemm with bad dtype");
-  joint_cublas_gemm("mm_4", JOINT_DTYPE_BF16_F32, 0, 0, 2, 3, 4, 1.0f, h, 4,
-                    h, 3, 1.0f, h, 3);
+  joint_cublas_gemm("mm_4", JOINT_DTYPE_BF16_F32, 0, 0, 2, 3, 4, 1.0f, h, 4, h,
+                    3, 1.0f, h, 3);
   report("joint_cublas_gemm bf16 into f32");
   joint_cublas_gemm_strided_batched("bmm_1", JOINT_DTYPE_F32, 1, 0, 2, 3, 4,
                                     1.0f, h, 2, 8, h, 3, 12, 0.0f, h, 3, 6, 5);

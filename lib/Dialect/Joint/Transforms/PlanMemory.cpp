@@ -1,9 +1,9 @@
 //===- PlanMemory.cpp - Recompute planner under a device budget -----------===//
 //
 // joint-plan-memory, the memory planner, and the joint-optimize-memory
-// pipeline (plan, then the offload and remat appliers). The planner decides, per saved
-// activation storage, save or recompute: a greedy by freed bytes per added
-// second with re-evaluation of the peak, as the greedy knapsack solver of
+// pipeline (plan, then the offload and remat appliers). The planner decides,
+// per saved activation storage, save or recompute: a greedy by freed bytes per
+// added second with re-evaluation of the peak, as the greedy knapsack solver of
 // torch's min-cut partitioner under `activation_memory_budget` (problem as in
 // Checkmate, Jain et al. 2020). Lifetimes are intervals over op indices kept
 // in a max segment tree, so one decision updates the timeline in O(log #ops).
