@@ -2,8 +2,10 @@
 //-*-===//
 //
 // Building blocks shared by the "ops" families of convert-joint-to-linalg
-// (Linear, Reduction, Normalization, Attention, IndirectDataMovement):
-// schema-argument readers that do not need the operator table, accumulator
+// (Linear, Reduction, Normalization, Attention, IndirectDataMovement): the
+// registration of a lowering function for a list of targets (`addLowering`,
+// one pattern per row of a family's table), schema-argument readers that do
+// not need the operator table, accumulator
 // types (bf16/f16 accumulate in f32 as torch's CPU kernels do), scalar casts,
 // filled tensors, and reductions as one `linalg.generic` with reduction
 // iterators.
@@ -53,11 +55,28 @@ public:
                                              StringRef name) const;
   FailureOr<SmallVector<bool>> getBoolList(unsigned index,
                                            StringRef name) const;
+  /// The converted operands of the op (`#joint.operand<i>` indexes them).
+  ValueRange getOperands() const { return operands; }
 
 private:
   mutable CallFunctionOp op;
   ValueRange operands;
 };
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+/// Lowers one `joint.call_function` of an ops family, its schema arguments
+/// read through `args`; says why it cannot through `rw.notifyMatchFailure`.
+using LowerFn = LogicalResult (*)(CallFunctionOp op, const OpArgs &args,
+                                  ConversionPatternRewriter &rw);
+
+/// Adds one JointOpConversion that lowers the ops of `targets` (aten targets
+/// with overload) with `lower`: a row of a family's registration table.
+void addLowering(const TypeConverter &typeConverter,
+                 RewritePatternSet &patterns, ArrayRef<StringRef> targets,
+                 LowerFn lower);
 
 //===----------------------------------------------------------------------===//
 // Types and scalars
