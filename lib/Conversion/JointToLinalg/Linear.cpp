@@ -41,108 +41,94 @@ static Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 
 /// aten::mm.default(Tensor self, Tensor mat2) and
 /// aten::bmm.default(Tensor self, Tensor mat2).
-struct MatmulPattern : JointOpConversion {
-  MatmulPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(tc, ctx, {"aten::mm.default", "aten::bmm.default"}) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    OpArgs args(op, adaptor.getOperands());
-    FailureOr<Value> lhs = args.tensor(0, "self");
-    FailureOr<Value> rhs = args.tensor(1, "mat2");
-    RankedTensorType resultType = getResultTensorType(op, 0);
-    if (failed(lhs) || failed(rhs) || !resultType)
-      return rw.notifyMatchFailure(op, "expected two ranked tensor operands");
-    unsigned rank = op.getTarget() == "aten::mm.default" ? 2 : 3;
-    if (cast<RankedTensorType>(lhs->getType()).getRank() != rank ||
-        cast<RankedTensorType>(rhs->getType()).getRank() != rank)
-      return rw.notifyMatchFailure(op, "operands of the wrong rank");
-    Type acc = getAccumulatorType(resultType.getElementType());
-    Location loc = op.getLoc();
-    Value product = buildMatmul(rw, loc, *lhs, *rhs, acc);
-    rw.replaceOp(op, finishResult(rw, loc, product, resultType));
-    return success();
-  }
-};
+static LogicalResult lowerMatmul(CallFunctionOp op, const OpArgs &args,
+                                 ConversionPatternRewriter &rw) {
+  FailureOr<Value> lhs = args.tensor(0, "self");
+  FailureOr<Value> rhs = args.tensor(1, "mat2");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(lhs) || failed(rhs) || !resultType)
+    return rw.notifyMatchFailure(op, "expected two ranked tensor operands");
+  unsigned rank = op.getTarget() == "aten::mm.default" ? 2 : 3;
+  if (cast<RankedTensorType>(lhs->getType()).getRank() != rank ||
+      cast<RankedTensorType>(rhs->getType()).getRank() != rank)
+    return rw.notifyMatchFailure(op, "operands of the wrong rank");
+  Type acc = getAccumulatorType(resultType.getElementType());
+  Location loc = op.getLoc();
+  Value product = buildMatmul(rw, loc, *lhs, *rhs, acc);
+  rw.replaceOp(op, finishResult(rw, loc, product, resultType));
+  return success();
+}
 
 /// aten::addmm.default(Tensor self, Tensor mat1, Tensor mat2, *,
 /// Scalar beta=1, Scalar alpha=1): beta * self + alpha * (mat1 @ mat2), self
 /// broadcast to [M, N].
-struct AddmmPattern : JointOpConversion {
-  AddmmPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(tc, ctx, {"aten::addmm.default"}) {}
+static LogicalResult lowerAddmm(CallFunctionOp op, const OpArgs &args,
+                                ConversionPatternRewriter &rw) {
+  FailureOr<Value> bias = args.tensor(0, "self");
+  FailureOr<Value> lhs = args.tensor(1, "mat1");
+  FailureOr<Value> rhs = args.tensor(2, "mat2");
+  FailureOr<double> beta = args.getFloat(3, "beta", 1.0);
+  FailureOr<double> alpha = args.getFloat(4, "alpha", 1.0);
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(bias) || failed(lhs) || failed(rhs) || !resultType)
+    return rw.notifyMatchFailure(op, "expected three tensor operands");
+  if (failed(beta) || failed(alpha))
+    return rw.notifyMatchFailure(op, "beta/alpha must be constants");
+  auto biasType = cast<RankedTensorType>(bias->getType());
+  if (biasType.getRank() > 2 ||
+      cast<RankedTensorType>(lhs->getType()).getRank() != 2 ||
+      cast<RankedTensorType>(rhs->getType()).getRank() != 2)
+    return rw.notifyMatchFailure(op, "operands of the wrong rank");
 
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    OpArgs args(op, adaptor.getOperands());
-    FailureOr<Value> bias = args.tensor(0, "self");
-    FailureOr<Value> lhs = args.tensor(1, "mat1");
-    FailureOr<Value> rhs = args.tensor(2, "mat2");
-    FailureOr<double> beta = args.getFloat(3, "beta", 1.0);
-    FailureOr<double> alpha = args.getFloat(4, "alpha", 1.0);
-    RankedTensorType resultType = getResultTensorType(op, 0);
-    if (failed(bias) || failed(lhs) || failed(rhs) || !resultType)
-      return rw.notifyMatchFailure(op, "expected three tensor operands");
-    if (failed(beta) || failed(alpha))
-      return rw.notifyMatchFailure(op, "beta/alpha must be constants");
-    auto biasType = cast<RankedTensorType>(bias->getType());
-    if (biasType.getRank() > 2 ||
-        cast<RankedTensorType>(lhs->getType()).getRank() != 2 ||
-        cast<RankedTensorType>(rhs->getType()).getRank() != 2)
-      return rw.notifyMatchFailure(op, "operands of the wrong rank");
+  Location loc = op.getLoc();
+  Type acc = getAccumulatorType(resultType.getElementType());
+  if (!isa<FloatType>(acc))
+    return rw.notifyMatchFailure(op, "addmm of a non-float dtype");
+  Type resultElem = resultType.getElementType();
+  Value product = buildMatmul(rw, loc, *lhs, *rhs, acc);
 
-    Location loc = op.getLoc();
-    Type acc = getAccumulatorType(resultType.getElementType());
-    if (!isa<FloatType>(acc))
-      return rw.notifyMatchFailure(op, "addmm of a non-float dtype");
-    Type resultElem = resultType.getElementType();
-    Value product = buildMatmul(rw, loc, *lhs, *rhs, acc);
-
-    // Epilogue: one elementwise generic adds the scaled bias and truncates.
-    MLIRContext *ctx = rw.getContext();
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, product);
-    Value init = tensor::EmptyOp::create(rw, loc, sizes, resultElem);
-    AffineMap id = rw.getMultiDimIdentityMap(2);
-    SmallVector<Value> inputs{product};
-    SmallVector<AffineMap> maps{id};
-    bool useBias = *beta != 0.0;
-    if (useBias) {
-      inputs.push_back(*bias);
-      maps.push_back(getBroadcastMap(ctx, biasType.getShape(), 2, {0, 1}));
-    }
-    maps.push_back(id);
-    SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
-    double alphaV = *alpha, betaV = *beta;
-    Value result =
-        linalg::GenericOp::create(
-            rw, loc, init.getType(), inputs, ValueRange{init}, maps, iters,
-            [&](OpBuilder &b, Location l, ValueRange blockArgs) {
-              Value v = blockArgs[0];
-              if (alphaV != 1.0)
-                v = arith::MulFOp::create(
-                    b, l, createScalarConstant(b, l, acc, alphaV), v);
-              if (useBias) {
-                Value c = convertScalar(b, l, blockArgs[1], acc);
-                if (betaV != 1.0)
-                  c = arith::MulFOp::create(
-                      b, l, createScalarConstant(b, l, acc, betaV), c);
-                v = arith::AddFOp::create(b, l, v, c);
-              }
-              linalg::YieldOp::create(b, l, convertScalar(b, l, v, resultElem));
-            })
-            .getResult(0);
-    rw.replaceOp(op, castToType(rw, loc, result, resultType));
-    return success();
+  // Epilogue: one elementwise generic adds the scaled bias and truncates.
+  MLIRContext *ctx = rw.getContext();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, product);
+  Value init = tensor::EmptyOp::create(rw, loc, sizes, resultElem);
+  AffineMap id = rw.getMultiDimIdentityMap(2);
+  SmallVector<Value> inputs{product};
+  SmallVector<AffineMap> maps{id};
+  bool useBias = *beta != 0.0;
+  if (useBias) {
+    inputs.push_back(*bias);
+    maps.push_back(getBroadcastMap(ctx, biasType.getShape(), 2, {0, 1}));
   }
-};
+  maps.push_back(id);
+  SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
+  double alphaV = *alpha, betaV = *beta;
+  Value result =
+      linalg::GenericOp::create(
+          rw, loc, init.getType(), inputs, ValueRange{init}, maps, iters,
+          [&](OpBuilder &b, Location l, ValueRange blockArgs) {
+            Value v = blockArgs[0];
+            if (alphaV != 1.0)
+              v = arith::MulFOp::create(
+                  b, l, createScalarConstant(b, l, acc, alphaV), v);
+            if (useBias) {
+              Value c = convertScalar(b, l, blockArgs[1], acc);
+              if (betaV != 1.0)
+                c = arith::MulFOp::create(
+                    b, l, createScalarConstant(b, l, acc, betaV), c);
+              v = arith::AddFOp::create(b, l, v, c);
+            }
+            linalg::YieldOp::create(b, l, convertScalar(b, l, v, resultElem));
+          })
+          .getResult(0);
+  return replaceWithResult(rw, op, result, resultType);
+}
 
 } // namespace
 
 void mlir::joint::populateLinearPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                         arith::ArithDialect>();
-  patterns.add<MatmulPattern, AddmmPattern>(typeConverter,
-                                            patterns.getContext());
+  addLowering(typeConverter, patterns,
+              {"aten::mm.default", "aten::bmm.default"}, lowerMatmul);
+  addLowering(typeConverter, patterns, {"aten::addmm.default"}, lowerAddmm);
 }
