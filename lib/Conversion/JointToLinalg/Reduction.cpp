@@ -94,361 +94,313 @@ static Value divideByCount(OpBuilder &b, Location loc, Value sum, Value n) {
 /// aten::sum.default(self, *, dtype), aten::mean.dim(self, dim, keepdim, *,
 /// dtype), aten::mean.default(self, *, dtype), aten::amax.default(self,
 /// int[1] dim=[], bool keepdim=False).
-struct ReducePattern : JointOpConversion {
-  ReducePattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(tc, ctx,
-                          {"aten::sum.dim_IntList", "aten::sum.default",
-                           "aten::mean.dim", "aten::mean.default",
-                           "aten::amax.default"}) {}
+static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
+                                 ConversionPatternRewriter &rw) {
+  StringRef target = op.getTarget();
+  FailureOr<Value> input = args.tensor(0, "self");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(input) || !resultType)
+    return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
+  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  bool full = target == "aten::sum.default" || target == "aten::mean.default";
+  FailureOr<SmallVector<bool>> mask =
+      full ? getReductionMask({}, rank) : getDimsArg(args, 1, rank);
+  FailureOr<bool> keepdim =
+      full ? FailureOr<bool>(false) : args.getBool(2, "keepdim", false);
+  if (failed(mask) || failed(keepdim))
+    return rw.notifyMatchFailure(op, "dim/keepdim must be constants");
 
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    OpArgs args(op, adaptor.getOperands());
-    StringRef target = op.getTarget();
-    FailureOr<Value> input = args.tensor(0, "self");
-    RankedTensorType resultType = getResultTensorType(op, 0);
-    if (failed(input) || !resultType)
-      return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
-    int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
-    bool full = target == "aten::sum.default" || target == "aten::mean.default";
-    FailureOr<SmallVector<bool>> mask =
-        full ? getReductionMask({}, rank) : getDimsArg(args, 1, rank);
-    FailureOr<bool> keepdim =
-        full ? FailureOr<bool>(false) : args.getBool(2, "keepdim", false);
-    if (failed(mask) || failed(keepdim))
-      return rw.notifyMatchFailure(op, "dim/keepdim must be constants");
+  Type resultElem = resultType.getElementType();
+  Type acc = getAccumulatorType(resultElem);
+  bool isMax = target == "aten::amax.default";
+  bool isMean = target.starts_with("aten::mean");
+  if (isMean && !isa<FloatType>(acc))
+    return rw.notifyMatchFailure(op, "mean of a non-float dtype");
+  if (isMax)
+    acc = resultElem;
+  if (isMax && !isa<FloatType>(acc) && !acc.isInteger(64) && !acc.isInteger(32))
+    return rw.notifyMatchFailure(op, "amax of an unsupported dtype");
 
-    Type resultElem = resultType.getElementType();
-    Type acc = getAccumulatorType(resultElem);
-    bool isMax = target == "aten::amax.default";
-    bool isMean = target.starts_with("aten::mean");
-    if (isMean && !isa<FloatType>(acc))
-      return rw.notifyMatchFailure(op, "mean of a non-float dtype");
-    if (isMax)
-      acc = resultElem;
-    if (isMax && !isa<FloatType>(acc) && !acc.isInteger(64) &&
-        !acc.isInteger(32))
-      return rw.notifyMatchFailure(op, "amax of an unsupported dtype");
-
-    Location loc = op.getLoc();
-    double init = 0.0;
-    if (isMax)
-      init = isa<FloatType>(acc)
-                 ? -kInf
-                 : static_cast<double>(
-                       acc.isInteger(64) ? std::numeric_limits<int64_t>::min()
+  Location loc = op.getLoc();
+  double init = 0.0;
+  if (isMax)
+    init = isa<FloatType>(acc)
+               ? -kInf
+               : static_cast<double>(acc.isInteger(64)
+                                         ? std::numeric_limits<int64_t>::min()
                                          : std::numeric_limits<int32_t>::min());
-    AffineMap id = rw.getMultiDimIdentityMap(rank);
-    Value reduced =
-        buildReduction(
-            rw, loc, {*input}, {id}, *mask, {acc}, {init},
-            [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-              Value x = convertScalar(b, l, in[0], acc);
-              if (!isMax)
-                return SmallVector<Value>{addValues(b, l, accs[0], x)};
-              if (isa<FloatType>(acc))
-                return SmallVector<Value>{
-                    arith::MaximumFOp::create(b, l, accs[0], x)};
+  AffineMap id = rw.getMultiDimIdentityMap(rank);
+  Value reduced =
+      buildReduction(
+          rw, loc, {*input}, {id}, *mask, {acc}, {init},
+          [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+            Value x = convertScalar(b, l, in[0], acc);
+            if (!isMax)
+              return SmallVector<Value>{addValues(b, l, accs[0], x)};
+            if (isa<FloatType>(acc))
               return SmallVector<Value>{
-                  arith::MaxSIOp::create(b, l, accs[0], x)};
-            })
-            .front();
-    if (isMean)
-      reduced = divideByCount(rw, loc, reduced,
-                              getNumElements(rw, loc, *input, *mask));
-    rw.replaceOp(
-        op, finishReduction(rw, loc, reduced, *mask, *keepdim, resultType));
-    return success();
-  }
-};
+                  arith::MaximumFOp::create(b, l, accs[0], x)};
+            return SmallVector<Value>{arith::MaxSIOp::create(b, l, accs[0], x)};
+          })
+          .front();
+  if (isMean)
+    reduced =
+        divideByCount(rw, loc, reduced, getNumElements(rw, loc, *input, *mask));
+  rw.replaceOp(op,
+               finishReduction(rw, loc, reduced, *mask, *keepdim, resultType));
+  return success();
+}
 
 /// aten::var.correction(self, int[1]? dim=None, *, Scalar? correction=None,
 /// bool keepdim=False) and aten::var_mean.correction (same arguments,
 /// returns (var, mean)). var = sum((x - mean)^2) / max(N - correction, 0),
 /// correction defaulting to 1.
-struct VarPattern : JointOpConversion {
-  VarPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(
-            tc, ctx, {"aten::var.correction", "aten::var_mean.correction"}) {}
+static LogicalResult lowerVar(CallFunctionOp op, const OpArgs &args,
+                              ConversionPatternRewriter &rw) {
+  FailureOr<Value> input = args.tensor(0, "self");
+  RankedTensorType varType = getResultTensorType(op, 0);
+  if (failed(input) || !varType)
+    return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
+  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  FailureOr<SmallVector<bool>> mask = getDimsArg(args, 1, rank);
+  FailureOr<double> correction = args.getFloat(2, "correction", 1.0);
+  FailureOr<bool> keepdim = args.getBool(3, "keepdim", false);
+  if (failed(mask) || failed(correction) || failed(keepdim))
+    return rw.notifyMatchFailure(op, "dim/correction/keepdim not constant");
+  Type acc = getAccumulatorType(varType.getElementType());
+  if (!isa<FloatType>(acc))
+    return rw.notifyMatchFailure(op, "var of a non-float dtype");
 
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    OpArgs args(op, adaptor.getOperands());
-    FailureOr<Value> input = args.tensor(0, "self");
-    RankedTensorType varType = getResultTensorType(op, 0);
-    if (failed(input) || !varType)
-      return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
-    int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
-    FailureOr<SmallVector<bool>> mask = getDimsArg(args, 1, rank);
-    FailureOr<double> correction = args.getFloat(2, "correction", 1.0);
-    FailureOr<bool> keepdim = args.getBool(3, "keepdim", false);
-    if (failed(mask) || failed(correction) || failed(keepdim))
-      return rw.notifyMatchFailure(op, "dim/correction/keepdim not constant");
-    Type acc = getAccumulatorType(varType.getElementType());
-    if (!isa<FloatType>(acc))
-      return rw.notifyMatchFailure(op, "var of a non-float dtype");
-
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rw.getContext();
-    AffineMap id = rw.getMultiDimIdentityMap(rank);
-    Value n = getNumElements(rw, loc, *input, *mask);
-    auto addBody = [&](OpBuilder &b, Location l, ValueRange in,
-                       ValueRange accs) {
-      return SmallVector<Value>{arith::AddFOp::create(
-          b, l, accs[0], convertScalar(b, l, in[0], acc))};
-    };
-    Value sum =
-        buildReduction(rw, loc, {*input}, {id}, *mask, {acc}, {0.0}, addBody)
-            .front();
-    Value mean = divideByCount(rw, loc, sum, n);
-    AffineMap proj = getProjectionMap(ctx, rank, *mask);
-    Value sq =
-        buildReduction(
-            rw, loc, {*input, mean}, {id, proj}, *mask, {acc}, {0.0},
-            [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-              Value d = arith::SubFOp::create(
-                  b, l, convertScalar(b, l, in[0], acc), in[1]);
-              Value d2 = arith::MulFOp::create(b, l, d, d);
-              return SmallVector<Value>{
-                  arith::AddFOp::create(b, l, accs[0], d2)};
-            })
-            .front();
-    // divisor = max(N - correction, 0) in the accumulator type.
-    Value nf = indexToScalar(rw, loc, n, acc);
-    Value divisor = arith::MaximumFOp::create(
-        rw, loc,
-        arith::SubFOp::create(rw, loc, nf,
-                              createScalarConstant(rw, loc, acc, *correction)),
-        createScalarConstant(rw, loc, acc, 0.0));
-    auto sqType = cast<RankedTensorType>(sq.getType());
-    unsigned keptRank = sqType.getRank();
-    AffineMap kid = rw.getMultiDimIdentityMap(keptRank);
-    SmallVector<utils::IteratorType> iters(keptRank,
-                                           utils::IteratorType::parallel);
-    Value init = tensor::EmptyOp::create(
-        rw, loc, tensor::getMixedSizes(rw, loc, sq), acc);
-    Value var =
-        linalg::GenericOp::create(
-            rw, loc, sqType, ValueRange{sq}, ValueRange{init},
-            ArrayRef<AffineMap>{kid, kid}, iters,
-            [&](OpBuilder &b, Location l, ValueRange a) {
-              linalg::YieldOp::create(
-                  b, l, arith::DivFOp::create(b, l, a[0], divisor).getResult());
-            })
-            .getResult(0);
-    SmallVector<Value> results{
-        finishReduction(rw, loc, var, *mask, *keepdim, varType)};
-    if (op.getTarget() == "aten::var_mean.correction") {
-      RankedTensorType meanType = getResultTensorType(op, 1);
-      if (!meanType)
-        return rw.notifyMatchFailure(op, "mean result is not a tensor");
-      results.push_back(
-          finishReduction(rw, loc, mean, *mask, *keepdim, meanType));
-    }
-    rw.replaceOp(op, results);
-    return success();
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  AffineMap id = rw.getMultiDimIdentityMap(rank);
+  Value n = getNumElements(rw, loc, *input, *mask);
+  auto addBody = [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+    return SmallVector<Value>{
+        arith::AddFOp::create(b, l, accs[0], convertScalar(b, l, in[0], acc))};
+  };
+  Value sum =
+      buildReduction(rw, loc, {*input}, {id}, *mask, {acc}, {0.0}, addBody)
+          .front();
+  Value mean = divideByCount(rw, loc, sum, n);
+  AffineMap proj = getProjectionMap(ctx, rank, *mask);
+  Value sq =
+      buildReduction(
+          rw, loc, {*input, mean}, {id, proj}, *mask, {acc}, {0.0},
+          [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+            Value d = arith::SubFOp::create(
+                b, l, convertScalar(b, l, in[0], acc), in[1]);
+            Value d2 = arith::MulFOp::create(b, l, d, d);
+            return SmallVector<Value>{arith::AddFOp::create(b, l, accs[0], d2)};
+          })
+          .front();
+  // divisor = max(N - correction, 0) in the accumulator type.
+  Value nf = indexToScalar(rw, loc, n, acc);
+  Value divisor = arith::MaximumFOp::create(
+      rw, loc,
+      arith::SubFOp::create(rw, loc, nf,
+                            createScalarConstant(rw, loc, acc, *correction)),
+      createScalarConstant(rw, loc, acc, 0.0));
+  auto sqType = cast<RankedTensorType>(sq.getType());
+  unsigned keptRank = sqType.getRank();
+  AffineMap kid = rw.getMultiDimIdentityMap(keptRank);
+  SmallVector<utils::IteratorType> iters(keptRank,
+                                         utils::IteratorType::parallel);
+  Value init =
+      tensor::EmptyOp::create(rw, loc, tensor::getMixedSizes(rw, loc, sq), acc);
+  Value var =
+      linalg::GenericOp::create(
+          rw, loc, sqType, ValueRange{sq}, ValueRange{init},
+          ArrayRef<AffineMap>{kid, kid}, iters,
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            linalg::YieldOp::create(
+                b, l, arith::DivFOp::create(b, l, a[0], divisor).getResult());
+          })
+          .getResult(0);
+  SmallVector<Value> results{
+      finishReduction(rw, loc, var, *mask, *keepdim, varType)};
+  if (op.getTarget() == "aten::var_mean.correction") {
+    RankedTensorType meanType = getResultTensorType(op, 1);
+    if (!meanType)
+      return rw.notifyMatchFailure(op, "mean result is not a tensor");
+    results.push_back(
+        finishReduction(rw, loc, mean, *mask, *keepdim, meanType));
   }
-};
+  rw.replaceOp(op, results);
+  return success();
+}
 
 /// aten::_softmax.default(self, int dim, bool half_to_float) and
 /// aten::_log_softmax.default (same arguments).
-struct SoftmaxPattern : JointOpConversion {
-  SoftmaxPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(
-            tc, ctx, {"aten::_softmax.default", "aten::_log_softmax.default"}) {
-  }
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    OpArgs args(op, adaptor.getOperands());
-    FailureOr<Value> input = args.tensor(0, "self");
-    FailureOr<int64_t> dim = args.getInt(1, "dim");
-    RankedTensorType resultType = getResultTensorType(op, 0);
-    if (failed(input) || failed(dim) || !resultType)
-      return rw.notifyMatchFailure(op, "expected (tensor, int dim, bool)");
-    int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
-    FailureOr<SmallVector<bool>> mask = getReductionMask({*dim}, rank);
-    Type acc = getAccumulatorType(resultType.getElementType());
-    if (failed(mask) || !isa<FloatType>(acc))
-      return rw.notifyMatchFailure(op, "bad dim or non-float dtype");
-    bool isLog = op.getTarget() == "aten::_log_softmax.default";
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rw.getContext();
-    AffineMap id = rw.getMultiDimIdentityMap(rank);
-    AffineMap proj = getProjectionMap(ctx, rank, *mask);
-    Value max =
-        buildReduction(
-            rw, loc, {*input}, {id}, *mask, {acc}, {-kInf},
-            [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-              return SmallVector<Value>{arith::MaximumFOp::create(
-                  b, l, accs[0], convertScalar(b, l, in[0], acc))};
-            })
-            .front();
-    Value sum =
-        buildReduction(
-            rw, loc, {*input, max}, {id, proj}, *mask, {acc}, {0.0},
-            [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-              Value d = arith::SubFOp::create(
-                  b, l, convertScalar(b, l, in[0], acc), in[1]);
-              return SmallVector<Value>{arith::AddFOp::create(
-                  b, l, accs[0], math::ExpOp::create(b, l, d))};
-            })
-            .front();
-    Type resultElem = resultType.getElementType();
-    Value result = buildElementwiseMap(
-        rw, loc, *input, resultElem, {*input, max, sum}, {id, proj, proj},
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value d =
-              arith::SubFOp::create(b, l, convertScalar(b, l, a[0], acc), a[1]);
-          Value v = isLog ? arith::SubFOp::create(
-                                b, l, d, math::LogOp::create(b, l, a[2]))
-                                .getResult()
-                          : arith::DivFOp::create(
-                                b, l, math::ExpOp::create(b, l, d), a[2])
-                                .getResult();
-          return convertScalar(b, l, v, resultElem);
-        });
-    rw.replaceOp(op, castToType(rw, loc, result, resultType));
-    return success();
-  }
-};
+static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
+                                  ConversionPatternRewriter &rw) {
+  FailureOr<Value> input = args.tensor(0, "self");
+  FailureOr<int64_t> dim = args.getInt(1, "dim");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(input) || failed(dim) || !resultType)
+    return rw.notifyMatchFailure(op, "expected (tensor, int dim, bool)");
+  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  FailureOr<SmallVector<bool>> mask = getReductionMask({*dim}, rank);
+  Type acc = getAccumulatorType(resultType.getElementType());
+  if (failed(mask) || !isa<FloatType>(acc))
+    return rw.notifyMatchFailure(op, "bad dim or non-float dtype");
+  bool isLog = op.getTarget() == "aten::_log_softmax.default";
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  AffineMap id = rw.getMultiDimIdentityMap(rank);
+  AffineMap proj = getProjectionMap(ctx, rank, *mask);
+  Value max =
+      buildReduction(
+          rw, loc, {*input}, {id}, *mask, {acc}, {-kInf},
+          [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+            return SmallVector<Value>{arith::MaximumFOp::create(
+                b, l, accs[0], convertScalar(b, l, in[0], acc))};
+          })
+          .front();
+  Value sum =
+      buildReduction(
+          rw, loc, {*input, max}, {id, proj}, *mask, {acc}, {0.0},
+          [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+            Value d = arith::SubFOp::create(
+                b, l, convertScalar(b, l, in[0], acc), in[1]);
+            return SmallVector<Value>{arith::AddFOp::create(
+                b, l, accs[0], math::ExpOp::create(b, l, d))};
+          })
+          .front();
+  Type resultElem = resultType.getElementType();
+  Value result = buildElementwiseMap(
+      rw, loc, *input, resultElem, {*input, max, sum}, {id, proj, proj},
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value d =
+            arith::SubFOp::create(b, l, convertScalar(b, l, a[0], acc), a[1]);
+        Value v = isLog ? arith::SubFOp::create(b, l, d,
+                                                math::LogOp::create(b, l, a[2]))
+                              .getResult()
+                        : arith::DivFOp::create(
+                              b, l, math::ExpOp::create(b, l, d), a[2])
+                              .getResult();
+        return convertScalar(b, l, v, resultElem);
+      });
+  return replaceWithResult(rw, op, result, resultType);
+}
 
 /// aten::_softmax_backward_data.default(grad_output, output, int dim,
 /// ScalarType input_dtype): output * (grad - sum(grad * output));
 /// aten::_log_softmax_backward_data.default (same arguments):
 /// grad - exp(output) * sum(grad).
-struct SoftmaxBackwardPattern : JointOpConversion {
-  SoftmaxBackwardPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(tc, ctx,
-                          {"aten::_softmax_backward_data.default",
-                           "aten::_log_softmax_backward_data.default"}) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    OpArgs args(op, adaptor.getOperands());
-    FailureOr<Value> grad = args.tensor(0, "grad_output");
-    FailureOr<Value> output = args.tensor(1, "output");
-    FailureOr<int64_t> dim = args.getInt(2, "dim");
-    RankedTensorType resultType = getResultTensorType(op, 0);
-    if (failed(grad) || failed(output) || failed(dim) || !resultType)
-      return rw.notifyMatchFailure(op, "expected (tensor, tensor, int, dtype)");
-    int64_t rank = cast<RankedTensorType>(grad->getType()).getRank();
-    FailureOr<SmallVector<bool>> mask = getReductionMask({*dim}, rank);
-    Type acc = getAccumulatorType(resultType.getElementType());
-    if (failed(mask) || !isa<FloatType>(acc))
-      return rw.notifyMatchFailure(op, "bad dim or non-float dtype");
-    bool isLog = op.getTarget() == "aten::_log_softmax_backward_data.default";
-    Location loc = op.getLoc();
-    AffineMap id = rw.getMultiDimIdentityMap(rank);
-    AffineMap proj = getProjectionMap(rw.getContext(), rank, *mask);
-    Value sum =
-        buildReduction(
-            rw, loc, {*grad, *output}, {id, id}, *mask, {acc}, {0.0},
-            [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-              Value g = convertScalar(b, l, in[0], acc);
-              if (!isLog)
-                g = arith::MulFOp::create(b, l, g,
-                                          convertScalar(b, l, in[1], acc));
-              return SmallVector<Value>{
-                  arith::AddFOp::create(b, l, accs[0], g)};
-            })
-            .front();
-    Type resultElem = resultType.getElementType();
-    Value result = buildElementwiseMap(
-        rw, loc, *grad, resultElem, {*grad, *output, sum}, {id, id, proj},
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value g = convertScalar(b, l, a[0], acc);
-          Value o = convertScalar(b, l, a[1], acc);
-          Value v;
-          if (isLog)
-            v = arith::SubFOp::create(
-                b, l, g,
-                arith::MulFOp::create(b, l, math::ExpOp::create(b, l, o),
-                                      a[2]));
-          else
-            v = arith::MulFOp::create(b, l, o,
-                                      arith::SubFOp::create(b, l, g, a[2]));
-          return convertScalar(b, l, v, resultElem);
-        });
-    rw.replaceOp(op, castToType(rw, loc, result, resultType));
-    return success();
-  }
-};
+static LogicalResult lowerSoftmaxBackward(CallFunctionOp op, const OpArgs &args,
+                                          ConversionPatternRewriter &rw) {
+  FailureOr<Value> grad = args.tensor(0, "grad_output");
+  FailureOr<Value> output = args.tensor(1, "output");
+  FailureOr<int64_t> dim = args.getInt(2, "dim");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(grad) || failed(output) || failed(dim) || !resultType)
+    return rw.notifyMatchFailure(op, "expected (tensor, tensor, int, dtype)");
+  int64_t rank = cast<RankedTensorType>(grad->getType()).getRank();
+  FailureOr<SmallVector<bool>> mask = getReductionMask({*dim}, rank);
+  Type acc = getAccumulatorType(resultType.getElementType());
+  if (failed(mask) || !isa<FloatType>(acc))
+    return rw.notifyMatchFailure(op, "bad dim or non-float dtype");
+  bool isLog = op.getTarget() == "aten::_log_softmax_backward_data.default";
+  Location loc = op.getLoc();
+  AffineMap id = rw.getMultiDimIdentityMap(rank);
+  AffineMap proj = getProjectionMap(rw.getContext(), rank, *mask);
+  Value sum =
+      buildReduction(
+          rw, loc, {*grad, *output}, {id, id}, *mask, {acc}, {0.0},
+          [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+            Value g = convertScalar(b, l, in[0], acc);
+            if (!isLog)
+              g = arith::MulFOp::create(b, l, g,
+                                        convertScalar(b, l, in[1], acc));
+            return SmallVector<Value>{arith::AddFOp::create(b, l, accs[0], g)};
+          })
+          .front();
+  Type resultElem = resultType.getElementType();
+  Value result = buildElementwiseMap(
+      rw, loc, *grad, resultElem, {*grad, *output, sum}, {id, id, proj},
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value g = convertScalar(b, l, a[0], acc);
+        Value o = convertScalar(b, l, a[1], acc);
+        Value v;
+        if (isLog)
+          v = arith::SubFOp::create(
+              b, l, g,
+              arith::MulFOp::create(b, l, math::ExpOp::create(b, l, o), a[2]));
+        else
+          v = arith::MulFOp::create(b, l, o,
+                                    arith::SubFOp::create(b, l, g, a[2]));
+        return convertScalar(b, l, v, resultElem);
+      });
+  return replaceWithResult(rw, op, result, resultType);
+}
 
 /// aten::cumsum.default(self, int dim, *, ScalarType? dtype=None): an
 /// `scf.for` over `dim` in increasing order; iteration k adds slice k to the
 /// running sum (accumulator type) and stores it, cast, at position k.
-struct CumsumPattern : JointOpConversion {
-  CumsumPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(tc, ctx, {"aten::cumsum.default"}) {}
+static LogicalResult lowerCumsum(CallFunctionOp op, const OpArgs &args,
+                                 ConversionPatternRewriter &rw) {
+  FailureOr<Value> input = args.tensor(0, "self");
+  FailureOr<int64_t> dimArg = args.getInt(1, "dim");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(input) || failed(dimArg) || !resultType)
+    return rw.notifyMatchFailure(op, "expected (tensor, int dim)");
+  auto inputType = cast<RankedTensorType>(input->getType());
+  int64_t rank = inputType.getRank();
+  if (rank == 0)
+    return rw.notifyMatchFailure(op, "cumsum of a 0-d tensor");
+  FailureOr<unsigned> dim = normalizeDim(*dimArg, rank);
+  if (failed(dim))
+    return rw.notifyMatchFailure(op, "dim out of range");
+  Type resultElem = resultType.getElementType();
+  Type acc = getAccumulatorType(resultElem);
+  Location loc = op.getLoc();
 
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    OpArgs args(op, adaptor.getOperands());
-    FailureOr<Value> input = args.tensor(0, "self");
-    FailureOr<int64_t> dimArg = args.getInt(1, "dim");
-    RankedTensorType resultType = getResultTensorType(op, 0);
-    if (failed(input) || failed(dimArg) || !resultType)
-      return rw.notifyMatchFailure(op, "expected (tensor, int dim)");
-    auto inputType = cast<RankedTensorType>(input->getType());
-    int64_t rank = inputType.getRank();
-    if (rank == 0)
-      return rw.notifyMatchFailure(op, "cumsum of a 0-d tensor");
-    FailureOr<unsigned> dim = normalizeDim(*dimArg, rank);
-    if (failed(dim))
-      return rw.notifyMatchFailure(op, "dim out of range");
-    Type resultElem = resultType.getElementType();
-    Type acc = getAccumulatorType(resultElem);
-    Location loc = op.getLoc();
-
-    SmallVector<bool> dropped(rank, false);
-    dropped[*dim] = true;
-    SmallVector<OpFoldResult> sliceSizes =
-        getKeptSizes(rw, loc, *input, dropped);
-    Value accInit = createFilledTensor(rw, loc, sliceSizes, acc, 0.0);
-    Value outInit = tensor::EmptyOp::create(
-        rw, loc, tensor::getMixedSizes(rw, loc, *input), resultElem);
-    Value lb = arith::ConstantIndexOp::create(rw, loc, 0);
-    Value ub = getValueOrCreateConstantIndexOp(
-        rw, loc, tensor::getMixedSize(rw, loc, *input, *dim));
-    Value step = arith::ConstantIndexOp::create(rw, loc, 1);
-    auto loop = scf::ForOp::create(
-        rw, loc, lb, ub, step, ValueRange{accInit, outInit},
-        [&](OpBuilder &b, Location l, Value k, ValueRange iter) {
-          SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-          SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, l, *input);
-          SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-          offsets[*dim] = k;
-          sizes[*dim] = b.getIndexAttr(1);
-          auto sliceType = cast<RankedTensorType>(iter[0].getType());
-          auto inSliceType = RankedTensorType::get(sliceType.getShape(),
-                                                   inputType.getElementType());
-          Value slice = tensor::ExtractSliceOp::create(
-              b, l, inSliceType, *input, offsets, sizes, strides);
-          unsigned sliceRank = sliceType.getRank();
-          AffineMap id = b.getMultiDimIdentityMap(sliceRank);
-          SmallVector<utils::IteratorType> iters(sliceRank,
-                                                 utils::IteratorType::parallel);
-          Value next =
-              linalg::GenericOp::create(
-                  b, l, sliceType, ValueRange{slice}, ValueRange{iter[0]},
-                  ArrayRef<AffineMap>{id, id}, iters,
-                  [&](OpBuilder &nb, Location nl, ValueRange a) {
-                    linalg::YieldOp::create(
-                        nb, nl,
-                        addValues(nb, nl, a[1],
-                                  convertScalar(nb, nl, a[0], acc)));
-                  })
-                  .getResult(0);
-          Value stored = convertElements(b, l, next, resultElem);
-          Value out = tensor::InsertSliceOp::create(b, l, stored, iter[1],
-                                                    offsets, sizes, strides);
-          scf::YieldOp::create(b, l, ValueRange{next, out});
-        });
-    rw.replaceOp(op, castToType(rw, loc, loop.getResult(1), resultType));
-    return success();
-  }
-};
+  SmallVector<bool> dropped(rank, false);
+  dropped[*dim] = true;
+  SmallVector<OpFoldResult> sliceSizes = getKeptSizes(rw, loc, *input, dropped);
+  Value accInit = createFilledTensor(rw, loc, sliceSizes, acc, 0.0);
+  Value outInit = tensor::EmptyOp::create(
+      rw, loc, tensor::getMixedSizes(rw, loc, *input), resultElem);
+  Value lb = arith::ConstantIndexOp::create(rw, loc, 0);
+  Value ub = getValueOrCreateConstantIndexOp(
+      rw, loc, tensor::getMixedSize(rw, loc, *input, *dim));
+  Value step = arith::ConstantIndexOp::create(rw, loc, 1);
+  auto loop = scf::ForOp::create(
+      rw, loc, lb, ub, step, ValueRange{accInit, outInit},
+      [&](OpBuilder &b, Location l, Value k, ValueRange iter) {
+        SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+        SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, l, *input);
+        SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+        offsets[*dim] = k;
+        sizes[*dim] = b.getIndexAttr(1);
+        auto sliceType = cast<RankedTensorType>(iter[0].getType());
+        auto inSliceType = RankedTensorType::get(sliceType.getShape(),
+                                                 inputType.getElementType());
+        Value slice = tensor::ExtractSliceOp::create(b, l, inSliceType, *input,
+                                                     offsets, sizes, strides);
+        unsigned sliceRank = sliceType.getRank();
+        AffineMap id = b.getMultiDimIdentityMap(sliceRank);
+        SmallVector<utils::IteratorType> iters(sliceRank,
+                                               utils::IteratorType::parallel);
+        Value next =
+            linalg::GenericOp::create(
+                b, l, sliceType, ValueRange{slice}, ValueRange{iter[0]},
+                ArrayRef<AffineMap>{id, id}, iters,
+                [&](OpBuilder &nb, Location nl, ValueRange a) {
+                  linalg::YieldOp::create(
+                      nb, nl,
+                      addValues(nb, nl, a[1],
+                                convertScalar(nb, nl, a[0], acc)));
+                })
+                .getResult(0);
+        Value stored = convertElements(b, l, next, resultElem);
+        Value out = tensor::InsertSliceOp::create(b, l, stored, iter[1],
+                                                  offsets, sizes, strides);
+        scf::YieldOp::create(b, l, ValueRange{next, out});
+      });
+  return replaceWithResult(rw, op, loop.getResult(1), resultType);
+}
 
 /// Reads (self, target, weight, reduction, ignore_index) of the nll_loss ops
 /// starting at argument `first`; 1-D `self` is treated as one row.
@@ -523,179 +475,177 @@ static Value gatherNegLogProb(OpBuilder &b, Location l, Value self, Value n,
 
 /// aten::nll_loss_forward.default(self, target, weight, int reduction,
 /// int ignore_index) -> (output, total_weight).
-struct NllLossForwardPattern : JointOpConversion {
-  NllLossForwardPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(tc, ctx, {"aten::nll_loss_forward.default"}) {}
+static LogicalResult lowerNllLossForward(CallFunctionOp op, const OpArgs &args,
+                                         ConversionPatternRewriter &rw) {
+  Location loc = op.getLoc();
+  RankedTensorType outType = getResultTensorType(op, 0);
+  RankedTensorType twType = getResultTensorType(op, 1);
+  if (!outType || !twType)
+    return rw.notifyMatchFailure(op, "results must be ranked tensors");
+  Type acc = getAccumulatorType(outType.getElementType());
+  if (!isa<FloatType>(acc))
+    return rw.notifyMatchFailure(op, "non-float loss dtype");
+  std::string why;
+  FailureOr<NllArgs> nll = readNllArgs(rw, loc, args, 0, why);
+  if (failed(nll))
+    return rw.notifyMatchFailure(op, why);
+  Value self = nll->self;
+  int64_t ignore = nll->ignoreIndex;
+  Type targetElem =
+      cast<RankedTensorType>(nll->target.getType()).getElementType();
+  AffineMap id = rw.getMultiDimIdentityMap(1);
 
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    OpArgs args(op, adaptor.getOperands());
-    Location loc = op.getLoc();
-    RankedTensorType outType = getResultTensorType(op, 0);
-    RankedTensorType twType = getResultTensorType(op, 1);
-    if (!outType || !twType)
-      return rw.notifyMatchFailure(op, "results must be ranked tensors");
-    Type acc = getAccumulatorType(outType.getElementType());
-    if (!isa<FloatType>(acc))
-      return rw.notifyMatchFailure(op, "non-float loss dtype");
-    std::string why;
-    FailureOr<NllArgs> nll = readNllArgs(rw, loc, args, 0, why);
-    if (failed(nll))
-      return rw.notifyMatchFailure(op, why);
-    Value self = nll->self;
-    int64_t ignore = nll->ignoreIndex;
-    Type targetElem =
-        cast<RankedTensorType>(nll->target.getType()).getElementType();
-    AffineMap id = rw.getMultiDimIdentityMap(1);
-
-    if (nll->reduction == 0) {
-      Value out = buildElementwiseMap(
-          rw, loc, nll->target, acc, {nll->target}, {id},
-          [&](OpBuilder &b, Location l, ValueRange a) {
-            Value n = linalg::IndexOp::create(b, l, 0);
-            Value valid = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::ne, a[0],
-                createScalarConstant(b, l, targetElem, ignore));
-            return gatherNegLogProb(b, l, self, n, a[0], valid, acc);
-          });
-      out = convertElements(rw, loc, out, outType.getElementType());
-      if (nll->oneRow)
-        out = tensor::CollapseShapeOp::create(
-            rw, loc, RankedTensorType::get({}, outType.getElementType()), out,
-            ArrayRef<ReassociationIndices>{});
-      Value tw = createFilledTensor(rw, loc, {}, twType.getElementType(), 0.0);
-      rw.replaceOp(op, {castToType(rw, loc, out, outType),
-                        castToType(rw, loc, tw, twType)});
-      return success();
-    }
-
-    // One reduction over n: the summed loss and the number of counted rows.
-    SmallVector<Value> sums = buildReduction(
-        rw, loc, {nll->target}, {id}, {true}, {acc, acc}, {0.0, 0.0},
-        [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+  if (nll->reduction == 0) {
+    Value out = buildElementwiseMap(
+        rw, loc, nll->target, acc, {nll->target}, {id},
+        [&](OpBuilder &b, Location l, ValueRange a) {
           Value n = linalg::IndexOp::create(b, l, 0);
           Value valid = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::ne, in[0],
+              b, l, arith::CmpIPredicate::ne, a[0],
               createScalarConstant(b, l, targetElem, ignore));
-          Value loss = gatherNegLogProb(b, l, self, n, in[0], valid, acc);
-          Value one = arith::SelectOp::create(
-              b, l, valid, createScalarConstant(b, l, acc, 1.0),
-              createScalarConstant(b, l, acc, 0.0));
-          return SmallVector<Value>{arith::AddFOp::create(b, l, accs[0], loss),
-                                    arith::AddFOp::create(b, l, accs[1], one)};
+          return gatherNegLogProb(b, l, self, n, a[0], valid, acc);
         });
-    Value loss = sums[0];
-    if (nll->reduction == 1) {
-      AffineMap scalarMap = AffineMap::get(0, 0, rw.getContext());
-      loss = buildElementwiseMap(
-          rw, loc, sums[0], acc, {sums[0], sums[1]}, {scalarMap, scalarMap},
-          [&](OpBuilder &b, Location l, ValueRange a) {
-            return arith::DivFOp::create(b, l, a[0], a[1]).getResult();
-          });
-    }
-    rw.replaceOp(op, {finishResult(rw, loc, loss, outType),
-                      finishResult(rw, loc, sums[1], twType)});
+    out = convertElements(rw, loc, out, outType.getElementType());
+    if (nll->oneRow)
+      out = tensor::CollapseShapeOp::create(
+          rw, loc, RankedTensorType::get({}, outType.getElementType()), out,
+          ArrayRef<ReassociationIndices>{});
+    Value tw = createFilledTensor(rw, loc, {}, twType.getElementType(), 0.0);
+    rw.replaceOp(op, {castToType(rw, loc, out, outType),
+                      castToType(rw, loc, tw, twType)});
     return success();
   }
-};
+
+  // One reduction over n: the summed loss and the number of counted rows.
+  SmallVector<Value> sums = buildReduction(
+      rw, loc, {nll->target}, {id}, {true}, {acc, acc}, {0.0, 0.0},
+      [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+        Value n = linalg::IndexOp::create(b, l, 0);
+        Value valid = arith::CmpIOp::create(
+            b, l, arith::CmpIPredicate::ne, in[0],
+            createScalarConstant(b, l, targetElem, ignore));
+        Value loss = gatherNegLogProb(b, l, self, n, in[0], valid, acc);
+        Value one = arith::SelectOp::create(
+            b, l, valid, createScalarConstant(b, l, acc, 1.0),
+            createScalarConstant(b, l, acc, 0.0));
+        return SmallVector<Value>{arith::AddFOp::create(b, l, accs[0], loss),
+                                  arith::AddFOp::create(b, l, accs[1], one)};
+      });
+  Value loss = sums[0];
+  if (nll->reduction == 1) {
+    AffineMap scalarMap = AffineMap::get(0, 0, rw.getContext());
+    loss = buildElementwiseMap(
+        rw, loc, sums[0], acc, {sums[0], sums[1]}, {scalarMap, scalarMap},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return arith::DivFOp::create(b, l, a[0], a[1]).getResult();
+        });
+  }
+  rw.replaceOp(op, {finishResult(rw, loc, loss, outType),
+                    finishResult(rw, loc, sums[1], twType)});
+  return success();
+}
 
 /// aten::nll_loss_backward.default(grad_output, self, target, weight,
 /// int reduction, int ignore_index, total_weight): grad_input[n, c] =
 /// -g(n) where c == target[n] != ignore_index, else 0; g is grad_output
 /// (sum), grad_output / total_weight (mean) or grad_output[n] (none).
-struct NllLossBackwardPattern : JointOpConversion {
-  NllLossBackwardPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(tc, ctx, {"aten::nll_loss_backward.default"}) {}
+static LogicalResult lowerNllLossBackward(CallFunctionOp op, const OpArgs &args,
+                                          ConversionPatternRewriter &rw) {
+  Location loc = op.getLoc();
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  FailureOr<Value> gradOut = args.tensor(0, "grad_output");
+  FailureOr<Value> totalWeight = args.tensor(6, "total_weight");
+  if (!resultType || failed(gradOut) || failed(totalWeight))
+    return rw.notifyMatchFailure(op, "expected tensor operands");
+  Type acc = getAccumulatorType(resultType.getElementType());
+  if (!isa<FloatType>(acc))
+    return rw.notifyMatchFailure(op, "non-float gradient dtype");
+  std::string why;
+  FailureOr<NllArgs> nll = readNllArgs(rw, loc, args, 1, why);
+  if (failed(nll))
+    return rw.notifyMatchFailure(op, why);
+  int64_t ignore = nll->ignoreIndex;
+  Type targetElem =
+      cast<RankedTensorType>(nll->target.getType()).getElementType();
+  auto gradType = cast<RankedTensorType>(gradOut->getType());
 
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    OpArgs args(op, adaptor.getOperands());
-    Location loc = op.getLoc();
-    RankedTensorType resultType = getResultTensorType(op, 0);
-    FailureOr<Value> gradOut = args.tensor(0, "grad_output");
-    FailureOr<Value> totalWeight = args.tensor(6, "total_weight");
-    if (!resultType || failed(gradOut) || failed(totalWeight))
-      return rw.notifyMatchFailure(op, "expected tensor operands");
-    Type acc = getAccumulatorType(resultType.getElementType());
-    if (!isa<FloatType>(acc))
-      return rw.notifyMatchFailure(op, "non-float gradient dtype");
-    std::string why;
-    FailureOr<NllArgs> nll = readNllArgs(rw, loc, args, 1, why);
-    if (failed(nll))
-      return rw.notifyMatchFailure(op, why);
-    int64_t ignore = nll->ignoreIndex;
-    Type targetElem =
-        cast<RankedTensorType>(nll->target.getType()).getElementType();
-    auto gradType = cast<RankedTensorType>(gradOut->getType());
-
-    // The per-row upstream gradient.
-    Value scale;
-    Value grad = *gradOut;
-    if (nll->reduction != 0) {
-      if (gradType.getRank() != 0)
-        return rw.notifyMatchFailure(op, "reduced loss grad must be 0-d");
-      scale =
-          convertScalar(rw, loc, tensor::ExtractOp::create(rw, loc, grad), acc);
-      if (nll->reduction == 1) {
-        Value tw = convertScalar(
-            rw, loc, tensor::ExtractOp::create(rw, loc, *totalWeight), acc);
-        scale = arith::DivFOp::create(rw, loc, scale, tw);
-      }
-    } else if (nll->oneRow) {
-      grad = tensor::ExpandShapeOp::create(
-          rw, loc, RankedTensorType::get({1}, gradType.getElementType()), grad,
-          ArrayRef<ReassociationIndices>{},
-          ArrayRef<OpFoldResult>{rw.getIndexAttr(1)});
+  // The per-row upstream gradient.
+  Value scale;
+  Value grad = *gradOut;
+  if (nll->reduction != 0) {
+    if (gradType.getRank() != 0)
+      return rw.notifyMatchFailure(op, "reduced loss grad must be 0-d");
+    scale =
+        convertScalar(rw, loc, tensor::ExtractOp::create(rw, loc, grad), acc);
+    if (nll->reduction == 1) {
+      Value tw = convertScalar(
+          rw, loc, tensor::ExtractOp::create(rw, loc, *totalWeight), acc);
+      scale = arith::DivFOp::create(rw, loc, scale, tw);
     }
-
-    MLIRContext *ctx = rw.getContext();
-    AffineMap rowMap = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
-    SmallVector<Value> inputs{nll->target};
-    SmallVector<AffineMap> maps{rowMap};
-    if (!scale) {
-      inputs.push_back(grad);
-      maps.push_back(rowMap);
-    }
-    Type resultElem = resultType.getElementType();
-    Value result = buildElementwiseMap(
-        rw, loc, nll->self, resultElem, inputs, maps,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value c = linalg::IndexOp::create(b, l, 1);
-          Value cI = arith::IndexCastOp::create(b, l, targetElem, c);
-          Value hit = arith::AndIOp::create(
-              b, l,
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[0], cI),
-              arith::CmpIOp::create(
-                  b, l, arith::CmpIPredicate::ne, a[0],
-                  createScalarConstant(b, l, targetElem, ignore)));
-          Value g = scale ? scale : convertScalar(b, l, a[1], acc);
-          Value v =
-              arith::SelectOp::create(b, l, hit, arith::NegFOp::create(b, l, g),
-                                      createScalarConstant(b, l, acc, 0.0));
-          return convertScalar(b, l, v, resultElem);
-        });
-    if (nll->oneRow)
-      result = tensor::CollapseShapeOp::create(
-          rw, loc,
-          RankedTensorType::get(
-              {cast<RankedTensorType>(result.getType()).getDimSize(1)},
-              resultElem),
-          result, ArrayRef<ReassociationIndices>{{0, 1}});
-    rw.replaceOp(op, castToType(rw, loc, result, resultType));
-    return success();
+  } else if (nll->oneRow) {
+    grad = tensor::ExpandShapeOp::create(
+        rw, loc, RankedTensorType::get({1}, gradType.getElementType()), grad,
+        ArrayRef<ReassociationIndices>{},
+        ArrayRef<OpFoldResult>{rw.getIndexAttr(1)});
   }
-};
+
+  MLIRContext *ctx = rw.getContext();
+  AffineMap rowMap = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+  SmallVector<Value> inputs{nll->target};
+  SmallVector<AffineMap> maps{rowMap};
+  if (!scale) {
+    inputs.push_back(grad);
+    maps.push_back(rowMap);
+  }
+  Type resultElem = resultType.getElementType();
+  Value result = buildElementwiseMap(
+      rw, loc, nll->self, resultElem, inputs, maps,
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value c = linalg::IndexOp::create(b, l, 1);
+        Value cI = arith::IndexCastOp::create(b, l, targetElem, c);
+        Value hit = arith::AndIOp::create(
+            b, l,
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[0], cI),
+            arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::ne, a[0],
+                createScalarConstant(b, l, targetElem, ignore)));
+        Value g = scale ? scale : convertScalar(b, l, a[1], acc);
+        Value v =
+            arith::SelectOp::create(b, l, hit, arith::NegFOp::create(b, l, g),
+                                    createScalarConstant(b, l, acc, 0.0));
+        return convertScalar(b, l, v, resultElem);
+      });
+  if (nll->oneRow)
+    result = tensor::CollapseShapeOp::create(
+        rw, loc,
+        RankedTensorType::get(
+            {cast<RankedTensorType>(result.getType()).getDimSize(1)},
+            resultElem),
+        result, ArrayRef<ReassociationIndices>{{0, 1}});
+  return replaceWithResult(rw, op, result, resultType);
+}
 
 } // namespace
 
 void mlir::joint::populateReductionPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                         arith::ArithDialect, math::MathDialect,
-                         scf::SCFDialect>();
-  patterns
-      .add<ReducePattern, VarPattern, SoftmaxPattern, SoftmaxBackwardPattern,
-           CumsumPattern, NllLossForwardPattern, NllLossBackwardPattern>(
-          typeConverter, patterns.getContext());
+  addLowering(typeConverter, patterns,
+              {"aten::sum.dim_IntList", "aten::sum.default", "aten::mean.dim",
+               "aten::mean.default", "aten::amax.default"},
+              lowerReduce);
+  addLowering(typeConverter, patterns,
+              {"aten::var.correction", "aten::var_mean.correction"}, lowerVar);
+  addLowering(typeConverter, patterns,
+              {"aten::_softmax.default", "aten::_log_softmax.default"},
+              lowerSoftmax);
+  addLowering(typeConverter, patterns,
+              {"aten::_softmax_backward_data.default",
+               "aten::_log_softmax_backward_data.default"},
+              lowerSoftmaxBackward);
+  addLowering(typeConverter, patterns, {"aten::cumsum.default"}, lowerCumsum);
+  addLowering(typeConverter, patterns, {"aten::nll_loss_forward.default"},
+              lowerNllLossForward);
+  addLowering(typeConverter, patterns, {"aten::nll_loss_backward.default"},
+              lowerNllLossBackward);
 }
