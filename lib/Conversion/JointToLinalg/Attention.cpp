@@ -640,7 +640,5 @@ struct SdpaPattern : JointOpConversion {
 void mlir::joint::populateAttentionPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                         arith::ArithDialect, math::MathDialect>();
   patterns.add<SdpaPattern>(typeConverter, patterns.getContext());
 }
