@@ -142,6 +142,25 @@ static std::optional<int64_t> getIntConstant(Attribute attr) {
   return std::nullopt;
 }
 
+/// Reads a constant argument: `defaultValue` when `arg` is not passed (or,
+/// with `noneIsDefault`, passed as None), else `parse`'s value of its
+/// attribute; a failure naming the argument and `expected` when `parse`
+/// finds none.
+template <typename T>
+static FailureOr<T>
+getConstantArg(CallFunctionOp op, ConversionPatternRewriter &rewriter,
+               ArgRef arg, std::optional<T> defaultValue, bool noneIsDefault,
+               StringRef expected,
+               function_ref<std::optional<T>(Attribute)> parse) {
+  Attribute attr = getArgAttr(op, arg);
+  bool absent = !attr || (noneIsDefault && isa<UnitAttr>(attr));
+  if (absent && defaultValue)
+    return *defaultValue;
+  if (std::optional<T> value = parse(attr))
+    return *value;
+  return rewriter.notifyMatchFailure(op, argName(arg) + " is not " + expected);
+}
+
 /// `value` (an integer of any width, or index) as an index value.
 static Value toIndex(OpBuilder &b, Location loc, Value value) {
   if (value.getType().isIndex())
@@ -170,17 +189,59 @@ FailureOr<Value> mlir::joint::getIntArg(CallFunctionOp op,
   return rewriter.notifyMatchFailure(op, argName(arg) + " is not an int");
 }
 
+/// The number in `attr` (float, int, or bool as 0/1), if any.
+static std::optional<double> getNumberConstant(Attribute attr) {
+  if (auto floatAttr = dyn_cast_if_present<FloatAttr>(attr))
+    return floatAttr.getValueAsDouble();
+  if (auto boolAttr = dyn_cast_if_present<BoolAttr>(attr))
+    return boolAttr.getValue() ? 1.0 : 0.0;
+  if (std::optional<int64_t> constant = getIntConstant(attr))
+    return static_cast<double>(*constant);
+  return std::nullopt;
+}
+/// The value of `attr` when it is an `AttrT` (BoolAttr, StringAttr).
+template <typename AttrT>
+static auto getAttrValue(Attribute attr)
+    -> std::optional<decltype(std::declval<AttrT>().getValue())> {
+  if (auto typed = dyn_cast_if_present<AttrT>(attr))
+    return typed.getValue();
+  return std::nullopt;
+}
+
 FailureOr<int64_t>
 mlir::joint::getConstantIntArg(CallFunctionOp op,
                                ConversionPatternRewriter &rewriter, ArgRef arg,
                                std::optional<int64_t> defaultValue) {
-  Attribute attr = getArgAttr(op, arg);
-  if (!attr && defaultValue)
-    return *defaultValue;
-  if (std::optional<int64_t> constant = getIntConstant(attr))
-    return *constant;
-  return rewriter.notifyMatchFailure(op,
-                                     argName(arg) + " is not a constant int");
+  return getConstantArg<int64_t>(op, rewriter, arg, defaultValue,
+                                 /*noneIsDefault=*/false, "a constant int",
+                                 getIntConstant);
+}
+
+FailureOr<double> mlir::joint::getFloatArg(CallFunctionOp op,
+                                           ConversionPatternRewriter &rewriter,
+                                           ArgRef arg,
+                                           std::optional<double> defaultValue) {
+  return getConstantArg<double>(op, rewriter, arg, defaultValue,
+                                /*noneIsDefault=*/false, "a constant number",
+                                getNumberConstant);
+}
+
+FailureOr<bool> mlir::joint::getBoolArg(CallFunctionOp op,
+                                        ConversionPatternRewriter &rewriter,
+                                        ArgRef arg,
+                                        std::optional<bool> defaultValue) {
+  return getConstantArg<bool>(op, rewriter, arg, defaultValue,
+                              /*noneIsDefault=*/true, "a constant bool",
+                              getAttrValue<BoolAttr>);
+}
+
+FailureOr<StringRef>
+mlir::joint::getStringArg(CallFunctionOp op,
+                          ConversionPatternRewriter &rewriter, ArgRef arg,
+                          std::optional<StringRef> defaultValue) {
+  return getConstantArg<StringRef>(op, rewriter, arg, defaultValue,
+                                   /*noneIsDefault=*/false, "a string",
+                                   getAttrValue<StringAttr>);
 }
 
 /// The elements of list argument `arg` (a scalar counts as a one-element
@@ -240,48 +301,6 @@ FailureOr<SmallVector<int64_t>> mlir::joint::getConstantIntListArg(
     result.push_back(*constant);
   }
   return result;
-}
-
-FailureOr<double> mlir::joint::getFloatArg(CallFunctionOp op,
-                                           ConversionPatternRewriter &rewriter,
-                                           ArgRef arg,
-                                           std::optional<double> defaultValue) {
-  Attribute attr = getArgAttr(op, arg);
-  if (!attr && defaultValue)
-    return *defaultValue;
-  if (auto floatAttr = dyn_cast_if_present<FloatAttr>(attr))
-    return floatAttr.getValueAsDouble();
-  if (auto boolAttr = dyn_cast_if_present<BoolAttr>(attr))
-    return boolAttr.getValue() ? 1.0 : 0.0;
-  if (std::optional<int64_t> constant = getIntConstant(attr))
-    return static_cast<double>(*constant);
-  return rewriter.notifyMatchFailure(op, argName(arg) +
-                                             " is not a constant number");
-}
-
-FailureOr<bool> mlir::joint::getBoolArg(CallFunctionOp op,
-                                        ConversionPatternRewriter &rewriter,
-                                        ArgRef arg,
-                                        std::optional<bool> defaultValue) {
-  Attribute attr = getArgAttr(op, arg);
-  if ((!attr || isa<UnitAttr>(attr)) && defaultValue)
-    return *defaultValue;
-  if (auto boolAttr = dyn_cast_if_present<BoolAttr>(attr))
-    return boolAttr.getValue();
-  return rewriter.notifyMatchFailure(op,
-                                     argName(arg) + " is not a constant bool");
-}
-
-FailureOr<StringRef>
-mlir::joint::getStringArg(CallFunctionOp op,
-                          ConversionPatternRewriter &rewriter, ArgRef arg,
-                          std::optional<StringRef> defaultValue) {
-  Attribute attr = getArgAttr(op, arg);
-  if (!attr && defaultValue)
-    return *defaultValue;
-  if (auto str = dyn_cast_if_present<StringAttr>(attr))
-    return str.getValue();
-  return rewriter.notifyMatchFailure(op, argName(arg) + " is not a string");
 }
 
 FailureOr<Type>

@@ -38,77 +38,86 @@ FailureOr<Value> OpArgs::tensor(unsigned index, StringRef name) const {
   return v;
 }
 
-FailureOr<int64_t> OpArgs::getInt(unsigned index, StringRef name,
-                                  std::optional<int64_t> dflt) const {
-  Attribute attr = get(index, name);
+/// `parse`'s value of argument attribute `attr`; `dflt` when it is absent
+/// or None. Failure when `parse` finds none.
+template <typename T>
+static FailureOr<T>
+readConstant(Attribute attr, std::optional<T> dflt,
+             function_ref<std::optional<T>(Attribute)> parse) {
   if (!attr || isa<UnitAttr>(attr)) {
     if (dflt)
       return *dflt;
     return failure();
   }
-  if (auto i = dyn_cast<IntegerAttr>(attr))
-    return i.getInt();
+  if (std::optional<T> value = parse(attr))
+    return *value;
   return failure();
 }
 
-FailureOr<double> OpArgs::getFloat(unsigned index, StringRef name,
-                                   std::optional<double> dflt) const {
-  Attribute attr = get(index, name);
-  if (!attr || isa<UnitAttr>(attr)) {
-    if (dflt)
-      return *dflt;
+/// The elements of list attribute `attr`, each an IntegerAttr read by
+/// `convert`; failure when `attr` is not such a list.
+template <typename T>
+static FailureOr<SmallVector<T>>
+readIntList(Attribute attr, function_ref<T(IntegerAttr)> convert) {
+  auto list = dyn_cast_or_null<ArrayAttr>(attr);
+  if (!list)
     return failure();
+  SmallVector<T> values;
+  for (Attribute a : list) {
+    auto i = dyn_cast<IntegerAttr>(a);
+    if (!i)
+      return failure();
+    values.push_back(convert(i));
   }
+  return values;
+}
+
+/// Argument attribute readers: the value, or none for another kind.
+static std::optional<int64_t> readInt(Attribute attr) {
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getInt();
+  return std::nullopt;
+}
+static std::optional<double> readFloat(Attribute attr) {
   if (auto f = dyn_cast<FloatAttr>(attr))
     return f.getValueAsDouble();
   if (auto i = dyn_cast<IntegerAttr>(attr))
     return static_cast<double>(i.getInt());
-  return failure();
+  return std::nullopt;
 }
-
-FailureOr<bool> OpArgs::getBool(unsigned index, StringRef name,
-                                std::optional<bool> dflt) const {
-  Attribute attr = get(index, name);
-  if (!attr || isa<UnitAttr>(attr)) {
-    if (dflt)
-      return *dflt;
-    return failure();
-  }
+static std::optional<bool> readBool(Attribute attr) {
   if (auto bAttr = dyn_cast<BoolAttr>(attr))
     return bAttr.getValue();
   if (auto i = dyn_cast<IntegerAttr>(attr))
     return i.getInt() != 0;
-  return failure();
+  return std::nullopt;
+}
+
+FailureOr<int64_t> OpArgs::getInt(unsigned index, StringRef name,
+                                  std::optional<int64_t> dflt) const {
+  return readConstant<int64_t>(get(index, name), dflt, readInt);
+}
+
+FailureOr<double> OpArgs::getFloat(unsigned index, StringRef name,
+                                   std::optional<double> dflt) const {
+  return readConstant<double>(get(index, name), dflt, readFloat);
+}
+
+FailureOr<bool> OpArgs::getBool(unsigned index, StringRef name,
+                                std::optional<bool> dflt) const {
+  return readConstant<bool>(get(index, name), dflt, readBool);
 }
 
 FailureOr<SmallVector<int64_t>> OpArgs::getIntList(unsigned index,
                                                    StringRef name) const {
-  auto list = dyn_cast_or_null<ArrayAttr>(get(index, name));
-  if (!list)
-    return failure();
-  SmallVector<int64_t> values;
-  for (Attribute a : list) {
-    auto i = dyn_cast<IntegerAttr>(a);
-    if (!i)
-      return failure();
-    values.push_back(i.getInt());
-  }
-  return values;
+  return readIntList<int64_t>(get(index, name),
+                              [](IntegerAttr i) { return i.getInt(); });
 }
 
 FailureOr<SmallVector<bool>> OpArgs::getBoolList(unsigned index,
                                                  StringRef name) const {
-  auto list = dyn_cast_or_null<ArrayAttr>(get(index, name));
-  if (!list)
-    return failure();
-  SmallVector<bool> values;
-  for (Attribute a : list) {
-    auto i = dyn_cast<IntegerAttr>(a);
-    if (!i)
-      return failure();
-    values.push_back(i.getInt() != 0);
-  }
-  return values;
+  return readIntList<bool>(get(index, name),
+                           [](IntegerAttr i) { return i.getInt() != 0; });
 }
 
 //===----------------------------------------------------------------------===//
