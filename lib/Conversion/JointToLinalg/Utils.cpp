@@ -1,6 +1,7 @@
 //===- Utils.cpp - Helpers shared by the JointToLinalg families -*- C++ -*-===//
 //
-// Implements the base pattern (target matching and refusal reporting),
+// Implements the base pattern (target matching and refusal reporting) and
+// the registration of lowering functions,
 // schema-argument access, torch's scalar casts and promotion, broadcasting
 // maps and the init-tensor / elementwise-generic builders of Utils.h.
 //
@@ -88,6 +89,32 @@ JointOpConversion::matchAndRewrite(CallFunctionOp op, OpAdaptor adaptor,
         << (capture.reason.empty() ? "its pattern did not apply"
                                    : capture.reason);
   return result;
+}
+
+namespace {
+/// The pattern behind one addLowering row.
+class LoweringPattern : public JointOpConversion {
+public:
+  LoweringPattern(const TypeConverter &typeConverter, MLIRContext *context,
+                  ArrayRef<StringRef> targets, LowerOpFn lower)
+      : JointOpConversion(typeConverter, context, targets),
+        lower(std::move(lower)) {}
+
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rewriter) const override {
+    return lower(op, adaptor, rewriter);
+  }
+
+private:
+  LowerOpFn lower;
+};
+} // namespace
+
+void mlir::joint::addLowering(const TypeConverter &typeConverter,
+                              RewritePatternSet &patterns,
+                              ArrayRef<StringRef> targets, LowerOpFn lower) {
+  patterns.add<LoweringPattern>(typeConverter, patterns.getContext(), targets,
+                                std::move(lower));
 }
 
 //===----------------------------------------------------------------------===//

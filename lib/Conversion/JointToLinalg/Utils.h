@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/StringSet.h"
+#include <functional>
 #include <optional>
 
 namespace mlir {
@@ -61,6 +62,18 @@ public:
 private:
   llvm::StringSet<> targets;
 };
+
+/// Lowers one `joint.call_function` whose target is one of its registered
+/// targets; says why it cannot through `rewriter.notifyMatchFailure`.
+using LowerOpFn = std::function<LogicalResult(
+    CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
+    ConversionPatternRewriter &rewriter)>;
+
+/// Adds one JointOpConversion that lowers the ops of `targets` with `lower`:
+/// a row of a family's registration table (targets -> lowering).
+void addLowering(const TypeConverter &typeConverter,
+                 RewritePatternSet &patterns, ArrayRef<StringRef> targets,
+                 LowerOpFn lower);
 
 /// Traced tensor facts of `value` (an original, unconverted value): op
 /// results' `result_meta`, and graph arguments' `joint.meta` also after the

@@ -124,29 +124,14 @@ FailureOr<SmallVector<bool>> OpArgs::getBoolList(unsigned index,
 // Registration
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// The pattern behind one addLowering row.
-class LoweringPattern : public JointOpConversion {
-public:
-  LoweringPattern(const TypeConverter &typeConverter, MLIRContext *context,
-                  ArrayRef<StringRef> targets, LowerFn lower)
-      : JointOpConversion(typeConverter, context, targets), lower(lower) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    return lower(op, OpArgs(op, adaptor.getOperands()), rw);
-  }
-
-private:
-  LowerFn lower;
-};
-} // namespace
-
 void addLowering(const TypeConverter &typeConverter,
                  RewritePatternSet &patterns, ArrayRef<StringRef> targets,
                  LowerFn lower) {
-  patterns.add<LoweringPattern>(typeConverter, patterns.getContext(), targets,
-                                lower);
+  joint::addLowering(typeConverter, patterns, targets,
+                     [lower](CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
+                             ConversionPatternRewriter &rw) {
+                       return lower(op, OpArgs(op, adaptor.getOperands()), rw);
+                     });
 }
 
 //===----------------------------------------------------------------------===//

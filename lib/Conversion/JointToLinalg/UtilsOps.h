@@ -72,8 +72,8 @@ private:
 using LowerFn = LogicalResult (*)(CallFunctionOp op, const OpArgs &args,
                                   ConversionPatternRewriter &rw);
 
-/// Adds one JointOpConversion that lowers the ops of `targets` (aten targets
-/// with overload) with `lower`: a row of a family's registration table.
+/// addLowering (Utils.h) for a lowering that reads its arguments through
+/// OpArgs.
 void addLowering(const TypeConverter &typeConverter,
                  RewritePatternSet &patterns, ArrayRef<StringRef> targets,
                  LowerFn lower);
