@@ -65,283 +65,252 @@ getViewSizes(OpBuilder &b, Location loc, Value input,
 } // namespace
 
 namespace {
+/// as_strided over a contiguous input with contiguous strides reads a
+/// contiguous window: flatten, slice at storage_offset, reshape.
+static LogicalResult rewriteAsStrided(CallFunctionOp op,
+                                      CallFunctionOp::Adaptor adaptor,
+                                      ConversionPatternRewriter &rewriter,
+                                      Value input,
+                                      RankedTensorType resultType) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  FailureOr<SmallVector<int64_t>> size =
+      getConstantIntListArg(op, rewriter, {1, "size"});
+  FailureOr<SmallVector<int64_t>> stride =
+      getConstantIntListArg(op, rewriter, {2, "stride"});
+  FailureOr<int64_t> offset =
+      getConstantIntArg(op, rewriter, {3, "storage_offset"}, 0);
+  if (failed(size) || failed(stride) || failed(offset) ||
+      !inputType.hasStaticShape() || !resultType.hasStaticShape())
+    return rewriter.notifyMatchFailure(
+        op, "as_strided needs static sizes, strides and offset");
+  TensorMetaAttr meta = getTracedMeta(op->getOperand(0));
+  if (meta && (!meta.isContiguous() || !meta.getOffset().isStatic() ||
+               meta.getOffset().hint != 0))
+    return rewriter.notifyMatchFailure(
+        op, "as_strided of a non-contiguous input is not expressible as a "
+            "tensor op");
+  int64_t expected = 1, numel = 1;
+  for (int64_t i = size->size() - 1; i >= 0; --i) {
+    if ((*size)[i] != 1 && (*stride)[i] != expected)
+      return rewriter.notifyMatchFailure(
+          op, "as_strided with non-contiguous strides is not expressible "
+              "as a tensor op");
+    expected *= (*size)[i];
+  }
+  numel = expected;
+  if (*offset + numel > inputType.getNumElements())
+    return rewriter.notifyMatchFailure(op, "as_strided reads out of bounds");
+  Location loc = op.getLoc();
+  Value flat = input;
+  if (inputType.getRank() != 1) {
+    auto flatType = RankedTensorType::get({inputType.getNumElements()},
+                                          inputType.getElementType());
+    flat = reshapeTo(rewriter, loc, input, flatType,
+                     {rewriter.getIndexAttr(inputType.getNumElements())});
+  }
+  if (*offset != 0 || numel != inputType.getNumElements())
+    flat = tensor::ExtractSliceOp::create(
+        rewriter, loc, flat, {rewriter.getIndexAttr(*offset)},
+        {rewriter.getIndexAttr(numel)}, {rewriter.getIndexAttr(1)});
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t s : resultType.getShape())
+    sizes.push_back(rewriter.getIndexAttr(s));
+  rewriter.replaceOp(op, reshapeTo(rewriter, loc, flat, resultType, sizes));
+  return success();
+}
+
 /// view, _unsafe_view, reshape, _reshape_alias, view_as, squeeze, unsqueeze,
 /// as_strided (contiguous only) and the identities alias / detach / clone /
 /// lift_fresh_copy.
-class ViewConversion : public JointOpConversion {
-public:
-  ViewConversion(const TypeConverter &converter, MLIRContext *context)
-      : JointOpConversion(
-            converter, context,
-            {"aten::view.default", "aten::_unsafe_view.default",
-             "aten::reshape.default", "aten::_reshape_alias.default",
-             "aten::view_as.default", "aten::reshape_as.default",
-             "aten::squeeze.dim", "aten::squeeze.dims", "aten::squeeze.default",
-             "aten::unsqueeze.default", "aten::alias.default",
-             "aten::detach.default", "aten::clone.default",
-             "aten::lift_fresh_copy.default", "aten::contiguous.default",
-             "aten::as_strided.default"}) {}
+static LogicalResult lowerView(CallFunctionOp op,
+                               CallFunctionOp::Adaptor adaptor,
+                               ConversionPatternRewriter &rewriter) {
+  FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
+  RankedTensorType resultType = getResultTensorType(op);
+  if (failed(input) || !resultType)
+    return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
+  auto inputType = cast<RankedTensorType>(input->getType());
+  if (inputType.getElementType() != resultType.getElementType())
+    return rewriter.notifyMatchFailure(op, "a view keeps the dtype");
+  Location loc = op.getLoc();
+  StringRef target = op.getTarget();
+  SmallVector<OpFoldResult> sizes;
 
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
-    RankedTensorType resultType = getResultTensorType(op);
-    if (failed(input) || !resultType)
-      return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
-    auto inputType = cast<RankedTensorType>(input->getType());
-    if (inputType.getElementType() != resultType.getElementType())
-      return rewriter.notifyMatchFailure(op, "a view keeps the dtype");
-    Location loc = op.getLoc();
-    StringRef target = op.getTarget();
-    SmallVector<OpFoldResult> sizes;
+  if (target == "aten::alias.default" || target == "aten::detach.default" ||
+      target == "aten::clone.default" ||
+      target == "aten::lift_fresh_copy.default" ||
+      target == "aten::contiguous.default") {
+    if (inputType != resultType)
+      return rewriter.notifyMatchFailure(op, "result type differs");
+    rewriter.replaceOp(op, *input);
+    return success();
+  }
+  if (target == "aten::as_strided.default")
+    return rewriteAsStrided(op, adaptor, rewriter, *input, resultType);
 
-    if (target == "aten::alias.default" || target == "aten::detach.default" ||
-        target == "aten::clone.default" ||
-        target == "aten::lift_fresh_copy.default" ||
-        target == "aten::contiguous.default") {
-      if (inputType != resultType)
-        return rewriter.notifyMatchFailure(op, "result type differs");
-      rewriter.replaceOp(op, *input);
-      return success();
-    }
-    if (target == "aten::as_strided.default")
-      return rewriteAsStrided(op, adaptor, rewriter, *input, resultType);
-
-    if (target == "aten::view_as.default" ||
-        target == "aten::reshape_as.default") {
-      FailureOr<Value> other =
-          getTensorArg(op, adaptor, rewriter, {1, "other"});
-      if (failed(other))
+  if (target == "aten::view_as.default" ||
+      target == "aten::reshape_as.default") {
+    FailureOr<Value> other = getTensorArg(op, adaptor, rewriter, {1, "other"});
+    if (failed(other))
+      return failure();
+    sizes = getTensorSizes(rewriter, loc, *other);
+  } else if (target.starts_with("aten::squeeze") ||
+             target == "aten::unsqueeze.default") {
+    // The result's dims are the input's with size-1 dims removed or one
+    // inserted: map each result dim to its input dim.
+    SmallVector<OpFoldResult> inputSizes =
+        getTensorSizes(rewriter, loc, *input);
+    if (target == "aten::unsqueeze.default") {
+      FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {1, "dim"});
+      if (failed(dim))
         return failure();
-      sizes = getTensorSizes(rewriter, loc, *other);
-    } else if (target.starts_with("aten::squeeze") ||
-               target == "aten::unsqueeze.default") {
-      // The result's dims are the input's with size-1 dims removed or one
-      // inserted: map each result dim to its input dim.
-      SmallVector<OpFoldResult> inputSizes =
-          getTensorSizes(rewriter, loc, *input);
-      if (target == "aten::unsqueeze.default") {
-        FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {1, "dim"});
-        if (failed(dim))
-          return failure();
-        FailureOr<int64_t> d =
-            normalizeDim(op, rewriter, *dim, inputType.getRank() + 1);
-        if (failed(d))
-          return failure();
-        sizes = inputSizes;
-        sizes.insert(sizes.begin() + *d, rewriter.getIndexAttr(1));
+      FailureOr<int64_t> d =
+          normalizeDim(op, rewriter, *dim, inputType.getRank() + 1);
+      if (failed(d))
+        return failure();
+      sizes = inputSizes;
+      sizes.insert(sizes.begin() + *d, rewriter.getIndexAttr(1));
+    } else {
+      SmallVector<int64_t> dims;
+      if (target == "aten::squeeze.default") {
+        for (int64_t i = 0, e = inputType.getRank(); i < e; ++i)
+          dims.push_back(i);
       } else {
-        SmallVector<int64_t> dims;
-        if (target == "aten::squeeze.default") {
-          for (int64_t i = 0, e = inputType.getRank(); i < e; ++i)
-            dims.push_back(i);
-        } else {
-          FailureOr<SmallVector<int64_t>> list =
-              getConstantIntListArg(op, rewriter, {1, "dim"});
-          if (failed(list))
+        FailureOr<SmallVector<int64_t>> list =
+            getConstantIntListArg(op, rewriter, {1, "dim"});
+        if (failed(list))
+          return failure();
+        for (int64_t dim : *list) {
+          FailureOr<int64_t> d =
+              normalizeDim(op, rewriter, dim, inputType.getRank());
+          if (failed(d))
             return failure();
-          for (int64_t dim : *list) {
-            FailureOr<int64_t> d =
-                normalizeDim(op, rewriter, dim, inputType.getRank());
-            if (failed(d))
-              return failure();
-            dims.push_back(*d);
-          }
-        }
-        for (int64_t i = 0, e = inputType.getRank(); i < e; ++i) {
-          // torch squeezes only dims of size 1 (symbolic dims are >= 2).
-          bool squeezed =
-              llvm::is_contained(dims, i) && inputType.getDimSize(i) == 1;
-          if (!squeezed)
-            sizes.push_back(inputSizes[i]);
+          dims.push_back(*d);
         }
       }
-    } else {
-      FailureOr<SmallVector<OpFoldResult>> requested =
-          getIntListArg(op, adaptor, rewriter, {1, "size"});
-      if (failed(requested))
-        return failure();
-      sizes = *requested;
+      for (int64_t i = 0, e = inputType.getRank(); i < e; ++i) {
+        // torch squeezes only dims of size 1 (symbolic dims are >= 2).
+        bool squeezed =
+            llvm::is_contained(dims, i) && inputType.getDimSize(i) == 1;
+        if (!squeezed)
+          sizes.push_back(inputSizes[i]);
+      }
     }
-    FailureOr<SmallVector<OpFoldResult>> viewSizes =
-        getViewSizes(rewriter, loc, *input, resultType, sizes);
-    if (failed(viewSizes))
-      return rewriter.notifyMatchFailure(op, "size list does not match result");
-    rewriter.replaceOp(
-        op, reshapeTo(rewriter, loc, *input, resultType, *viewSizes));
-    return success();
+  } else {
+    FailureOr<SmallVector<OpFoldResult>> requested =
+        getIntListArg(op, adaptor, rewriter, {1, "size"});
+    if (failed(requested))
+      return failure();
+    sizes = *requested;
   }
+  FailureOr<SmallVector<OpFoldResult>> viewSizes =
+      getViewSizes(rewriter, loc, *input, resultType, sizes);
+  if (failed(viewSizes))
+    return rewriter.notifyMatchFailure(op, "size list does not match result");
+  rewriter.replaceOp(op,
+                     reshapeTo(rewriter, loc, *input, resultType, *viewSizes));
+  return success();
+}
 
-private:
-  /// as_strided over a contiguous input with contiguous strides reads a
-  /// contiguous window: flatten, slice at storage_offset, reshape.
-  LogicalResult rewriteAsStrided(CallFunctionOp op, OpAdaptor adaptor,
-                                 ConversionPatternRewriter &rewriter,
-                                 Value input,
-                                 RankedTensorType resultType) const {
-    auto inputType = cast<RankedTensorType>(input.getType());
-    FailureOr<SmallVector<int64_t>> size =
-        getConstantIntListArg(op, rewriter, {1, "size"});
-    FailureOr<SmallVector<int64_t>> stride =
-        getConstantIntListArg(op, rewriter, {2, "stride"});
-    FailureOr<int64_t> offset =
-        getConstantIntArg(op, rewriter, {3, "storage_offset"}, 0);
-    if (failed(size) || failed(stride) || failed(offset) ||
-        !inputType.hasStaticShape() || !resultType.hasStaticShape())
-      return rewriter.notifyMatchFailure(
-          op, "as_strided needs static sizes, strides and offset");
-    TensorMetaAttr meta = getTracedMeta(op->getOperand(0));
-    if (meta && (!meta.isContiguous() || !meta.getOffset().isStatic() ||
-                 meta.getOffset().hint != 0))
-      return rewriter.notifyMatchFailure(
-          op, "as_strided of a non-contiguous input is not expressible as a "
-              "tensor op");
-    int64_t expected = 1, numel = 1;
-    for (int64_t i = size->size() - 1; i >= 0; --i) {
-      if ((*size)[i] != 1 && (*stride)[i] != expected)
-        return rewriter.notifyMatchFailure(
-            op, "as_strided with non-contiguous strides is not expressible "
-                "as a tensor op");
-      expected *= (*size)[i];
-    }
-    numel = expected;
-    if (*offset + numel > inputType.getNumElements())
-      return rewriter.notifyMatchFailure(op, "as_strided reads out of bounds");
-    Location loc = op.getLoc();
-    Value flat = input;
-    if (inputType.getRank() != 1) {
-      auto flatType = RankedTensorType::get({inputType.getNumElements()},
-                                            inputType.getElementType());
-      flat = reshapeTo(rewriter, loc, input, flatType,
-                       {rewriter.getIndexAttr(inputType.getNumElements())});
-    }
-    if (*offset != 0 || numel != inputType.getNumElements())
-      flat = tensor::ExtractSliceOp::create(
-          rewriter, loc, flat, {rewriter.getIndexAttr(*offset)},
-          {rewriter.getIndexAttr(numel)}, {rewriter.getIndexAttr(1)});
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t s : resultType.getShape())
-      sizes.push_back(rewriter.getIndexAttr(s));
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, flat, resultType, sizes));
-    return success();
-  }
-};
 } // namespace
 
 namespace {
 /// t, transpose.int, permute: `linalg.transpose` into a `tensor.empty`.
-class TransposeConversion : public JointOpConversion {
-public:
-  TransposeConversion(const TypeConverter &converter, MLIRContext *context)
-      : JointOpConversion(converter, context,
-                          {"aten::t.default", "aten::transpose.int",
-                           "aten::permute.default", "aten::numpy_T.default"}) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
-    RankedTensorType resultType = getResultTensorType(op);
-    if (failed(input) || !resultType)
-      return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
-    int64_t rank = resultType.getRank();
-    SmallVector<int64_t> permutation;
-    for (int64_t i = 0; i < rank; ++i)
-      permutation.push_back(i);
-    StringRef target = op.getTarget();
-    if (target == "aten::t.default" || target == "aten::numpy_T.default") {
-      std::reverse(permutation.begin(), permutation.end());
-    } else if (target == "aten::transpose.int") {
-      FailureOr<int64_t> d0 = getConstantIntArg(op, rewriter, {1, "dim0"});
-      FailureOr<int64_t> d1 = getConstantIntArg(op, rewriter, {2, "dim1"});
-      if (failed(d0) || failed(d1))
-        return failure();
-      FailureOr<int64_t> a = normalizeDim(op, rewriter, *d0, rank);
-      FailureOr<int64_t> b = normalizeDim(op, rewriter, *d1, rank);
-      if (failed(a) || failed(b))
-        return failure();
-      if (rank > 0)
-        std::swap(permutation[*a], permutation[*b]);
-    } else {
-      FailureOr<SmallVector<int64_t>> dims =
-          getConstantIntListArg(op, rewriter, {1, "dims"});
-      if (failed(dims) || dims->size() != static_cast<size_t>(rank))
-        return rewriter.notifyMatchFailure(op, "dims must list every dim");
-      for (int64_t i = 0; i < rank; ++i) {
-        FailureOr<int64_t> d = normalizeDim(op, rewriter, (*dims)[i], rank);
-        if (failed(d))
-          return failure();
-        permutation[i] = *d;
-      }
-    }
-    if (llvm::is_sorted(permutation)) {
-      rewriter.replaceOp(op, *input);
-      return success();
-    }
-    Location loc = op.getLoc();
-    SmallVector<OpFoldResult> inputSizes =
-        getTensorSizes(rewriter, loc, *input);
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t d : permutation)
-      sizes.push_back(inputSizes[d]);
-    Value init =
-        createEmptyTensor(rewriter, loc, sizes, resultType.getElementType());
-    Value result =
-        linalg::TransposeOp::create(rewriter, loc, *input, init, permutation)
-            .getResult()[0];
-    return replaceWithResult(rewriter, op, result, resultType);
-  }
-};
-
-/// expand / expand_as: a broadcasting copy (torch: -1 keeps the dim).
-class ExpandConversion : public JointOpConversion {
-public:
-  ExpandConversion(const TypeConverter &converter, MLIRContext *context)
-      : JointOpConversion(converter, context,
-                          {"aten::expand.default", "aten::expand_as.default",
-                           "aten::broadcast_to.default"}) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
-    RankedTensorType resultType = getResultTensorType(op);
-    if (failed(input) || !resultType)
-      return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
-    Location loc = op.getLoc();
-    SmallVector<OpFoldResult> requested;
-    if (op.getTarget() == "aten::expand_as.default") {
-      FailureOr<Value> other =
-          getTensorArg(op, adaptor, rewriter, {1, "other"});
-      if (failed(other))
-        return failure();
-      requested = getTensorSizes(rewriter, loc, *other);
-    } else {
-      FailureOr<SmallVector<OpFoldResult>> sizes =
-          getIntListArg(op, adaptor, rewriter, {1, "size"});
-      if (failed(sizes))
-        return failure();
-      requested = *sizes;
-    }
-    int64_t rank = resultType.getRank();
-    if (requested.size() != static_cast<size_t>(rank))
-      return rewriter.notifyMatchFailure(op, "size does not match result");
-    auto inputType = cast<RankedTensorType>(input->getType());
-    SmallVector<OpFoldResult> inputSizes =
-        getTensorSizes(rewriter, loc, *input);
-    int64_t lead = rank - inputType.getRank();
-    SmallVector<OpFoldResult> sizes;
+static LogicalResult lowerTranspose(CallFunctionOp op,
+                                    CallFunctionOp::Adaptor adaptor,
+                                    ConversionPatternRewriter &rewriter) {
+  FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
+  RankedTensorType resultType = getResultTensorType(op);
+  if (failed(input) || !resultType)
+    return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
+  int64_t rank = resultType.getRank();
+  SmallVector<int64_t> permutation;
+  for (int64_t i = 0; i < rank; ++i)
+    permutation.push_back(i);
+  StringRef target = op.getTarget();
+  if (target == "aten::t.default" || target == "aten::numpy_T.default") {
+    std::reverse(permutation.begin(), permutation.end());
+  } else if (target == "aten::transpose.int") {
+    FailureOr<int64_t> d0 = getConstantIntArg(op, rewriter, {1, "dim0"});
+    FailureOr<int64_t> d1 = getConstantIntArg(op, rewriter, {2, "dim1"});
+    if (failed(d0) || failed(d1))
+      return failure();
+    FailureOr<int64_t> a = normalizeDim(op, rewriter, *d0, rank);
+    FailureOr<int64_t> b = normalizeDim(op, rewriter, *d1, rank);
+    if (failed(a) || failed(b))
+      return failure();
+    if (rank > 0)
+      std::swap(permutation[*a], permutation[*b]);
+  } else {
+    FailureOr<SmallVector<int64_t>> dims =
+        getConstantIntListArg(op, rewriter, {1, "dims"});
+    if (failed(dims) || dims->size() != static_cast<size_t>(rank))
+      return rewriter.notifyMatchFailure(op, "dims must list every dim");
     for (int64_t i = 0; i < rank; ++i) {
-      if (!resultType.isDynamicDim(i))
-        sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(i)));
-      else if (isConstantIntValue(requested[i], -1) && i >= lead)
-        sizes.push_back(inputSizes[i - lead]);
-      else
-        sizes.push_back(requested[i]);
+      FailureOr<int64_t> d = normalizeDim(op, rewriter, (*dims)[i], rank);
+      if (failed(d))
+        return failure();
+      permutation[i] = *d;
     }
-    rewriter.replaceOp(
-        op, broadcastToShape(rewriter, loc, *input, resultType, sizes));
+  }
+  if (llvm::is_sorted(permutation)) {
+    rewriter.replaceOp(op, *input);
     return success();
   }
-};
+  Location loc = op.getLoc();
+  SmallVector<OpFoldResult> inputSizes = getTensorSizes(rewriter, loc, *input);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : permutation)
+    sizes.push_back(inputSizes[d]);
+  Value init =
+      createEmptyTensor(rewriter, loc, sizes, resultType.getElementType());
+  Value result =
+      linalg::TransposeOp::create(rewriter, loc, *input, init, permutation)
+          .getResult()[0];
+  return replaceWithResult(rewriter, op, result, resultType);
+}
+
+/// expand / expand_as: a broadcasting copy (torch: -1 keeps the dim).
+static LogicalResult lowerExpand(CallFunctionOp op,
+                                 CallFunctionOp::Adaptor adaptor,
+                                 ConversionPatternRewriter &rewriter) {
+  FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
+  RankedTensorType resultType = getResultTensorType(op);
+  if (failed(input) || !resultType)
+    return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
+  Location loc = op.getLoc();
+  SmallVector<OpFoldResult> requested;
+  if (op.getTarget() == "aten::expand_as.default") {
+    FailureOr<Value> other = getTensorArg(op, adaptor, rewriter, {1, "other"});
+    if (failed(other))
+      return failure();
+    requested = getTensorSizes(rewriter, loc, *other);
+  } else {
+    FailureOr<SmallVector<OpFoldResult>> sizes =
+        getIntListArg(op, adaptor, rewriter, {1, "size"});
+    if (failed(sizes))
+      return failure();
+    requested = *sizes;
+  }
+  int64_t rank = resultType.getRank();
+  if (requested.size() != static_cast<size_t>(rank))
+    return rewriter.notifyMatchFailure(op, "size does not match result");
+  auto inputType = cast<RankedTensorType>(input->getType());
+  SmallVector<OpFoldResult> inputSizes = getTensorSizes(rewriter, loc, *input);
+  int64_t lead = rank - inputType.getRank();
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!resultType.isDynamicDim(i))
+      sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(i)));
+    else if (isConstantIntValue(requested[i], -1) && i >= lead)
+      sizes.push_back(inputSizes[i - lead]);
+    else
+      sizes.push_back(requested[i]);
+  }
+  rewriter.replaceOp(
+      op, broadcastToShape(rewriter, loc, *input, resultType, sizes));
+  return success();
+}
 
 /// torch's clamping of a slice bound against dim size `size`: negative
 /// values wrap once, then the result is clamped to [`lower`, `size`].
@@ -397,380 +366,372 @@ getOptionalIndexArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
 
 /// slice.Tensor, select.int, split.Tensor, split_with_sizes, chunk,
 /// unbind.int, narrow: `tensor.extract_slice`s.
-class SliceConversion : public JointOpConversion {
-public:
-  SliceConversion(const TypeConverter &converter, MLIRContext *context)
-      : JointOpConversion(
-            converter, context,
-            {"aten::slice.Tensor", "aten::select.int", "aten::split.Tensor",
-             "aten::split_with_sizes.default", "aten::chunk.default",
-             "aten::unbind.int", "aten::narrow.default"}) {}
+static LogicalResult lowerSlice(CallFunctionOp op,
+                                CallFunctionOp::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) {
+  FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
+  if (failed(input))
+    return failure();
+  for (Type type : op->getResultTypes())
+    if (!isa<RankedTensorType>(type))
+      return rewriter.notifyMatchFailure(op, "expects tensor results");
+  auto inputType = cast<RankedTensorType>(input->getType());
+  int64_t rank = inputType.getRank();
+  Location loc = op.getLoc();
+  StringRef target = op.getTarget();
+  // dim is argument 1 for slice/select/narrow/unbind, 2 for the splits.
+  bool isSplit =
+      target.starts_with("aten::split") || target == "aten::chunk.default";
+  ArgRef dimArg = isSplit ? ArgRef{2, "dim"} : ArgRef{1, "dim"};
+  FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, dimArg, 0);
+  if (failed(dim))
+    return failure();
+  FailureOr<int64_t> d = normalizeDim(op, rewriter, *dim, rank);
+  if (failed(d))
+    return failure();
+  SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, *input);
+  OpFoldResult dimSize = sizes[*d];
 
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
-    if (failed(input))
+  // (offset, length, stride) of each result along `d`.
+  SmallVector<std::tuple<OpFoldResult, OpFoldResult, int64_t>> ranges;
+  bool reduceRank = false;
+  if (target == "aten::slice.Tensor") {
+    FailureOr<std::optional<OpFoldResult>> start =
+        getOptionalIndexArg(op, adaptor, rewriter, {2, "start"});
+    FailureOr<std::optional<OpFoldResult>> end =
+        getOptionalIndexArg(op, adaptor, rewriter, {3, "end"});
+    FailureOr<int64_t> step = getConstantIntArg(op, rewriter, {4, "step"}, 1);
+    if (failed(start) || failed(end) || failed(step))
       return failure();
-    for (Type type : op->getResultTypes())
-      if (!isa<RankedTensorType>(type))
-        return rewriter.notifyMatchFailure(op, "expects tensor results");
-    auto inputType = cast<RankedTensorType>(input->getType());
-    int64_t rank = inputType.getRank();
-    Location loc = op.getLoc();
-    StringRef target = op.getTarget();
-    // dim is argument 1 for slice/select/narrow/unbind, 2 for the splits.
-    bool isSplit =
-        target.starts_with("aten::split") || target == "aten::chunk.default";
-    ArgRef dimArg = isSplit ? ArgRef{2, "dim"} : ArgRef{1, "dim"};
-    FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, dimArg, 0);
-    if (failed(dim))
+    if (*step <= 0)
+      return rewriter.notifyMatchFailure(op, "slice step must be positive");
+    auto [offset, length] =
+        getSliceRange(rewriter, loc, dimSize, *start, *end, *step);
+    ranges.push_back({offset, length, *step});
+  } else if (target == "aten::narrow.default") {
+    FailureOr<Value> start = getIntArg(op, adaptor, rewriter, {2, "start"});
+    FailureOr<Value> length = getIntArg(op, adaptor, rewriter, {3, "length"});
+    if (failed(start) || failed(length))
       return failure();
-    FailureOr<int64_t> d = normalizeDim(op, rewriter, *dim, rank);
-    if (failed(d))
+    ranges.push_back(
+        {clampBound(rewriter, loc, *start, dimSize, rewriter.getIndexAttr(0)),
+         *length, 1});
+  } else if (target == "aten::select.int") {
+    FailureOr<Value> index = getIntArg(op, adaptor, rewriter, {2, "index"});
+    if (failed(index))
       return failure();
-    SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, *input);
-    OpFoldResult dimSize = sizes[*d];
-
-    // (offset, length, stride) of each result along `d`.
-    SmallVector<std::tuple<OpFoldResult, OpFoldResult, int64_t>> ranges;
-    bool reduceRank = false;
-    if (target == "aten::slice.Tensor") {
-      FailureOr<std::optional<OpFoldResult>> start =
-          getOptionalIndexArg(op, adaptor, rewriter, {2, "start"});
-      FailureOr<std::optional<OpFoldResult>> end =
-          getOptionalIndexArg(op, adaptor, rewriter, {3, "end"});
-      FailureOr<int64_t> step = getConstantIntArg(op, rewriter, {4, "step"}, 1);
-      if (failed(start) || failed(end) || failed(step))
+    ranges.push_back(
+        {clampBound(rewriter, loc, *index, dimSize, rewriter.getIndexAttr(0)),
+         rewriter.getIndexAttr(1), 1});
+    reduceRank = true;
+  } else if (target == "aten::unbind.int") {
+    for (unsigned i = 0; i < op->getNumResults(); ++i)
+      ranges.push_back({rewriter.getIndexAttr(i), rewriter.getIndexAttr(1), 1});
+    reduceRank = true;
+  } else {
+    // Splits: consecutive pieces; the last one may be shorter.
+    SmallVector<OpFoldResult> lengths;
+    if (target == "aten::split_with_sizes.default") {
+      FailureOr<SmallVector<OpFoldResult>> list =
+          getIntListArg(op, adaptor, rewriter, {1, "split_sizes"});
+      if (failed(list))
         return failure();
-      if (*step <= 0)
-        return rewriter.notifyMatchFailure(op, "slice step must be positive");
-      auto [offset, length] =
-          getSliceRange(rewriter, loc, dimSize, *start, *end, *step);
-      ranges.push_back({offset, length, *step});
-    } else if (target == "aten::narrow.default") {
-      FailureOr<Value> start = getIntArg(op, adaptor, rewriter, {2, "start"});
-      FailureOr<Value> length = getIntArg(op, adaptor, rewriter, {3, "length"});
-      if (failed(start) || failed(length))
-        return failure();
-      ranges.push_back(
-          {clampBound(rewriter, loc, *start, dimSize, rewriter.getIndexAttr(0)),
-           *length, 1});
-    } else if (target == "aten::select.int") {
-      FailureOr<Value> index = getIntArg(op, adaptor, rewriter, {2, "index"});
-      if (failed(index))
-        return failure();
-      ranges.push_back(
-          {clampBound(rewriter, loc, *index, dimSize, rewriter.getIndexAttr(0)),
-           rewriter.getIndexAttr(1), 1});
-      reduceRank = true;
-    } else if (target == "aten::unbind.int") {
-      for (unsigned i = 0; i < op->getNumResults(); ++i)
-        ranges.push_back(
-            {rewriter.getIndexAttr(i), rewriter.getIndexAttr(1), 1});
-      reduceRank = true;
+      lengths = *list;
     } else {
-      // Splits: consecutive pieces; the last one may be shorter.
-      SmallVector<OpFoldResult> lengths;
-      if (target == "aten::split_with_sizes.default") {
-        FailureOr<SmallVector<OpFoldResult>> list =
-            getIntListArg(op, adaptor, rewriter, {1, "split_sizes"});
-        if (failed(list))
+      OpFoldResult piece;
+      if (target == "aten::chunk.default") {
+        FailureOr<Value> chunks =
+            getIntArg(op, adaptor, rewriter, {1, "chunks"});
+        if (failed(chunks))
           return failure();
-        lengths = *list;
+        piece = ceilDivIndex(rewriter, loc, dimSize, *chunks);
       } else {
-        OpFoldResult piece;
-        if (target == "aten::chunk.default") {
-          FailureOr<Value> chunks =
-              getIntArg(op, adaptor, rewriter, {1, "chunks"});
-          if (failed(chunks))
-            return failure();
-          piece = ceilDivIndex(rewriter, loc, dimSize, *chunks);
-        } else {
-          FailureOr<Value> splitSize =
-              getIntArg(op, adaptor, rewriter, {1, "split_size"});
-          if (failed(splitSize))
-            return failure();
-          piece = *splitSize;
-          if (std::optional<int64_t> c = getConstantIntValue(*splitSize))
-            piece = rewriter.getIndexAttr(*c);
-        }
-        for (unsigned i = 0; i < op->getNumResults(); ++i)
-          lengths.push_back(piece);
+        FailureOr<Value> splitSize =
+            getIntArg(op, adaptor, rewriter, {1, "split_size"});
+        if (failed(splitSize))
+          return failure();
+        piece = *splitSize;
+        if (std::optional<int64_t> c = getConstantIntValue(*splitSize))
+          piece = rewriter.getIndexAttr(*c);
       }
-      OpFoldResult offset = rewriter.getIndexAttr(0);
-      for (OpFoldResult length : lengths) {
-        OpFoldResult clamped = minIndex(
-            rewriter, loc, length, subIndex(rewriter, loc, dimSize, offset));
-        ranges.push_back({offset, clamped, 1});
-        offset = addIndex(rewriter, loc, offset, length);
-      }
+      for (unsigned i = 0; i < op->getNumResults(); ++i)
+        lengths.push_back(piece);
     }
-    if (ranges.size() != op->getNumResults())
-      return rewriter.notifyMatchFailure(op, "result count does not match");
-
-    SmallVector<Value> results;
-    for (auto [i, range] : llvm::enumerate(ranges)) {
-      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
-      auto [offset, length, stride] = range;
-      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-      SmallVector<OpFoldResult> lengths = sizes;
-      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-      offsets[*d] = offset;
-      // The traced result type knows a static length; trust it.
-      int64_t resultDim = reduceRank ? -1 : *d;
-      lengths[*d] =
-          resultDim >= 0 && !resultType.isDynamicDim(resultDim)
-              ? rewriter.getIndexAttr(resultType.getDimSize(resultDim))
-              : length;
-      strides[*d] = rewriter.getIndexAttr(stride);
-      Value slice = tensor::ExtractSliceOp::create(
-          rewriter, loc, resultType, *input, offsets, lengths, strides);
-      results.push_back(slice);
+    OpFoldResult offset = rewriter.getIndexAttr(0);
+    for (OpFoldResult length : lengths) {
+      OpFoldResult clamped = minIndex(rewriter, loc, length,
+                                      subIndex(rewriter, loc, dimSize, offset));
+      ranges.push_back({offset, clamped, 1});
+      offset = addIndex(rewriter, loc, offset, length);
     }
-    rewriter.replaceOp(op, results);
-    return success();
   }
-};
+  if (ranges.size() != op->getNumResults())
+    return rewriter.notifyMatchFailure(op, "result count does not match");
+
+  SmallVector<Value> results;
+  for (auto [i, range] : llvm::enumerate(ranges)) {
+    auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
+    auto [offset, length, stride] = range;
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> lengths = sizes;
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    offsets[*d] = offset;
+    // The traced result type knows a static length; trust it.
+    int64_t resultDim = reduceRank ? -1 : *d;
+    lengths[*d] = resultDim >= 0 && !resultType.isDynamicDim(resultDim)
+                      ? rewriter.getIndexAttr(resultType.getDimSize(resultDim))
+                      : length;
+    strides[*d] = rewriter.getIndexAttr(stride);
+    Value slice = tensor::ExtractSliceOp::create(
+        rewriter, loc, resultType, *input, offsets, lengths, strides);
+    results.push_back(slice);
+  }
+  rewriter.replaceOp(op, results);
+  return success();
+}
 
 /// cat.default: `tensor.insert_slice`s into one `tensor.empty`, operands
 /// cast to the result dtype (torch promotes cat's inputs).
-class CatConversion : public JointOpConversion {
-public:
-  CatConversion(const TypeConverter &converter, MLIRContext *context)
-      : JointOpConversion(converter, context, {"aten::cat.default"}) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getResultTensorType(op);
-    auto list = dyn_cast_if_present<ArrayAttr>(getArgAttr(op, {0, "tensors"}));
-    if (!resultType || !list)
-      return rewriter.notifyMatchFailure(op, "expects a tensor list");
-    Location loc = op.getLoc();
-    int64_t rank = resultType.getRank();
-    FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {1, "dim"}, 0);
-    if (failed(dim))
-      return failure();
-    FailureOr<int64_t> d = normalizeDim(op, rewriter, *dim, rank);
-    if (failed(d))
-      return failure();
-    SmallVector<Value> inputs;
-    for (Attribute element : list) {
-      auto ref = dyn_cast<OperandRefAttr>(element);
-      if (!ref || ref.getIndex() >= adaptor.getInputs().size())
-        return rewriter.notifyMatchFailure(op, "list holds a non-tensor");
-      Value input = adaptor.getInputs()[ref.getIndex()];
-      auto type = dyn_cast<RankedTensorType>(input.getType());
-      if (!type)
-        return rewriter.notifyMatchFailure(op, "list holds a non-tensor");
-      // torch skips legacy empty 1-D inputs (shape [0]) of other ranks.
-      if (type.getRank() != rank) {
-        if (type.getRank() == 1 && type.getDimSize(0) == 0)
-          continue;
-        return rewriter.notifyMatchFailure(op, "inputs differ in rank");
-      }
-      if (type.getElementType() != resultType.getElementType()) {
-        auto castType = type.clone(resultType.getElementType());
-        input = broadcastToShape(rewriter, loc, input, castType,
-                                 getTensorSizes(rewriter, loc, input));
-      }
-      inputs.push_back(input);
+static LogicalResult lowerCat(CallFunctionOp op,
+                              CallFunctionOp::Adaptor adaptor,
+                              ConversionPatternRewriter &rewriter) {
+  RankedTensorType resultType = getResultTensorType(op);
+  auto list = dyn_cast_if_present<ArrayAttr>(getArgAttr(op, {0, "tensors"}));
+  if (!resultType || !list)
+    return rewriter.notifyMatchFailure(op, "expects a tensor list");
+  Location loc = op.getLoc();
+  int64_t rank = resultType.getRank();
+  FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {1, "dim"}, 0);
+  if (failed(dim))
+    return failure();
+  FailureOr<int64_t> d = normalizeDim(op, rewriter, *dim, rank);
+  if (failed(d))
+    return failure();
+  SmallVector<Value> inputs;
+  for (Attribute element : list) {
+    auto ref = dyn_cast<OperandRefAttr>(element);
+    if (!ref || ref.getIndex() >= adaptor.getInputs().size())
+      return rewriter.notifyMatchFailure(op, "list holds a non-tensor");
+    Value input = adaptor.getInputs()[ref.getIndex()];
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "list holds a non-tensor");
+    // torch skips legacy empty 1-D inputs (shape [0]) of other ranks.
+    if (type.getRank() != rank) {
+      if (type.getRank() == 1 && type.getDimSize(0) == 0)
+        continue;
+      return rewriter.notifyMatchFailure(op, "inputs differ in rank");
     }
-    if (inputs.empty())
-      return rewriter.notifyMatchFailure(op, "no inputs");
-    // Result sizes: the first input's, with the cat dim summed.
-    SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, inputs[0]);
-    SmallVector<OpFoldResult> offsets;
-    OpFoldResult total = rewriter.getIndexAttr(0);
-    for (Value input : inputs) {
-      offsets.push_back(total);
-      total = addIndex(rewriter, loc, total,
-                       getTensorSizes(rewriter, loc, input)[*d]);
+    if (type.getElementType() != resultType.getElementType()) {
+      auto castType = type.clone(resultType.getElementType());
+      input = broadcastToShape(rewriter, loc, input, castType,
+                               getTensorSizes(rewriter, loc, input));
     }
-    sizes[*d] = total;
-    for (int64_t i = 0; i < rank; ++i)
-      if (!resultType.isDynamicDim(i))
-        sizes[i] = rewriter.getIndexAttr(resultType.getDimSize(i));
-    Value result =
-        createEmptyTensor(rewriter, loc, sizes, resultType.getElementType());
-    for (auto [input, offset] : llvm::zip(inputs, offsets)) {
-      SmallVector<OpFoldResult> at(rank, rewriter.getIndexAttr(0));
-      at[*d] = offset;
-      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-      result = tensor::InsertSliceOp::create(
-          rewriter, loc, input, result, at,
-          getTensorSizes(rewriter, loc, input), strides);
-    }
-    return replaceWithResult(rewriter, op, result, resultType);
+    inputs.push_back(input);
   }
-};
+  if (inputs.empty())
+    return rewriter.notifyMatchFailure(op, "no inputs");
+  // Result sizes: the first input's, with the cat dim summed.
+  SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, inputs[0]);
+  SmallVector<OpFoldResult> offsets;
+  OpFoldResult total = rewriter.getIndexAttr(0);
+  for (Value input : inputs) {
+    offsets.push_back(total);
+    total = addIndex(rewriter, loc, total,
+                     getTensorSizes(rewriter, loc, input)[*d]);
+  }
+  sizes[*d] = total;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!resultType.isDynamicDim(i))
+      sizes[i] = rewriter.getIndexAttr(resultType.getDimSize(i));
+  Value result =
+      createEmptyTensor(rewriter, loc, sizes, resultType.getElementType());
+  for (auto [input, offset] : llvm::zip(inputs, offsets)) {
+    SmallVector<OpFoldResult> at(rank, rewriter.getIndexAttr(0));
+    at[*d] = offset;
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    result = tensor::InsertSliceOp::create(rewriter, loc, input, result, at,
+                                           getTensorSizes(rewriter, loc, input),
+                                           strides);
+  }
+  return replaceWithResult(rewriter, op, result, resultType);
+}
 
 /// constant_pad_nd: `tensor.pad` with the fill value; negative pads crop
 /// first with `tensor.extract_slice` (torch semantics).
-class PadConversion : public JointOpConversion {
-public:
-  PadConversion(const TypeConverter &converter, MLIRContext *context)
-      : JointOpConversion(converter, context,
-                          {"aten::constant_pad_nd.default"}) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
-    RankedTensorType resultType = getResultTensorType(op);
-    FailureOr<SmallVector<int64_t>> pad =
-        getConstantIntListArg(op, rewriter, {1, "pad"});
-    if (failed(input) || !resultType || failed(pad))
-      return rewriter.notifyMatchFailure(op, "expects a tensor and pads");
-    Type elementType = resultType.getElementType();
-    FailureOr<Value> value =
-        getScalarArg(op, adaptor, rewriter, {2, "value"}, elementType, 0.0);
-    if (failed(value))
-      return failure();
-    int64_t rank = resultType.getRank();
-    if (pad->size() % 2 != 0 || static_cast<int64_t>(pad->size()) > 2 * rank)
-      return rewriter.notifyMatchFailure(op, "pad length must be even and at "
-                                             "most twice the rank");
-    Location loc = op.getLoc();
-    SmallVector<int64_t> low(rank, 0), high(rank, 0);
-    for (size_t i = 0; i < pad->size() / 2; ++i) {
-      low[rank - 1 - i] = (*pad)[2 * i];
-      high[rank - 1 - i] = (*pad)[2 * i + 1];
-    }
-    Value source = *input;
-    if (llvm::any_of(low, [](int64_t p) { return p < 0; }) ||
-        llvm::any_of(high, [](int64_t p) { return p < 0; })) {
-      SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, source);
-      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-      for (int64_t i = 0; i < rank; ++i) {
-        int64_t cropLow = std::max<int64_t>(-low[i], 0);
-        int64_t cropHigh = std::max<int64_t>(-high[i], 0);
-        offsets[i] = rewriter.getIndexAttr(cropLow);
-        sizes[i] = subIndex(rewriter, loc, sizes[i],
-                            rewriter.getIndexAttr(cropLow + cropHigh));
-        low[i] = std::max<int64_t>(low[i], 0);
-        high[i] = std::max<int64_t>(high[i], 0);
-      }
-      source = tensor::ExtractSliceOp::create(rewriter, loc, source, offsets,
-                                              sizes, strides);
-    }
-    SmallVector<OpFoldResult> lowSizes, highSizes;
-    for (int64_t i = 0; i < rank; ++i) {
-      lowSizes.push_back(rewriter.getIndexAttr(low[i]));
-      highSizes.push_back(rewriter.getIndexAttr(high[i]));
-    }
-    Value result = tensor::PadOp::create(rewriter, loc, resultType, source,
-                                         lowSizes, highSizes, *value);
-    rewriter.replaceOp(op, result);
-    return success();
+static LogicalResult lowerPad(CallFunctionOp op,
+                              CallFunctionOp::Adaptor adaptor,
+                              ConversionPatternRewriter &rewriter) {
+  FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
+  RankedTensorType resultType = getResultTensorType(op);
+  FailureOr<SmallVector<int64_t>> pad =
+      getConstantIntListArg(op, rewriter, {1, "pad"});
+  if (failed(input) || !resultType || failed(pad))
+    return rewriter.notifyMatchFailure(op, "expects a tensor and pads");
+  Type elementType = resultType.getElementType();
+  FailureOr<Value> value =
+      getScalarArg(op, adaptor, rewriter, {2, "value"}, elementType, 0.0);
+  if (failed(value))
+    return failure();
+  int64_t rank = resultType.getRank();
+  if (pad->size() % 2 != 0 || static_cast<int64_t>(pad->size()) > 2 * rank)
+    return rewriter.notifyMatchFailure(op, "pad length must be even and at "
+                                           "most twice the rank");
+  Location loc = op.getLoc();
+  SmallVector<int64_t> low(rank, 0), high(rank, 0);
+  for (size_t i = 0; i < pad->size() / 2; ++i) {
+    low[rank - 1 - i] = (*pad)[2 * i];
+    high[rank - 1 - i] = (*pad)[2 * i + 1];
   }
-};
+  Value source = *input;
+  if (llvm::any_of(low, [](int64_t p) { return p < 0; }) ||
+      llvm::any_of(high, [](int64_t p) { return p < 0; })) {
+    SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, source);
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t cropLow = std::max<int64_t>(-low[i], 0);
+      int64_t cropHigh = std::max<int64_t>(-high[i], 0);
+      offsets[i] = rewriter.getIndexAttr(cropLow);
+      sizes[i] = subIndex(rewriter, loc, sizes[i],
+                          rewriter.getIndexAttr(cropLow + cropHigh));
+      low[i] = std::max<int64_t>(low[i], 0);
+      high[i] = std::max<int64_t>(high[i], 0);
+    }
+    source = tensor::ExtractSliceOp::create(rewriter, loc, source, offsets,
+                                            sizes, strides);
+  }
+  SmallVector<OpFoldResult> lowSizes, highSizes;
+  for (int64_t i = 0; i < rank; ++i) {
+    lowSizes.push_back(rewriter.getIndexAttr(low[i]));
+    highSizes.push_back(rewriter.getIndexAttr(high[i]));
+  }
+  Value result = tensor::PadOp::create(rewriter, loc, resultType, source,
+                                       lowSizes, highSizes, *value);
+  rewriter.replaceOp(op, result);
+  return success();
+}
 
 /// slice_backward / select_backward: the gradient inserted into zeros of
 /// the input's shape at the forward slice.
-class SliceBackwardConversion : public JointOpConversion {
-public:
-  SliceBackwardConversion(const TypeConverter &converter, MLIRContext *context)
-      : JointOpConversion(converter, context,
-                          {"aten::slice_backward.default",
-                           "aten::select_backward.default"}) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> grad =
-        getTensorArg(op, adaptor, rewriter, {0, "grad_output"});
-    RankedTensorType resultType = getResultTensorType(op);
-    FailureOr<SmallVector<OpFoldResult>> inputSizes =
-        getIntListArg(op, adaptor, rewriter, {1, "input_sizes"});
-    FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {2, "dim"});
-    if (failed(grad) || !resultType || failed(inputSizes) || failed(dim))
-      return rewriter.notifyMatchFailure(op, "expects grad, sizes and dim");
-    int64_t rank = resultType.getRank();
-    FailureOr<int64_t> d = normalizeDim(op, rewriter, *dim, rank);
-    if (failed(d) || inputSizes->size() != static_cast<size_t>(rank))
-      return rewriter.notifyMatchFailure(op, "sizes do not match the result");
-    Location loc = op.getLoc();
-    SmallVector<OpFoldResult> sizes = *inputSizes;
-    for (int64_t i = 0; i < rank; ++i)
-      if (!resultType.isDynamicDim(i))
-        sizes[i] = rewriter.getIndexAttr(resultType.getDimSize(i));
-    OpFoldResult offset;
-    int64_t step = 1;
-    if (op.getTarget() == "aten::select_backward.default") {
-      FailureOr<Value> index = getIntArg(op, adaptor, rewriter, {3, "index"});
-      if (failed(index))
-        return failure();
-      offset = clampBound(rewriter, loc, *index, sizes[*d],
-                          rewriter.getIndexAttr(0));
-    } else {
-      FailureOr<std::optional<OpFoldResult>> start =
-          getOptionalIndexArg(op, adaptor, rewriter, {3, "start"});
-      FailureOr<std::optional<OpFoldResult>> end =
-          getOptionalIndexArg(op, adaptor, rewriter, {4, "end"});
-      FailureOr<int64_t> stepArg =
-          getConstantIntArg(op, rewriter, {5, "step"}, 1);
-      if (failed(start) || failed(end) || failed(stepArg) || *stepArg <= 0)
-        return rewriter.notifyMatchFailure(op, "bad slice bounds");
-      step = *stepArg;
-      offset =
-          getSliceRange(rewriter, loc, sizes[*d], *start, *end, step).first;
-    }
-    Value zeros =
-        createZeroInitTensor(rewriter, loc, sizes, resultType.getElementType());
-    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    SmallVector<OpFoldResult> gradSizes = getTensorSizes(rewriter, loc, *grad);
-    if (op.getTarget() == "aten::select_backward.default")
-      gradSizes.insert(gradSizes.begin() + *d, rewriter.getIndexAttr(1));
-    offsets[*d] = offset;
-    strides[*d] = rewriter.getIndexAttr(step);
-    Value result = tensor::InsertSliceOp::create(rewriter, loc, *grad, zeros,
-                                                 offsets, gradSizes, strides);
-    return replaceWithResult(rewriter, op, result, resultType);
+static LogicalResult lowerSliceBackward(CallFunctionOp op,
+                                        CallFunctionOp::Adaptor adaptor,
+                                        ConversionPatternRewriter &rewriter) {
+  FailureOr<Value> grad =
+      getTensorArg(op, adaptor, rewriter, {0, "grad_output"});
+  RankedTensorType resultType = getResultTensorType(op);
+  FailureOr<SmallVector<OpFoldResult>> inputSizes =
+      getIntListArg(op, adaptor, rewriter, {1, "input_sizes"});
+  FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {2, "dim"});
+  if (failed(grad) || !resultType || failed(inputSizes) || failed(dim))
+    return rewriter.notifyMatchFailure(op, "expects grad, sizes and dim");
+  int64_t rank = resultType.getRank();
+  FailureOr<int64_t> d = normalizeDim(op, rewriter, *dim, rank);
+  if (failed(d) || inputSizes->size() != static_cast<size_t>(rank))
+    return rewriter.notifyMatchFailure(op, "sizes do not match the result");
+  Location loc = op.getLoc();
+  SmallVector<OpFoldResult> sizes = *inputSizes;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!resultType.isDynamicDim(i))
+      sizes[i] = rewriter.getIndexAttr(resultType.getDimSize(i));
+  OpFoldResult offset;
+  int64_t step = 1;
+  if (op.getTarget() == "aten::select_backward.default") {
+    FailureOr<Value> index = getIntArg(op, adaptor, rewriter, {3, "index"});
+    if (failed(index))
+      return failure();
+    offset =
+        clampBound(rewriter, loc, *index, sizes[*d], rewriter.getIndexAttr(0));
+  } else {
+    FailureOr<std::optional<OpFoldResult>> start =
+        getOptionalIndexArg(op, adaptor, rewriter, {3, "start"});
+    FailureOr<std::optional<OpFoldResult>> end =
+        getOptionalIndexArg(op, adaptor, rewriter, {4, "end"});
+    FailureOr<int64_t> stepArg =
+        getConstantIntArg(op, rewriter, {5, "step"}, 1);
+    if (failed(start) || failed(end) || failed(stepArg) || *stepArg <= 0)
+      return rewriter.notifyMatchFailure(op, "bad slice bounds");
+    step = *stepArg;
+    offset = getSliceRange(rewriter, loc, sizes[*d], *start, *end, step).first;
   }
-};
+  Value zeros =
+      createZeroInitTensor(rewriter, loc, sizes, resultType.getElementType());
+  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> gradSizes = getTensorSizes(rewriter, loc, *grad);
+  if (op.getTarget() == "aten::select_backward.default")
+    gradSizes.insert(gradSizes.begin() + *d, rewriter.getIndexAttr(1));
+  offsets[*d] = offset;
+  strides[*d] = rewriter.getIndexAttr(step);
+  Value result = tensor::InsertSliceOp::create(rewriter, loc, *grad, zeros,
+                                               offsets, gradSizes, strides);
+  return replaceWithResult(rewriter, op, result, resultType);
+}
 
 /// _to_copy / to.dtype (a cast), copy / copy_ (src broadcast and cast into
 /// self's shape and dtype; the driver already made the write explicit).
-class CopyConversion : public JointOpConversion {
-public:
-  CopyConversion(const TypeConverter &converter, MLIRContext *context)
-      : JointOpConversion(converter, context,
-                          {"aten::_to_copy.default", "aten::to.dtype",
-                           "aten::to.dtype_layout", "aten::copy_.default",
-                           "aten::copy.default", "aten::type_as.default"}) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> self = getTensorArg(op, adaptor, rewriter, {0, "self"});
-    RankedTensorType resultType = getResultTensorType(op);
-    if (failed(self) || !resultType)
-      return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
-    Location loc = op.getLoc();
-    Value source = *self;
-    StringRef target = op.getTarget();
-    if (target == "aten::copy_.default" || target == "aten::copy.default") {
-      FailureOr<Value> src = getTensorArg(op, adaptor, rewriter, {1, "src"});
-      if (failed(src))
-        return failure();
-      source = *src;
-    }
-    if (source.getType() == resultType) {
-      rewriter.replaceOp(op, source);
-      return success();
-    }
-    SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, *self);
-    rewriter.replaceOp(
-        op, broadcastToShape(rewriter, loc, source, resultType, sizes));
+static LogicalResult lowerCopy(CallFunctionOp op,
+                               CallFunctionOp::Adaptor adaptor,
+                               ConversionPatternRewriter &rewriter) {
+  FailureOr<Value> self = getTensorArg(op, adaptor, rewriter, {0, "self"});
+  RankedTensorType resultType = getResultTensorType(op);
+  if (failed(self) || !resultType)
+    return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
+  Location loc = op.getLoc();
+  Value source = *self;
+  StringRef target = op.getTarget();
+  if (target == "aten::copy_.default" || target == "aten::copy.default") {
+    FailureOr<Value> src = getTensorArg(op, adaptor, rewriter, {1, "src"});
+    if (failed(src))
+      return failure();
+    source = *src;
+  }
+  if (source.getType() == resultType) {
+    rewriter.replaceOp(op, source);
     return success();
   }
-};
+  SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, *self);
+  rewriter.replaceOp(
+      op, broadcastToShape(rewriter, loc, source, resultType, sizes));
+  return success();
+}
 } // namespace
 
 void mlir::joint::populateDataMovementPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  MLIRContext *context = patterns.getContext();
-  patterns.add<ViewConversion, TransposeConversion, ExpandConversion,
-               SliceConversion, CatConversion, PadConversion,
-               SliceBackwardConversion, CopyConversion>(typeConverter, context);
+  addLowering(typeConverter, patterns,
+              {"aten::view.default", "aten::_unsafe_view.default",
+               "aten::reshape.default", "aten::_reshape_alias.default",
+               "aten::view_as.default", "aten::reshape_as.default",
+               "aten::squeeze.dim", "aten::squeeze.dims",
+               "aten::squeeze.default", "aten::unsqueeze.default",
+               "aten::alias.default", "aten::detach.default",
+               "aten::clone.default", "aten::lift_fresh_copy.default",
+               "aten::contiguous.default", "aten::as_strided.default"},
+              lowerView);
+  addLowering(typeConverter, patterns,
+              {"aten::t.default", "aten::transpose.int",
+               "aten::permute.default", "aten::numpy_T.default"},
+              lowerTranspose);
+  addLowering(typeConverter, patterns,
+              {"aten::expand.default", "aten::expand_as.default",
+               "aten::broadcast_to.default"},
+              lowerExpand);
+  addLowering(typeConverter, patterns,
+              {"aten::slice.Tensor", "aten::select.int", "aten::split.Tensor",
+               "aten::split_with_sizes.default", "aten::chunk.default",
+               "aten::unbind.int", "aten::narrow.default"},
+              lowerSlice);
+  addLowering(typeConverter, patterns, {"aten::cat.default"}, lowerCat);
+  addLowering(typeConverter, patterns, {"aten::constant_pad_nd.default"},
+              lowerPad);
+  addLowering(typeConverter, patterns,
+              {"aten::slice_backward.default", "aten::select_backward.default"},
+              lowerSliceBackward);
+  addLowering(typeConverter, patterns,
+              {"aten::_to_copy.default", "aten::to.dtype",
+               "aten::to.dtype_layout", "aten::copy_.default",
+               "aten::copy.default", "aten::type_as.default"},
+              lowerCopy);
 }
