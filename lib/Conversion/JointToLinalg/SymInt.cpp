@@ -42,163 +42,151 @@ FailureOr<Value> getI64Arg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
 }
 
 /// sym_size.int, sym_numel, sym_stride.int, sym_storage_offset.
-class SymSizeConversion : public JointOpConversion {
-public:
-  SymSizeConversion(const TypeConverter &converter, MLIRContext *context)
-      : JointOpConversion(converter, context,
-                          {"aten::sym_size.int", "aten::sym_numel.default",
-                           "aten::sym_stride.int",
-                           "aten::sym_storage_offset.default"}) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
-    if (failed(input) || op->getNumResults() != 1 ||
-        !op->getResult(0).getType().isInteger(64))
-      return rewriter.notifyMatchFailure(op, "expects a tensor and an i64");
-    auto type = cast<RankedTensorType>(input->getType());
-    Location loc = op.getLoc();
-    Type i64 = rewriter.getI64Type();
-    StringRef target = op.getTarget();
-    // The `dim` argument of sym_size / sym_stride, normalized.
-    auto getDim = [&]() -> FailureOr<int64_t> {
-      FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {1, "dim"});
-      if (failed(dim))
-        return failure();
-      return normalizeDim(op, rewriter, *dim, type.getRank());
-    };
-    if (target == "aten::sym_size.int") {
-      FailureOr<int64_t> d = getDim();
-      if (failed(d))
-        return failure();
-      if (!type.isDynamicDim(*d)) {
-        rewriter.replaceOp(
-            op, arith::ConstantOp::create(
-                    rewriter, loc,
-                    rewriter.getI64IntegerAttr(type.getDimSize(*d))));
-        return success();
-      }
-      Value size = tensor::DimOp::create(rewriter, loc, *input, *d);
-      rewriter.replaceOp(op, convertScalar(rewriter, loc, size, i64));
-      return success();
-    }
-    if (target == "aten::sym_numel.default") {
-      OpFoldResult n = rewriter.getIndexAttr(1);
-      for (OpFoldResult size : getTensorSizes(rewriter, loc, *input))
-        n = mulIndex(rewriter, loc, n, size);
+static LogicalResult lowerSymSize(CallFunctionOp op,
+                                  CallFunctionOp::Adaptor adaptor,
+                                  ConversionPatternRewriter &rewriter) {
+  FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
+  if (failed(input) || op->getNumResults() != 1 ||
+      !op->getResult(0).getType().isInteger(64))
+    return rewriter.notifyMatchFailure(op, "expects a tensor and an i64");
+  auto type = cast<RankedTensorType>(input->getType());
+  Location loc = op.getLoc();
+  Type i64 = rewriter.getI64Type();
+  StringRef target = op.getTarget();
+  // The `dim` argument of sym_size / sym_stride, normalized.
+  auto getDim = [&]() -> FailureOr<int64_t> {
+    FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {1, "dim"});
+    if (failed(dim))
+      return failure();
+    return normalizeDim(op, rewriter, *dim, type.getRank());
+  };
+  if (target == "aten::sym_size.int") {
+    FailureOr<int64_t> d = getDim();
+    if (failed(d))
+      return failure();
+    if (!type.isDynamicDim(*d)) {
       rewriter.replaceOp(
-          op, convertScalar(rewriter, loc,
-                            getValueOrCreateConstantIndexOp(rewriter, loc, n),
-                            i64));
+          op,
+          arith::ConstantOp::create(
+              rewriter, loc, rewriter.getI64IntegerAttr(type.getDimSize(*d))));
       return success();
     }
-    // Strides and offsets exist only in the traced facts.
-    TensorMetaAttr meta = getTracedMeta(op->getOperand(0));
-    if (!meta)
-      return rewriter.notifyMatchFailure(op, "no traced strides for the input");
-    SymInt value = meta.getOffset();
-    if (target == "aten::sym_stride.int") {
-      FailureOr<int64_t> d = getDim();
-      if (failed(d))
-        return failure();
-      value = meta.getStrides()[*d];
-    }
-    if (!value.isStatic())
-      return rewriter.notifyMatchFailure(
-          op, "symbolic value '" + value.expr.getValue() +
-                  "' has no lowering (only sizes lower through tensor.dim)");
-    rewriter.replaceOp(
-        op, arith::ConstantOp::create(rewriter, loc,
-                                      rewriter.getI64IntegerAttr(value.hint)));
+    Value size = tensor::DimOp::create(rewriter, loc, *input, *d);
+    rewriter.replaceOp(op, convertScalar(rewriter, loc, size, i64));
     return success();
   }
-};
+  if (target == "aten::sym_numel.default") {
+    OpFoldResult n = rewriter.getIndexAttr(1);
+    for (OpFoldResult size : getTensorSizes(rewriter, loc, *input))
+      n = mulIndex(rewriter, loc, n, size);
+    rewriter.replaceOp(
+        op,
+        convertScalar(rewriter, loc,
+                      getValueOrCreateConstantIndexOp(rewriter, loc, n), i64));
+    return success();
+  }
+  // Strides and offsets exist only in the traced facts.
+  TensorMetaAttr meta = getTracedMeta(op->getOperand(0));
+  if (!meta)
+    return rewriter.notifyMatchFailure(op, "no traced strides for the input");
+  SymInt value = meta.getOffset();
+  if (target == "aten::sym_stride.int") {
+    FailureOr<int64_t> d = getDim();
+    if (failed(d))
+      return failure();
+    value = meta.getStrides()[*d];
+  }
+  if (!value.isStatic())
+    return rewriter.notifyMatchFailure(
+        op, "symbolic value '" + value.expr.getValue() +
+                "' has no lowering (only sizes lower through tensor.dim)");
+  rewriter.replaceOp(
+      op, arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getI64IntegerAttr(value.hint)));
+  return success();
+}
 
 /// Python arithmetic and comparisons on SymInts (`operator::` and
 /// `_operator::` targets, as FX records them).
-class SymArithmeticConversion : public JointOpConversion {
-public:
-  SymArithmeticConversion(const TypeConverter &converter, MLIRContext *context,
-                          ArrayRef<StringRef> targets)
-      : JointOpConversion(converter, context, targets) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rewriter) const override {
-    StringRef name = op.getTarget();
-    name = name.drop_front(name.find("::") + 2);
-    if (op->getNumResults() != 1)
-      return rewriter.notifyMatchFailure(op, "expects one result");
-    Type resultType = op->getResult(0).getType();
-    Location loc = op.getLoc();
-    FailureOr<Value> lhs = getI64Arg(op, adaptor, rewriter, {0, "a"});
-    if (failed(lhs))
-      return failure();
-    if (name == "neg") {
-      Value zero = arith::ConstantOp::create(rewriter, loc,
-                                             rewriter.getI64IntegerAttr(0));
-      rewriter.replaceOp(op, arith::SubIOp::create(rewriter, loc, zero, *lhs));
-      return success();
-    }
-    FailureOr<Value> rhs = getI64Arg(op, adaptor, rewriter, {1, "b"});
-    if (failed(rhs))
-      return failure();
-    Value a = *lhs, b = *rhs, result;
-    if (name == "add")
-      result = arith::AddIOp::create(rewriter, loc, a, b);
-    else if (name == "sub")
-      result = arith::SubIOp::create(rewriter, loc, a, b);
-    else if (name == "mul")
-      result = arith::MulIOp::create(rewriter, loc, a, b);
-    else if (name == "floordiv")
-      result = arith::FloorDivSIOp::create(rewriter, loc, a, b);
-    else if (name == "mod") {
-      // Python's mod takes the divisor's sign: r + b when r and b differ.
-      Value r = arith::RemSIOp::create(rewriter, loc, a, b);
-      Value zero = arith::ConstantOp::create(rewriter, loc,
-                                             rewriter.getI64IntegerAttr(0));
-      Value rNeg = arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::slt, r, zero);
-      Value bNeg = arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::slt, b, zero);
-      Value rNonZero = arith::CmpIOp::create(rewriter, loc,
-                                             arith::CmpIPredicate::ne, r, zero);
-      Value fix = arith::AndIOp::create(
-          rewriter, loc, rNonZero,
-          arith::XOrIOp::create(rewriter, loc, rNeg, bNeg));
-      result = arith::SelectOp::create(
-          rewriter, loc, fix, arith::AddIOp::create(rewriter, loc, r, b), r);
-    } else if (name == "max" || name == "sym_max")
-      result = arith::MaxSIOp::create(rewriter, loc, a, b);
-    else if (name == "min" || name == "sym_min")
-      result = arith::MinSIOp::create(rewriter, loc, a, b);
-    else {
-      std::optional<arith::CmpIPredicate> predicate =
-          llvm::StringSwitch<std::optional<arith::CmpIPredicate>>(name)
-              .Case("eq", arith::CmpIPredicate::eq)
-              .Case("ne", arith::CmpIPredicate::ne)
-              .Case("lt", arith::CmpIPredicate::slt)
-              .Case("le", arith::CmpIPredicate::sle)
-              .Case("gt", arith::CmpIPredicate::sgt)
-              .Case("ge", arith::CmpIPredicate::sge)
-              .Default(std::nullopt);
-      if (!predicate)
-        return rewriter.notifyMatchFailure(op, "unknown SymInt operator");
-      result = arith::CmpIOp::create(rewriter, loc, *predicate, a, b);
-    }
-    if (!resultType.isSignlessInteger())
-      return rewriter.notifyMatchFailure(op, "expects an integer result");
-    rewriter.replaceOp(op, convertScalar(rewriter, loc, result, resultType));
+static LogicalResult lowerSymArithmetic(CallFunctionOp op,
+                                        CallFunctionOp::Adaptor adaptor,
+                                        ConversionPatternRewriter &rewriter) {
+  StringRef name = op.getTarget();
+  name = name.drop_front(name.find("::") + 2);
+  if (op->getNumResults() != 1)
+    return rewriter.notifyMatchFailure(op, "expects one result");
+  Type resultType = op->getResult(0).getType();
+  Location loc = op.getLoc();
+  FailureOr<Value> lhs = getI64Arg(op, adaptor, rewriter, {0, "a"});
+  if (failed(lhs))
+    return failure();
+  if (name == "neg") {
+    Value zero =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
+    rewriter.replaceOp(op, arith::SubIOp::create(rewriter, loc, zero, *lhs));
     return success();
   }
-};
+  FailureOr<Value> rhs = getI64Arg(op, adaptor, rewriter, {1, "b"});
+  if (failed(rhs))
+    return failure();
+  Value a = *lhs, b = *rhs, result;
+  if (name == "add")
+    result = arith::AddIOp::create(rewriter, loc, a, b);
+  else if (name == "sub")
+    result = arith::SubIOp::create(rewriter, loc, a, b);
+  else if (name == "mul")
+    result = arith::MulIOp::create(rewriter, loc, a, b);
+  else if (name == "floordiv")
+    result = arith::FloorDivSIOp::create(rewriter, loc, a, b);
+  else if (name == "mod") {
+    // Python's mod takes the divisor's sign: r + b when r and b differ.
+    Value r = arith::RemSIOp::create(rewriter, loc, a, b);
+    Value zero =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
+    Value rNeg = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                       r, zero);
+    Value bNeg = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                       b, zero);
+    Value rNonZero =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, r, zero);
+    Value fix =
+        arith::AndIOp::create(rewriter, loc, rNonZero,
+                              arith::XOrIOp::create(rewriter, loc, rNeg, bNeg));
+    result = arith::SelectOp::create(
+        rewriter, loc, fix, arith::AddIOp::create(rewriter, loc, r, b), r);
+  } else if (name == "max" || name == "sym_max")
+    result = arith::MaxSIOp::create(rewriter, loc, a, b);
+  else if (name == "min" || name == "sym_min")
+    result = arith::MinSIOp::create(rewriter, loc, a, b);
+  else {
+    std::optional<arith::CmpIPredicate> predicate =
+        llvm::StringSwitch<std::optional<arith::CmpIPredicate>>(name)
+            .Case("eq", arith::CmpIPredicate::eq)
+            .Case("ne", arith::CmpIPredicate::ne)
+            .Case("lt", arith::CmpIPredicate::slt)
+            .Case("le", arith::CmpIPredicate::sle)
+            .Case("gt", arith::CmpIPredicate::sgt)
+            .Case("ge", arith::CmpIPredicate::sge)
+            .Default(std::nullopt);
+    if (!predicate)
+      return rewriter.notifyMatchFailure(op, "unknown SymInt operator");
+    result = arith::CmpIOp::create(rewriter, loc, *predicate, a, b);
+  }
+  if (!resultType.isSignlessInteger())
+    return rewriter.notifyMatchFailure(op, "expects an integer result");
+  rewriter.replaceOp(op, convertScalar(rewriter, loc, result, resultType));
+  return success();
+}
 
 } // namespace
 
 void mlir::joint::populateSymIntPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  MLIRContext *context = patterns.getContext();
-  patterns.add<SymSizeConversion>(typeConverter, context);
+  addLowering(typeConverter, patterns,
+              {"aten::sym_size.int", "aten::sym_numel.default",
+               "aten::sym_stride.int", "aten::sym_storage_offset.default"},
+              lowerSymSize);
   SmallVector<std::string> names;
   for (StringRef prefix : {"operator::", "_operator::"})
     for (StringRef op : {"add", "sub", "mul", "floordiv", "mod", "neg", "eq",
@@ -207,5 +195,5 @@ void mlir::joint::populateSymIntPatternsAndLegality(
   names.push_back("torch::sym_max");
   names.push_back("torch::sym_min");
   SmallVector<StringRef> targets(names.begin(), names.end());
-  patterns.add<SymArithmeticConversion>(typeConverter, context, targets);
+  addLowering(typeConverter, patterns, targets, lowerSymArithmetic);
 }
