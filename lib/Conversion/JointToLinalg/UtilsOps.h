@@ -135,6 +135,23 @@ SmallVector<Value> buildReduction(OpBuilder &b, Location loc, ValueRange inputs,
                                   ArrayRef<Type> accTypes,
                                   ArrayRef<double> inits, ReduceBody body);
 
+/// `input` (rank r, read whole) reduced over the loops where `reduced` is
+/// true by `acc = CombineOp(acc, x)`, each element x converted to `accType`
+/// first, from `init`: a buildReduction for a plain sum (arith::AddFOp) or
+/// max (arith::MaximumFOp).
+template <typename CombineOp>
+Value buildReductionOf(OpBuilder &b, Location loc, Value input,
+                       ArrayRef<bool> reduced, Type accType, double init) {
+  AffineMap id = b.getMultiDimIdentityMap(reduced.size());
+  return buildReduction(
+             b, loc, {input}, {id}, reduced, {accType}, {init},
+             [&](OpBuilder &nb, Location nl, ValueRange in, ValueRange accs) {
+               return SmallVector<Value>{CombineOp::create(
+                   nb, nl, accs[0], convertScalar(nb, nl, in[0], accType))};
+             })
+      .front();
+}
+
 /// A parallel linalg.generic over the dims of `like` (rank r) producing
 /// `elem`: `inputs` read through `maps` (r dims each), `fn` gives the value.
 Value buildElementwiseMap(
