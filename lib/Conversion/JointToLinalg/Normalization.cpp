@@ -107,14 +107,7 @@ static LogicalResult lowerLayerNorm(CallFunctionOp op, const OpArgs &args,
   AffineMap proj = getProjectionMap(ctx, rank, mask);
   Value m = getNumElements(rw, loc, *input, mask);
   Value mf = indexToScalar(rw, loc, m, acc);
-  Value sum =
-      buildReduction(
-          rw, loc, {*input}, {id}, mask, {acc}, {0.0},
-          [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-            return SmallVector<Value>{arith::AddFOp::create(
-                b, l, accs[0], convertScalar(b, l, in[0], acc))};
-          })
-          .front();
+  Value sum = buildReductionOf<arith::AddFOp>(rw, loc, *input, mask, acc, 0.0);
   // mean = sum / M, as its own tensor (read by the variance pass).
   Value mean =
       buildElementwise(
