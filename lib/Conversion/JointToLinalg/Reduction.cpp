@@ -175,13 +175,7 @@ static LogicalResult lowerVar(CallFunctionOp op, const OpArgs &args,
   MLIRContext *ctx = rw.getContext();
   AffineMap id = rw.getMultiDimIdentityMap(rank);
   Value n = getNumElements(rw, loc, *input, *mask);
-  auto addBody = [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-    return SmallVector<Value>{
-        arith::AddFOp::create(b, l, accs[0], convertScalar(b, l, in[0], acc))};
-  };
-  Value sum =
-      buildReduction(rw, loc, {*input}, {id}, *mask, {acc}, {0.0}, addBody)
-          .front();
+  Value sum = buildReductionOf<arith::AddFOp>(rw, loc, *input, *mask, acc, 0.0);
   Value mean = divideByCount(rw, loc, sum, n);
   AffineMap proj = getProjectionMap(ctx, rank, *mask);
   Value sq =
@@ -250,13 +244,7 @@ static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
   AffineMap id = rw.getMultiDimIdentityMap(rank);
   AffineMap proj = getProjectionMap(ctx, rank, *mask);
   Value max =
-      buildReduction(
-          rw, loc, {*input}, {id}, *mask, {acc}, {-kInf},
-          [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-            return SmallVector<Value>{arith::MaximumFOp::create(
-                b, l, accs[0], convertScalar(b, l, in[0], acc))};
-          })
-          .front();
+      buildReductionOf<arith::MaximumFOp>(rw, loc, *input, *mask, acc, -kInf);
   Value sum =
       buildReduction(
           rw, loc, {*input, max}, {id, proj}, *mask, {acc}, {0.0},
