@@ -385,6 +385,16 @@ mlir::joint::normalizeDim(CallFunctionOp op,
   return dim < 0 ? dim + bound : dim;
 }
 
+FailureOr<int64_t> mlir::joint::getDimArg(CallFunctionOp op,
+                                          ConversionPatternRewriter &rewriter,
+                                          ArgRef arg, int64_t rank,
+                                          std::optional<int64_t> defaultValue) {
+  FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, arg, defaultValue);
+  if (failed(dim))
+    return failure();
+  return normalizeDim(op, rewriter, *dim, rank);
+}
+
 //===----------------------------------------------------------------------===//
 // Types and scalars
 //===----------------------------------------------------------------------===//

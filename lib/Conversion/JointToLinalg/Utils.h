@@ -172,6 +172,12 @@ FailureOr<int64_t> normalizeDim(CallFunctionOp op,
                                 ConversionPatternRewriter &rewriter,
                                 int64_t dim, int64_t rank);
 
+/// A constant dim argument normalized against a rank-`rank` tensor
+/// (getConstantIntArg, then normalizeDim; `defaultValue` when absent).
+FailureOr<int64_t>
+getDimArg(CallFunctionOp op, ConversionPatternRewriter &rewriter, ArgRef arg,
+          int64_t rank, std::optional<int64_t> defaultValue = std::nullopt);
+
 //===----------------------------------------------------------------------===//
 // Types and scalars
 //===----------------------------------------------------------------------===//
