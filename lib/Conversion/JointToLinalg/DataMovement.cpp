@@ -161,11 +161,8 @@ static LogicalResult lowerView(CallFunctionOp op,
     SmallVector<OpFoldResult> inputSizes =
         getTensorSizes(rewriter, loc, *input);
     if (target == "aten::unsqueeze.default") {
-      FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {1, "dim"});
-      if (failed(dim))
-        return failure();
       FailureOr<int64_t> d =
-          normalizeDim(op, rewriter, *dim, inputType.getRank() + 1);
+          getDimArg(op, rewriter, {1, "dim"}, inputType.getRank() + 1);
       if (failed(d))
         return failure();
       sizes = inputSizes;
@@ -383,10 +380,7 @@ static LogicalResult lowerSlice(CallFunctionOp op,
   bool isSplit =
       target.starts_with("aten::split") || target == "aten::chunk.default";
   ArgRef dimArg = isSplit ? ArgRef{2, "dim"} : ArgRef{1, "dim"};
-  FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, dimArg, 0);
-  if (failed(dim))
-    return failure();
-  FailureOr<int64_t> d = normalizeDim(op, rewriter, *dim, rank);
+  FailureOr<int64_t> d = getDimArg(op, rewriter, dimArg, rank, 0);
   if (failed(d))
     return failure();
   SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, *input);
@@ -501,10 +495,7 @@ static LogicalResult lowerCat(CallFunctionOp op,
     return rewriter.notifyMatchFailure(op, "expects a tensor list");
   Location loc = op.getLoc();
   int64_t rank = resultType.getRank();
-  FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {1, "dim"}, 0);
-  if (failed(dim))
-    return failure();
-  FailureOr<int64_t> d = normalizeDim(op, rewriter, *dim, rank);
+  FailureOr<int64_t> d = getDimArg(op, rewriter, {1, "dim"}, rank, 0);
   if (failed(d))
     return failure();
   SmallVector<Value> inputs;
