@@ -53,15 +53,8 @@ static LogicalResult lowerSymSize(CallFunctionOp op,
   Location loc = op.getLoc();
   Type i64 = rewriter.getI64Type();
   StringRef target = op.getTarget();
-  // The `dim` argument of sym_size / sym_stride, normalized.
-  auto getDim = [&]() -> FailureOr<int64_t> {
-    FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {1, "dim"});
-    if (failed(dim))
-      return failure();
-    return normalizeDim(op, rewriter, *dim, type.getRank());
-  };
   if (target == "aten::sym_size.int") {
-    FailureOr<int64_t> d = getDim();
+    FailureOr<int64_t> d = getDimArg(op, rewriter, {1, "dim"}, type.getRank());
     if (failed(d))
       return failure();
     if (!type.isDynamicDim(*d)) {
@@ -91,7 +84,7 @@ static LogicalResult lowerSymSize(CallFunctionOp op,
     return rewriter.notifyMatchFailure(op, "no traced strides for the input");
   SymInt value = meta.getOffset();
   if (target == "aten::sym_stride.int") {
-    FailureOr<int64_t> d = getDim();
+    FailureOr<int64_t> d = getDimArg(op, rewriter, {1, "dim"}, type.getRank());
     if (failed(d))
       return failure();
     value = meta.getStrides()[*d];
