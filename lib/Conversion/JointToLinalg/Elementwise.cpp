@@ -49,18 +49,23 @@ struct BodyParams {
 
 using BodyFn = Value (*)(OpBuilder &, Location, ValueRange, const BodyParams &);
 
+/// The overload of most pointwise ops.
+constexpr StringRef kDefault[] = {"default"};
+
 /// One entry of the table: the aten name (without overload), the kinds of
 /// its broadcast operands in schema order ('v' value, 'b' bool condition),
-/// the compute kind and the scalar body.
+/// the scalar body, the overloads, whether each has an in-place form, and
+/// the compute kind. A row states only what differs from the usual
+/// (`.default`, in place too, computed in the result type).
 struct ElementwiseOpInfo {
   StringRef name;
   StringRef operandKinds;
-  ComputeKind kind;
   BodyFn body;
   /// Overloads lowered (e.g. "Tensor", "Scalar"); each also in place
   /// (`name_.overload`) when `hasInPlace`.
-  ArrayRef<StringRef> overloads;
-  bool hasInPlace;
+  ArrayRef<StringRef> overloads = kDefault;
+  bool hasInPlace = true;
+  ComputeKind kind = ComputeKind::Result;
 };
 
 bool isFloat(Type type) { return isa<FloatType>(type); }
@@ -434,7 +439,6 @@ Value bodyMaskedFill(OpBuilder &b, Location loc, ValueRange a,
 }
 
 constexpr StringRef kTensorScalar[] = {"Tensor", "Scalar"};
-constexpr StringRef kDefault[] = {"default"};
 constexpr StringRef kDiv[] = {"Tensor", "Scalar", "Tensor_mode", "Scalar_mode"};
 constexpr StringRef kPow[] = {"Tensor_Scalar", "Tensor_Tensor", "Scalar"};
 constexpr StringRef kWhere[] = {"self", "ScalarOther", "ScalarSelf", "Scalar"};
@@ -442,81 +446,63 @@ constexpr StringRef kRsub[] = {"Tensor", "Scalar"};
 
 /// The table: every pointwise op the lowering knows.
 const ElementwiseOpInfo kElementwiseOps[] = {
-    {"add", "vv", ComputeKind::Result, bodyAdd, kTensorScalar, true},
-    {"sub", "vv", ComputeKind::Result, bodySub, kTensorScalar, true},
-    {"rsub", "vv", ComputeKind::Result, bodyRsub, kRsub, false},
-    {"mul", "vv", ComputeKind::Result, bodyMul, kTensorScalar, true},
-    {"div", "vv", ComputeKind::Result, bodyDiv, kDiv, true},
-    {"neg", "v", ComputeKind::Result, bodyNeg, kDefault, true},
-    {"pow", "vv", ComputeKind::Result, bodyPow, kPow, true},
-    {"rsqrt", "v", ComputeKind::Result, bodyUnaryMath<math::RsqrtOp>, kDefault,
-     true},
-    {"exp", "v", ComputeKind::Result, bodyUnaryMath<math::ExpOp>, kDefault,
-     true},
-    {"log", "v", ComputeKind::Result, bodyUnaryMath<math::LogOp>, kDefault,
-     true},
-    {"sin", "v", ComputeKind::Result, bodyUnaryMath<math::SinOp>, kDefault,
-     true},
-    {"cos", "v", ComputeKind::Result, bodyUnaryMath<math::CosOp>, kDefault,
-     true},
-    {"sqrt", "v", ComputeKind::Result, bodyUnaryMath<math::SqrtOp>, kDefault,
-     true},
-    {"tanh", "v", ComputeKind::Result, bodyTanh, kDefault, true},
-    {"abs", "v", ComputeKind::Result, bodyAbs, kDefault, true},
-    {"reciprocal", "v", ComputeKind::Result, bodyReciprocal, kDefault, true},
-    {"sigmoid", "v", ComputeKind::Result, bodySigmoid, kDefault, true},
-    {"silu", "v", ComputeKind::Result, bodySilu, kDefault, true},
-    {"silu_backward", "vv", ComputeKind::Result, bodySiluBackward, kDefault,
-     false},
-    {"tanh_backward", "vv", ComputeKind::Result, bodyTanhBackward, kDefault,
-     false},
-    {"sigmoid_backward", "vv", ComputeKind::Result, bodySigmoidBackward,
-     kDefault, false},
-    {"gelu", "v", ComputeKind::Result, bodyGelu, kDefault, true},
-    {"gelu_backward", "vv", ComputeKind::Result, bodyGeluBackward, kDefault,
-     false},
-    {"relu", "v", ComputeKind::Result, bodyRelu, kDefault, true},
-    {"threshold_backward", "vv", ComputeKind::Result, bodyThresholdBackward,
-     kDefault, false},
-    {"clamp", "v", ComputeKind::Result, bodyClamp, kDefault, true},
-    {"clamp_min", "v", ComputeKind::Result, bodyClamp, kDefault, true},
-    {"clamp_max", "v", ComputeKind::Result, bodyClamp, kDefault, true},
-    {"minimum", "vv", ComputeKind::Result, bodyMinimum, kDefault, false},
-    {"maximum", "vv", ComputeKind::Result, bodyMaximum, kDefault, false},
-    {"erf", "v", ComputeKind::Result, bodyUnaryMath<math::ErfOp>, kDefault,
-     true},
-    {"log1p", "v", ComputeKind::Result, bodyUnaryMath<math::Log1pOp>, kDefault,
-     true},
-    {"expm1", "v", ComputeKind::Result, bodyUnaryMath<math::ExpM1Op>, kDefault,
-     true},
-    {"floor", "v", ComputeKind::Result, bodyUnaryMath<math::FloorOp>, kDefault,
-     true},
-    {"ceil", "v", ComputeKind::Result, bodyUnaryMath<math::CeilOp>, kDefault,
-     true},
-    {"round", "v", ComputeKind::Result, bodyRound, kDefault, true},
-    {"elu", "v", ComputeKind::Result, bodyElu, kDefault, true},
-    {"elu_backward", "vv", ComputeKind::Result, bodyEluBackward, kDefault,
-     false},
-    {"leaky_relu", "v", ComputeKind::Result, bodyLeakyRelu, kDefault, true},
-    {"native_dropout_backward", "vv", ComputeKind::Result, bodyDropoutBackward,
-     kDefault, false},
-    {"eq", "vv", ComputeKind::Compare, bodyEq, kTensorScalar, true},
-    {"ne", "vv", ComputeKind::Compare, bodyNe, kTensorScalar, true},
-    {"lt", "vv", ComputeKind::Compare, bodyLt, kTensorScalar, true},
-    {"le", "vv", ComputeKind::Compare, bodyLe, kTensorScalar, true},
-    {"gt", "vv", ComputeKind::Compare, bodyGt, kTensorScalar, true},
-    {"ge", "vv", ComputeKind::Compare, bodyGe, kTensorScalar, true},
-    {"bitwise_and", "vv", ComputeKind::Exact, bodyAnd, kTensorScalar, true},
-    {"bitwise_or", "vv", ComputeKind::Exact, bodyOr, kTensorScalar, true},
-    {"bitwise_xor", "vv", ComputeKind::Exact, bodyXor, kTensorScalar, true},
-    {"bitwise_not", "v", ComputeKind::Exact, bodyNot, kDefault, true},
-    {"logical_and", "vv", ComputeKind::Logical, bodyAnd, kDefault, true},
-    {"logical_or", "vv", ComputeKind::Logical, bodyOr, kDefault, true},
-    {"logical_xor", "vv", ComputeKind::Logical, bodyXor, kDefault, true},
-    {"logical_not", "v", ComputeKind::Logical, bodyNot, kDefault, true},
-    {"where", "bvv", ComputeKind::Exact, bodyWhere, kWhere, false},
-    {"masked_fill", "vbv", ComputeKind::Exact, bodyMaskedFill, kTensorScalar,
-     true},
+    {"add", "vv", bodyAdd, kTensorScalar},
+    {"sub", "vv", bodySub, kTensorScalar},
+    {"rsub", "vv", bodyRsub, kRsub, false},
+    {"mul", "vv", bodyMul, kTensorScalar},
+    {"div", "vv", bodyDiv, kDiv},
+    {"neg", "v", bodyNeg},
+    {"pow", "vv", bodyPow, kPow},
+    {"rsqrt", "v", bodyUnaryMath<math::RsqrtOp>},
+    {"exp", "v", bodyUnaryMath<math::ExpOp>},
+    {"log", "v", bodyUnaryMath<math::LogOp>},
+    {"sin", "v", bodyUnaryMath<math::SinOp>},
+    {"cos", "v", bodyUnaryMath<math::CosOp>},
+    {"sqrt", "v", bodyUnaryMath<math::SqrtOp>},
+    {"tanh", "v", bodyTanh},
+    {"abs", "v", bodyAbs},
+    {"reciprocal", "v", bodyReciprocal},
+    {"sigmoid", "v", bodySigmoid},
+    {"silu", "v", bodySilu},
+    {"silu_backward", "vv", bodySiluBackward, kDefault, false},
+    {"tanh_backward", "vv", bodyTanhBackward, kDefault, false},
+    {"sigmoid_backward", "vv", bodySigmoidBackward, kDefault, false},
+    {"gelu", "v", bodyGelu},
+    {"gelu_backward", "vv", bodyGeluBackward, kDefault, false},
+    {"relu", "v", bodyRelu},
+    {"threshold_backward", "vv", bodyThresholdBackward, kDefault, false},
+    {"clamp", "v", bodyClamp},
+    {"clamp_min", "v", bodyClamp},
+    {"clamp_max", "v", bodyClamp},
+    {"minimum", "vv", bodyMinimum, kDefault, false},
+    {"maximum", "vv", bodyMaximum, kDefault, false},
+    {"erf", "v", bodyUnaryMath<math::ErfOp>},
+    {"log1p", "v", bodyUnaryMath<math::Log1pOp>},
+    {"expm1", "v", bodyUnaryMath<math::ExpM1Op>},
+    {"floor", "v", bodyUnaryMath<math::FloorOp>},
+    {"ceil", "v", bodyUnaryMath<math::CeilOp>},
+    {"round", "v", bodyRound},
+    {"elu", "v", bodyElu},
+    {"elu_backward", "vv", bodyEluBackward, kDefault, false},
+    {"leaky_relu", "v", bodyLeakyRelu},
+    {"native_dropout_backward", "vv", bodyDropoutBackward, kDefault, false},
+    {"eq", "vv", bodyEq, kTensorScalar, true, ComputeKind::Compare},
+    {"ne", "vv", bodyNe, kTensorScalar, true, ComputeKind::Compare},
+    {"lt", "vv", bodyLt, kTensorScalar, true, ComputeKind::Compare},
+    {"le", "vv", bodyLe, kTensorScalar, true, ComputeKind::Compare},
+    {"gt", "vv", bodyGt, kTensorScalar, true, ComputeKind::Compare},
+    {"ge", "vv", bodyGe, kTensorScalar, true, ComputeKind::Compare},
+    {"bitwise_and", "vv", bodyAnd, kTensorScalar, true, ComputeKind::Exact},
+    {"bitwise_or", "vv", bodyOr, kTensorScalar, true, ComputeKind::Exact},
+    {"bitwise_xor", "vv", bodyXor, kTensorScalar, true, ComputeKind::Exact},
+    {"bitwise_not", "v", bodyNot, kDefault, true, ComputeKind::Exact},
+    {"logical_and", "vv", bodyAnd, kDefault, true, ComputeKind::Logical},
+    {"logical_or", "vv", bodyOr, kDefault, true, ComputeKind::Logical},
+    {"logical_xor", "vv", bodyXor, kDefault, true, ComputeKind::Logical},
+    {"logical_not", "v", bodyNot, kDefault, true, ComputeKind::Logical},
+    {"where", "bvv", bodyWhere, kWhere, false, ComputeKind::Exact},
+    {"masked_fill", "vbv", bodyMaskedFill, kTensorScalar, true,
+     ComputeKind::Exact},
 };
 
 /// Schema names of the broadcast operands, for keyword lookups.
