@@ -74,24 +74,22 @@ Value constant(OpBuilder &b, Location loc, Type type, double value) {
   return createScalarConstant(b, loc, type, value);
 }
 
-Value add(OpBuilder &b, Location loc, Value x, Value y) {
+/// `x op y` on a float, bool or integer scalar (torch adds bools as `or`
+/// and multiplies them as `and`).
+template <typename FloatOp, typename BoolOp, typename IntOp>
+Value binary(OpBuilder &b, Location loc, Value x, Value y) {
   if (isFloat(x.getType()))
-    return arith::AddFOp::create(b, loc, x, y);
+    return FloatOp::create(b, loc, x, y);
   if (x.getType().isInteger(1))
-    return arith::OrIOp::create(b, loc, x, y);
-  return arith::AddIOp::create(b, loc, x, y);
+    return BoolOp::create(b, loc, x, y);
+  return IntOp::create(b, loc, x, y);
 }
+constexpr auto *add = &binary<arith::AddFOp, arith::OrIOp, arith::AddIOp>;
+constexpr auto *mul = &binary<arith::MulFOp, arith::AndIOp, arith::MulIOp>;
 Value sub(OpBuilder &b, Location loc, Value x, Value y) {
   if (isFloat(x.getType()))
     return arith::SubFOp::create(b, loc, x, y);
   return arith::SubIOp::create(b, loc, x, y);
-}
-Value mul(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isFloat(x.getType()))
-    return arith::MulFOp::create(b, loc, x, y);
-  if (x.getType().isInteger(1))
-    return arith::AndIOp::create(b, loc, x, y);
-  return arith::MulIOp::create(b, loc, x, y);
 }
 Value divf(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::DivFOp::create(b, loc, x, y);
@@ -381,37 +379,20 @@ Value bodyDropoutBackward(OpBuilder &b, Location loc, ValueRange a,
       b, loc, arith::MulFOp::create(b, loc, a[0], a[1]), p.scale);
 }
 
-Value compare(OpBuilder &b, Location loc, ValueRange a, arith::CmpFPredicate fp,
-              arith::CmpIPredicate sp, arith::CmpIPredicate up) {
+/// A comparison as torch computes it: float predicate `F` (ordered, but
+/// unordered for `ne` so that NaN != NaN), signed predicate `S` on integers
+/// and unsigned `U` on bools.
+template <arith::CmpFPredicate F, arith::CmpIPredicate S,
+          arith::CmpIPredicate U = S>
+Value bodyCompare(OpBuilder &b, Location loc, ValueRange a,
+                  const BodyParams &) {
   Type t = a[0].getType();
   if (isFloat(t))
-    return arith::CmpFOp::create(b, loc, fp, a[0], a[1]);
-  return arith::CmpIOp::create(b, loc, t.isInteger(1) ? up : sp, a[0], a[1]);
+    return arith::CmpFOp::create(b, loc, F, a[0], a[1]);
+  return arith::CmpIOp::create(b, loc, t.isInteger(1) ? U : S, a[0], a[1]);
 }
-Value bodyEq(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return compare(b, loc, a, arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq,
-                 arith::CmpIPredicate::eq);
-}
-Value bodyNe(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return compare(b, loc, a, arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne,
-                 arith::CmpIPredicate::ne);
-}
-Value bodyLt(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return compare(b, loc, a, arith::CmpFPredicate::OLT,
-                 arith::CmpIPredicate::slt, arith::CmpIPredicate::ult);
-}
-Value bodyLe(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return compare(b, loc, a, arith::CmpFPredicate::OLE,
-                 arith::CmpIPredicate::sle, arith::CmpIPredicate::ule);
-}
-Value bodyGt(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return compare(b, loc, a, arith::CmpFPredicate::OGT,
-                 arith::CmpIPredicate::sgt, arith::CmpIPredicate::ugt);
-}
-Value bodyGe(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
-  return compare(b, loc, a, arith::CmpFPredicate::OGE,
-                 arith::CmpIPredicate::sge, arith::CmpIPredicate::uge);
-}
+using FP = arith::CmpFPredicate;
+using IP = arith::CmpIPredicate;
 Value bodyAnd(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
   return arith::AndIOp::create(b, loc, a[0], a[1]);
 }
@@ -459,6 +440,11 @@ const ElementwiseOpInfo kElementwiseOps[] = {
     {"sin", "v", bodyUnaryMath<math::SinOp>},
     {"cos", "v", bodyUnaryMath<math::CosOp>},
     {"sqrt", "v", bodyUnaryMath<math::SqrtOp>},
+    {"erf", "v", bodyUnaryMath<math::ErfOp>},
+    {"log1p", "v", bodyUnaryMath<math::Log1pOp>},
+    {"expm1", "v", bodyUnaryMath<math::ExpM1Op>},
+    {"floor", "v", bodyUnaryMath<math::FloorOp>},
+    {"ceil", "v", bodyUnaryMath<math::CeilOp>},
     {"tanh", "v", bodyTanh},
     {"abs", "v", bodyAbs},
     {"reciprocal", "v", bodyReciprocal},
@@ -476,22 +462,23 @@ const ElementwiseOpInfo kElementwiseOps[] = {
     {"clamp_max", "v", bodyClamp},
     {"minimum", "vv", bodyMinimum, kDefault, false},
     {"maximum", "vv", bodyMaximum, kDefault, false},
-    {"erf", "v", bodyUnaryMath<math::ErfOp>},
-    {"log1p", "v", bodyUnaryMath<math::Log1pOp>},
-    {"expm1", "v", bodyUnaryMath<math::ExpM1Op>},
-    {"floor", "v", bodyUnaryMath<math::FloorOp>},
-    {"ceil", "v", bodyUnaryMath<math::CeilOp>},
     {"round", "v", bodyRound},
     {"elu", "v", bodyElu},
     {"elu_backward", "vv", bodyEluBackward, kDefault, false},
     {"leaky_relu", "v", bodyLeakyRelu},
     {"native_dropout_backward", "vv", bodyDropoutBackward, kDefault, false},
-    {"eq", "vv", bodyEq, kTensorScalar, true, ComputeKind::Compare},
-    {"ne", "vv", bodyNe, kTensorScalar, true, ComputeKind::Compare},
-    {"lt", "vv", bodyLt, kTensorScalar, true, ComputeKind::Compare},
-    {"le", "vv", bodyLe, kTensorScalar, true, ComputeKind::Compare},
-    {"gt", "vv", bodyGt, kTensorScalar, true, ComputeKind::Compare},
-    {"ge", "vv", bodyGe, kTensorScalar, true, ComputeKind::Compare},
+    {"eq", "vv", bodyCompare<FP::OEQ, IP::eq>, kTensorScalar, true,
+     ComputeKind::Compare},
+    {"ne", "vv", bodyCompare<FP::UNE, IP::ne>, kTensorScalar, true,
+     ComputeKind::Compare},
+    {"lt", "vv", bodyCompare<FP::OLT, IP::slt, IP::ult>, kTensorScalar, true,
+     ComputeKind::Compare},
+    {"le", "vv", bodyCompare<FP::OLE, IP::sle, IP::ule>, kTensorScalar, true,
+     ComputeKind::Compare},
+    {"gt", "vv", bodyCompare<FP::OGT, IP::sgt, IP::ugt>, kTensorScalar, true,
+     ComputeKind::Compare},
+    {"ge", "vv", bodyCompare<FP::OGE, IP::sge, IP::uge>, kTensorScalar, true,
+     ComputeKind::Compare},
     {"bitwise_and", "vv", bodyAnd, kTensorScalar, true, ComputeKind::Exact},
     {"bitwise_or", "vv", bodyOr, kTensorScalar, true, ComputeKind::Exact},
     {"bitwise_xor", "vv", bodyXor, kTensorScalar, true, ComputeKind::Exact},
