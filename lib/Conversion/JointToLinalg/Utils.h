@@ -1,7 +1,8 @@
 //===- Utils.h - Helpers shared by the JointToLinalg families ---*- C++ -*-===//
 //
-// The base pattern every family derives from (`JointOpConversion`: one
-// pattern, a set of aten targets), schema-argument access through a
+// The base pattern of every family (`JointOpConversion`: one pattern, a set
+// of aten targets) and `addLowering`, which registers a lowering function
+// for its targets (a row of a family's table), schema-argument access through a
 // `joint.call_function`'s `args`/`kwargs` (with `#joint.operand<i>` resolved to
 // the converted operand), torch's scalar casts and type promotion,
 // broadcasting, and builders for init tensors and elementwise

@@ -1,11 +1,10 @@
-//===- UtilsOps.h - Helpers of the linear/reduction/attention families -*- C++
-//-*-===//
+//===- UtilsOps.h - Helpers of the ops families ----------------*- C++ -*-===//
 //
 // Building blocks shared by the "ops" families of convert-joint-to-linalg
 // (Linear, Reduction, Normalization, Attention, IndirectDataMovement): the
-// registration of a lowering function for a list of targets (`addLowering`,
-// one pattern per row of a family's table), schema-argument readers that do
-// not need the operator table, accumulator
+// registration of a lowering function that reads its arguments through
+// OpArgs (`addLowering`, one pattern per row of a family's table),
+// schema-argument readers that do not need the operator table, accumulator
 // types (bf16/f16 accumulate in f32 as torch's CPU kernels do), scalar casts,
 // filled tensors, and reductions as one `linalg.generic` with reduction
 // iterators.
