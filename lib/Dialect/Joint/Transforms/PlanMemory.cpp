@@ -18,6 +18,7 @@
 #include "CheckpointScope.h"
 #include "joint/Analysis/CostModel.h"
 #include "joint/Analysis/MemoryModel.h"
+#include "joint/Dialect/Joint/Transforms/CpuOffload.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -158,6 +159,11 @@ struct Unit {
   /// A saved activation the plan may recompute.
   bool candidate = false;
   bool recompute = false;
+  /// Offloaded: on device until `waitEnd` in the forward and again from
+  /// `reloadStart` in the backward. `group` indexes Planner::groups.
+  bool offload = false;
+  unsigned waitEnd = 0, reloadStart = kNone;
+  int group = -1;
   /// Latest / earliest position of a planned replay that reads this storage.
   unsigned maxReaderNeed = 0, minReaderNeed = kNone;
   /// What the tree currently holds for this storage.
@@ -189,15 +195,43 @@ static Intervals intervalsOf(const Unit &u, bool recompute,
   return {{u.alloc, u.lastForward}, {start, end}};
 }
 
+/// Offloaded: on device until the forward wait (`waitEnd`), and from the
+/// reload (or an earlier replay reading it) to its last reader.
+static Intervals offloadIntervals(const Unit &u, unsigned waitEnd,
+                                  unsigned reloadStart, unsigned maxReaderNeed,
+                                  unsigned minReaderNeed) {
+  unsigned end = std::max(u.free, maxReaderNeed);
+  unsigned start = std::min(reloadStart, minReaderNeed);
+  if (start <= waitEnd + 1)
+    return {{u.alloc, end}};
+  return {{u.alloc, waitEnd}, {start, end}};
+}
+
 static Intervals intervalsOf(const Unit &u) {
+  if (u.offload)
+    return offloadIntervals(u, u.waitEnd, u.reloadStart, u.maxReaderNeed,
+                            u.minReaderNeed);
   return intervalsOf(u, u.recompute, u.maxReaderNeed, u.minReaderNeed);
 }
+
+/// One op the planner may tag must_cpu_offload: the storages the applier
+/// would offload for it (OffloadEligibility::check) and the chosen
+/// distances.
+struct OffloadGroup {
+  unsigned producer = 0; // body index
+  SmallVector<unsigned, 2> members;
+  int64_t bytes = 0;
+  std::optional<unsigned> block;
+  bool chosen = false, disabled = false;
+  unsigned prefetch = 0, defer = 0;
+};
 
 /// The measured numbers of a plan applied to a copy of the module.
 struct Measurement {
   int64_t peakBytes = 0;
   double stepSeconds = 0;
   double recomputeSeconds = 0;
+  double exposedSeconds = 0;
   std::string peakNode;
 };
 
@@ -231,6 +265,8 @@ private:
   bool greedy(int64_t target);
   /// Policies for the body's ops (by index) under the current decisions.
   std::vector<std::optional<CheckpointPolicy>> policies() const;
+  /// (joint.prefetch, joint.defer) of each op tagged must_cpu_offload.
+  llvm::DenseMap<unsigned, std::pair<unsigned, unsigned>> distances() const;
   FailureOr<Measurement> measure();
   void writePlan(const Measurement &m);
   LogicalResult reportInfeasible(const Measurement &measured);
@@ -260,6 +296,37 @@ private:
   std::unique_ptr<LiveBytesTree> tree;
   unsigned numCandidates = 0, numRecomputed = 0;
   bool noBlocks = false;
+
+  // Offload. Regions are runs of ops of one block (the applier's region
+  // anchors, approximated by blocks); transfer capacity per block is its
+  // compute seconds in that phase.
+  int64_t hostBudgetBytes = 0, hostUsed = 0;
+  std::vector<OffloadGroup> groups;
+  /// Body index -> storages (original graph) OffloadEligibility accepts for
+  /// the op at that index, found on the policy-free copy.
+  llvm::DenseMap<unsigned, SmallVector<std::pair<unsigned, unsigned>, 2>>
+      offloadable; // (defining op index, result number)
+  SmallVector<unsigned> forwardAnchors, backwardAnchors;
+  std::vector<double> startSeconds; // compute seconds before op i
+  std::vector<double> capD2H, capH2D, loadD2H, loadH2D; // per block
+  llvm::DenseSet<Operation *> offloadedProducers;
+  unsigned numOffloaded = 0;
+  int64_t offloadedBytes = 0;
+
+  void buildOffloadGroups();
+  /// Wait end and reload start of group member `u` under the distances.
+  std::pair<unsigned, unsigned> placement(const Unit &u, unsigned prefetch,
+                                          unsigned defer) const;
+  /// Estimated exposed transfer seconds of group `g` with the distances.
+  double exposedSeconds(const OffloadGroup &g, unsigned prefetch,
+                        unsigned defer) const;
+  int64_t offloadDeltaAt(const OffloadGroup &g, unsigned prefetch,
+                         unsigned defer, unsigned p) const;
+  void offload(unsigned gi, unsigned prefetch, unsigned defer);
+
+public:
+  void setHostBudget(int64_t bytes) { hostBudgetBytes = bytes; }
+  unsigned getNumOffloaded() const { return numOffloaded; }
 };
 
 } // namespace
@@ -267,10 +334,7 @@ private:
 LogicalResult Planner::findRecomputable() {
   ArrayRef<Operation *> ops = memory.getOps();
   fullPolicies.assign(ops.size(), std::nullopt);
-  if (memory.getBlockSource() == "none") {
-    noBlocks = true; // nothing is in a checkpoint scope
-    return success();
-  }
+  noBlocks = memory.getBlockSource() == "none";
   // Full checkpointing on a copy without policies: its must_recompute set
   // is everything the tag pass's rules allow to be replayed.
   OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
@@ -283,6 +347,34 @@ LogicalResult Planner::findRecomputable() {
     if (op.isForward())
       op.removePolicyAttr();
   StorageAliasAnalysis copyAliases(copyGraph);
+  {
+    // Offload eligibility on the policy-free copy (the applier's own rules;
+    // it re-checks them on the planned graph).
+    OffloadEligibility eligibility(copyGraph, copyAliases);
+    std::optional<unsigned> boundary = memory.getBoundaryIndex();
+    for (auto [i, op] : llvm::enumerate(body)) {
+      auto call = dyn_cast<CallFunctionOp>(op);
+      if (!boundary || i >= *boundary)
+        break;
+      if (!call || !call.isForward())
+        continue;
+      std::string why;
+      FailureOr<SmallVector<const OffloadTarget *>> targets =
+          eligibility.check(call, why);
+      if (failed(targets))
+        continue;
+      auto &list = offloadable[i];
+      for (const OffloadTarget *t : *targets) {
+        auto result = dyn_cast<OpResult>(t->base);
+        if (!result)
+          continue;
+        list.push_back({eligibility.position(result.getOwner()),
+                        result.getResultNumber()});
+      }
+    }
+  }
+  if (noBlocks)
+    return success(); // nothing is in a checkpoint scope
   CheckpointOptions options;
   options.mode = CheckpointMode::full;
   if (failed(tagRecomputePolicy(copyGraph, copyAliases, options)))
@@ -391,6 +483,152 @@ void Planner::computeClosure(unsigned ui) {
   llvm::sort(u.frontier);
 }
 
+void Planner::buildOffloadGroups() {
+  ArrayRef<Operation *> ops = memory.getOps();
+  std::optional<unsigned> boundary = memory.getBoundaryIndex();
+  if (!boundary)
+    return;
+  startSeconds.assign(ops.size() + 1, 0);
+  for (auto [i, op] : llvm::enumerate(ops))
+    startSeconds[i + 1] = startSeconds[i] + cost.getSeconds(op);
+  size_t numBlocks = memory.getBlocks().size();
+  capD2H.assign(numBlocks, 0);
+  capH2D.assign(numBlocks, 0);
+  loadD2H.assign(numBlocks, 0);
+  loadH2D.assign(numBlocks, 0);
+  std::optional<unsigned> previous;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    if (i == *boundary)
+      previous.reset();
+    std::optional<unsigned> block = memory.getBlockOf(op);
+    if (!block)
+      continue;
+    (i < *boundary ? capD2H : capH2D)[*block] += cost.getSeconds(op);
+    if (block != previous)
+      (i < *boundary ? forwardAnchors : backwardAnchors).push_back(i);
+    previous = block;
+  }
+  for (auto &[index, list] : offloadable) {
+    OffloadGroup g;
+    g.producer = index;
+    g.block = memory.getBlockOf(ops[index]);
+    bool usable = !list.empty();
+    for (auto [def, result] : list) {
+      const Storage *st = aliases.lookup(ops[def]->getResult(result));
+      auto it = st ? unitOf.find(st) : unitOf.end();
+      if (it == unitOf.end() || units[it->second].group >= 0 ||
+          units[it->second].firstBackward == kNone ||
+          units[it->second].bytes == 0) {
+        usable = false;
+        break;
+      }
+      if (!llvm::is_contained(g.members, it->second))
+        g.members.push_back(it->second);
+    }
+    if (!usable)
+      continue;
+    for (unsigned ui : g.members) {
+      units[ui].group = groups.size();
+      g.bytes += units[ui].bytes;
+    }
+    groups.push_back(std::move(g));
+  }
+  llvm::sort(groups, [](const OffloadGroup &a, const OffloadGroup &b) {
+    return a.producer < b.producer;
+  });
+  for (auto [gi, g] : llvm::enumerate(groups))
+    for (unsigned ui : g.members)
+      units[ui].group = gi;
+}
+
+std::pair<unsigned, unsigned> Planner::placement(const Unit &u,
+                                                 unsigned prefetch,
+                                                 unsigned defer) const {
+  unsigned waitEnd = u.lastForward, reloadStart = u.firstBackward;
+  if (defer) {
+    auto after = llvm::upper_bound(forwardAnchors, u.lastForward);
+    size_t index = (after - forwardAnchors.begin()) + defer;
+    unsigned anchor = index < forwardAnchors.size()
+                          ? forwardAnchors[index]
+                          : *memory.getBoundaryIndex();
+    if (anchor > u.lastForward)
+      waitEnd = anchor - 1;
+  }
+  if (prefetch) {
+    auto after = llvm::upper_bound(backwardAnchors, u.firstBackward);
+    if (after != backwardAnchors.begin()) {
+      size_t own = (after - backwardAnchors.begin()) - 1;
+      size_t target = own > prefetch ? own - prefetch : 0;
+      while (target < own && backwardAnchors[target] <= waitEnd)
+        ++target;
+      if (backwardAnchors[target] > waitEnd &&
+          backwardAnchors[target] < u.firstBackward)
+        reloadStart = backwardAnchors[target];
+    }
+  }
+  return {waitEnd, reloadStart};
+}
+
+double Planner::exposedSeconds(const OffloadGroup &g, unsigned prefetch,
+                               unsigned defer) const {
+  double transfer = double(g.bytes) / hw.linkBytesPerSecond;
+  // The compute each copy can hide behind, for the group's first member.
+  const Unit &u = units[g.members.front()];
+  auto [waitEnd, reloadStart] = placement(u, prefetch, defer);
+  double d2hWindow = startSeconds[waitEnd + 1] - startSeconds[u.alloc + 1];
+  double h2dWindow = startSeconds[u.firstBackward] - startSeconds[reloadStart];
+  double exposed = std::max(0.0, transfer - d2hWindow) +
+                   std::max(0.0, transfer - h2dWindow);
+  // Link capacity of the block: copies queue behind the ones already
+  // planned there.
+  if (g.block) {
+    unsigned b = *g.block;
+    auto over = [](double load, double cap) { return std::max(0.0, load - cap); };
+    exposed = std::max(exposed, over(loadD2H[b] + transfer, capD2H[b]) -
+                                    over(loadD2H[b], capD2H[b]) +
+                                    over(loadH2D[b] + transfer, capH2D[b]) -
+                                    over(loadH2D[b], capH2D[b]));
+  }
+  return exposed;
+}
+
+int64_t Planner::offloadDeltaAt(const OffloadGroup &g, unsigned prefetch,
+                                unsigned defer, unsigned p) const {
+  int64_t delta = 0;
+  for (unsigned ui : g.members) {
+    const Unit &u = units[ui];
+    auto [waitEnd, reloadStart] = placement(u, prefetch, defer);
+    Intervals next = offloadIntervals(u, waitEnd, reloadStart,
+                                      u.maxReaderNeed, u.minReaderNeed);
+    delta +=
+        u.bytes * (int64_t(covers(next, p)) - int64_t(covers(u.applied, p)));
+  }
+  return delta;
+}
+
+void Planner::offload(unsigned gi, unsigned prefetch, unsigned defer) {
+  OffloadGroup &g = groups[gi];
+  g.chosen = true;
+  g.prefetch = prefetch;
+  g.defer = defer;
+  double transfer = double(g.bytes) / hw.linkBytesPerSecond;
+  if (g.block) {
+    loadD2H[*g.block] += transfer;
+    loadH2D[*g.block] += transfer;
+  }
+  hostUsed += g.bytes;
+  offloadedProducers.insert(memory.getOps()[g.producer]);
+  ++numOffloaded;
+  for (unsigned ui : g.members) {
+    Unit &u = units[ui];
+    std::tie(u.waitEnd, u.reloadStart) = placement(u, prefetch, defer);
+    u.offload = true;
+    offloadedBytes += u.bytes;
+    llvm::erase(pending, ui);
+    refresh(ui);
+  }
+}
+
 int64_t Planner::deltaAt(unsigned ui, unsigned p) const {
   const Unit &u = units[ui];
   int64_t delta = 0;
@@ -455,6 +693,8 @@ void Planner::recompute(unsigned root) {
   }
   u.recompute = true;
   ++numRecomputed;
+  if (u.group >= 0)
+    groups[u.group].disabled = true;
   llvm::erase(pending, root);
   refresh(root);
   // Readers of the replay: saved inputs live until it, recomputed inputs are
@@ -488,6 +728,11 @@ bool Planner::greedy(int64_t target) {
       double perSecond = 1.0 / std::max(seconds[ui], 1e-12);
       if (best && double(u.bytes) * perSecond <= bestScore)
         continue;
+      if (!offloadedProducers.empty() &&
+          llvm::any_of(u.closure, [&](CallFunctionOp op) {
+            return offloadedProducers.contains(op);
+          }))
+        continue;
       int64_t delta = deltaAt(ui, p);
       if (delta >= 0)
         continue;
@@ -496,6 +741,32 @@ bool Planner::greedy(int64_t target) {
         best = ui;
         bestScore = score;
       }
+    }
+    // Offload: the best distances per op, scored like a recompute (bytes
+    // freed at the peak per exposed second).
+    std::optional<std::tuple<unsigned, unsigned, unsigned>> bestOffload;
+    for (auto [gi, g] : llvm::enumerate(groups)) {
+      if (g.chosen || g.disabled ||
+          (hostBudgetBytes && hostUsed + g.bytes > hostBudgetBytes) ||
+          cloned.contains(memory.getOps()[g.producer]))
+        continue;
+      for (unsigned prefetch : {0u})
+        for (unsigned defer : {0u}) {
+          int64_t delta = offloadDeltaAt(g, prefetch, defer, p);
+          if (delta >= 0)
+            continue;
+          double score = double(-delta) /
+                         std::max(exposedSeconds(g, prefetch, defer), 1e-12);
+          if ((!best && !bestOffload) || score > bestScore) {
+            bestOffload = {unsigned(gi), prefetch, defer};
+            bestScore = score;
+          }
+        }
+    }
+    if (bestOffload) {
+      auto [gi, prefetch, defer] = *bestOffload;
+      offload(gi, prefetch, defer);
+      continue;
     }
     if (!best)
       return false;
@@ -515,14 +786,28 @@ std::vector<std::optional<CheckpointPolicy>> Planner::policies() const {
   for (auto [i, p] : llvm::enumerate(out))
     if (p == CheckpointPolicy::must_recompute && !replayed.contains(ops[i]))
       p = CheckpointPolicy::must_save;
+  for (const OffloadGroup &g : groups)
+    if (g.chosen)
+      out[g.producer] = CheckpointPolicy::must_cpu_offload;
+  return out;
+}
+
+llvm::DenseMap<unsigned, std::pair<unsigned, unsigned>>
+Planner::distances() const {
+  llvm::DenseMap<unsigned, std::pair<unsigned, unsigned>> out;
+  for (const OffloadGroup &g : groups)
+    if (g.chosen)
+      out[g.producer] = {g.prefetch, g.defer};
   return out;
 }
 
 /// Writes `policies` (by body op index) on the forward joint.call_functions
 /// of `graph`, removing any other policy.
-static void applyPolicies(GraphOp graph,
-                          ArrayRef<std::optional<CheckpointPolicy>> policies) {
+static void applyPolicies(
+    GraphOp graph, ArrayRef<std::optional<CheckpointPolicy>> policies,
+    const llvm::DenseMap<unsigned, std::pair<unsigned, unsigned>> &distances) {
   MLIRContext *ctx = graph.getContext();
+  Builder b(ctx);
   for (auto [i, op] : llvm::enumerate(graph.getBody().front())) {
     auto call = dyn_cast<CallFunctionOp>(op);
     if (!call || !call.isForward())
@@ -531,6 +816,15 @@ static void applyPolicies(GraphOp graph,
       call.setPolicyAttr(CheckpointPolicyAttr::get(ctx, *policies[i]));
     else
       call.removePolicyAttr();
+    call->removeAttr(kPrefetchAttr);
+    call->removeAttr(kDeferAttr);
+    auto it = distances.find(i);
+    if (it == distances.end())
+      continue;
+    if (it->second.first)
+      call->setAttr(kPrefetchAttr, b.getI64IntegerAttr(it->second.first));
+    if (it->second.second)
+      call->setAttr(kDeferAttr, b.getI64IntegerAttr(it->second.second));
   }
 }
 
@@ -540,7 +834,13 @@ FailureOr<Measurement> Planner::measure() {
   for (GraphOp g : copy->getOps<GraphOp>())
     if (g.getSymName() == graph.getSymName())
       copyGraph = g;
-  applyPolicies(copyGraph, policies());
+  applyPolicies(copyGraph, policies(), distances());
+  if (numOffloaded) {
+    readForwardSizes(copyGraph);
+    StorageAliasAnalysis before(copyGraph);
+    if (failed(applyCpuOffload(copyGraph, before, OffloadApplyOptions())))
+      return failure();
+  }
   {
     StorageAliasAnalysis before(copyGraph);
     if (failed(rematerialize(copyGraph, before)))
@@ -553,6 +853,7 @@ FailureOr<Measurement> Planner::measure() {
   m.peakBytes = mem.getPeakBytes();
   m.stepSeconds = costs.getStepSeconds();
   m.recomputeSeconds = costs.getRecomputeSeconds();
+  m.exposedSeconds = costs.getExposedSeconds();
   if (Operation *op = mem.getPeakOp())
     if (auto call = dyn_cast<CallFunctionOp>(op))
       m.peakNode = call.getName().str();
@@ -639,7 +940,7 @@ LogicalResult Planner::reportInfeasible(const Measurement &measured) {
 void Planner::writePlan(const Measurement &m) {
   MLIRContext *ctx = graph.getContext();
   Builder b(ctx);
-  applyPolicies(graph, policies());
+  applyPolicies(graph, policies(), distances());
   int64_t recomputedBytes = 0;
   for (const Unit &u : units)
     if (u.recompute)
@@ -656,6 +957,10 @@ void Planner::writePlan(const Measurement &m) {
   plan.append("recomputed_storages", b.getI64IntegerAttr(numRecomputed));
   plan.append("recomputed_bytes", b.getI64IntegerAttr(recomputedBytes));
   plan.append("candidate_storages", b.getI64IntegerAttr(numCandidates));
+  plan.append("offloaded_ops", b.getI64IntegerAttr(numOffloaded));
+  plan.append("offloaded_bytes", b.getI64IntegerAttr(offloadedBytes));
+  plan.append("exposed_transfer_seconds", b.getF64FloatAttr(m.exposedSeconds));
+  plan.append("host_budget_bytes", b.getI64IntegerAttr(hostBudgetBytes));
   plan.append("method", b.getStringAttr("greedy-bytes-per-second"));
   graph->setAttr("joint.plan", plan.getDictionary(ctx));
 
@@ -663,7 +968,8 @@ void Planner::writePlan(const Measurement &m) {
   InFlightDiagnostic r = emitRemark(graph.getLoc());
   r << "joint-plan-memory: budget " << formatGB(budgetBytes) << "; recompute "
     << numRecomputed << " of " << numCandidates << " saved storages ("
-    << recomputedBytes << " bytes); modelled peak " << formatGB(m.peakBytes)
+    << recomputedBytes << " bytes); offload " << numOffloaded << " ops ("
+    << offloadedBytes << " bytes); modelled peak " << formatGB(m.peakBytes)
     << " (save-all " << formatGB(memory.getPeakBytes()) << "), step "
     << formatSeconds(m.stepSeconds) << " ("
     << formatFixed("%+.1f", base > 0 ? (m.stepSeconds / base - 1) * 100 : 0.0)
@@ -687,6 +993,7 @@ LogicalResult Planner::run() {
   if (failed(findRecomputable()))
     return failure();
   buildUnits();
+  buildOffloadGroups();
   tree = std::make_unique<LiveBytesTree>(memory.getTransientTimeline());
 
   int64_t target = budgetBytes - memory.getResidentBytes();
@@ -751,8 +1058,9 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
         budgetFrom(loc, "budget", budgetGB, budgetGiB, /*required=*/true);
     if (failed(budget))
       return signalPassFailure();
-    if (failed(budgetFrom(loc, "host-budget", hostBudgetGB, hostBudgetGiB,
-                          /*required=*/false)))
+    FailureOr<int64_t> hostBudget = budgetFrom(
+        loc, "host-budget", hostBudgetGB, hostBudgetGiB, /*required=*/false);
+    if (failed(hostBudget))
       return signalPassFailure();
     for (auto [name, value] :
          {std::pair<StringRef, double>{"peak-tflops", peakTflops},
@@ -778,6 +1086,7 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
       StorageAliasAnalysis &aliases =
           getChildAnalysis<StorageAliasAnalysis>(graph);
       Planner planner(module, graph, aliases, hw, *budget);
+      planner.setHostBudget(*hostBudget);
       if (failed(planner.run()))
         return signalPassFailure();
       numCandidates += planner.getNumCandidates();

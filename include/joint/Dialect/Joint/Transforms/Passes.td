@@ -292,6 +292,9 @@ def JointPlanMemory : Pass<"joint-plan-memory", "::mlir::ModuleOp"> {
     An unreachable budget is one error naming the lowest peak reached and
     the largest values live at it. See docs/passes.md, "Memory planner".
   }];
+  // The plan is measured in process by applying it (ao ops included) to a
+  // copy, so the ao dialect must be loaded before the pass runs.
+  let dependentDialects = ["::mlir::ao::AODialect"];
   let options = JointPlanMemoryOptions;
   let statistics = [
     Statistic<"numRecomputed", "recomputed-storages",
