@@ -25,6 +25,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Format.h"
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -44,6 +45,9 @@ static constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 /// Rounds of "measure the applied plan, continue the greedy" before giving
 /// up (each round lowers the internal target by the measured overshoot).
 static constexpr unsigned kMaxRounds = 8;
+/// Prefetch and defer distances the planner tries: 0 .. kDistances-1
+/// regions.
+static constexpr unsigned kDistances = 3;
 
 namespace {
 
@@ -164,6 +168,8 @@ struct Unit {
   bool offload = false;
   unsigned waitEnd = 0, reloadStart = kNone;
   int group = -1;
+  /// (wait end, reload start) per (prefetch, defer) < kDistances.
+  std::array<std::pair<unsigned, unsigned>, kDistances * kDistances> placed;
   /// Latest / earliest position of a planned replay that reads this storage.
   unsigned maxReaderNeed = 0, minReaderNeed = kNone;
   /// What the tree currently holds for this storage.
@@ -233,6 +239,9 @@ struct Measurement {
   double recomputeSeconds = 0;
   double exposedSeconds = 0;
   std::string peakNode;
+  /// Body indices of the planned offload ops one of whose copies stalls
+  /// the compute stream (exposed transfer time > 0).
+  SmallVector<unsigned> exposedOffloads;
 };
 
 /// The planner for one graph: analyses of the input, the greedy, and the
@@ -244,7 +253,22 @@ public:
       : module(module), graph(graph), aliases(aliases), memory(aliases),
         cost(aliases, hw), hw(hw), budgetBytes(budgetBytes) {}
 
-  LogicalResult run();
+  /// Plans and measures. Failure: an error was emitted (a graph the
+  /// planner does not take, or an applier refusal). Otherwise `fits` says
+  /// whether the measured peak is within the budget; getMeasurement() holds
+  /// the last measurement either way.
+  LogicalResult run(bool &fits);
+  /// Writes the plan (policies, distances, `joint.plan`) and the remark.
+  void write() { writePlan(*last); }
+  /// The error for a budget this planner cannot reach.
+  LogicalResult reportInfeasible() { return reportInfeasible(*last); }
+  const Measurement &getMeasurement() const { return *last; }
+  /// Offload decisions off (recompute only), or off for the ops at these
+  /// body indices.
+  void setOffload(bool enabled, const llvm::DenseSet<unsigned> &excludedOps) {
+    allowOffload = enabled;
+    excluded = excludedOps;
+  }
 
   unsigned getNumCandidates() const { return numCandidates; }
   unsigned getNumRecomputed() const { return numRecomputed; }
@@ -312,11 +336,20 @@ private:
   llvm::DenseSet<Operation *> offloadedProducers;
   unsigned numOffloaded = 0;
   int64_t offloadedBytes = 0;
+  bool allowOffload = true;
+  llvm::DenseSet<unsigned> excluded;
+  std::optional<Measurement> last;
 
   void buildOffloadGroups();
   /// Wait end and reload start of group member `u` under the distances.
   std::pair<unsigned, unsigned> placement(const Unit &u, unsigned prefetch,
-                                          unsigned defer) const;
+                                          unsigned defer) const {
+    return u.placed[prefetch * kDistances + defer];
+  }
+  std::pair<unsigned, unsigned>
+  computePlacement(const Unit &u, unsigned prefetch, unsigned defer) const;
+  /// The block whose backward a reload of a value of `block` runs under.
+  unsigned h2dBlock(unsigned block, unsigned prefetch) const;
   /// Estimated exposed transfer seconds of group `g` with the distances.
   double exposedSeconds(const OffloadGroup &g, unsigned prefetch,
                         unsigned defer) const;
@@ -509,6 +542,8 @@ void Planner::buildOffloadGroups() {
     previous = block;
   }
   for (auto &[index, list] : offloadable) {
+    if (!allowOffload || excluded.contains(index))
+      continue;
     OffloadGroup g;
     g.producer = index;
     g.block = memory.getBlockOf(ops[index]);
@@ -537,13 +572,19 @@ void Planner::buildOffloadGroups() {
     return a.producer < b.producer;
   });
   for (auto [gi, g] : llvm::enumerate(groups))
-    for (unsigned ui : g.members)
-      units[ui].group = gi;
+    for (unsigned ui : g.members) {
+      Unit &u = units[ui];
+      u.group = gi;
+      for (unsigned prefetch = 0; prefetch < kDistances; ++prefetch)
+        for (unsigned defer = 0; defer < kDistances; ++defer)
+          u.placed[prefetch * kDistances + defer] =
+              computePlacement(u, prefetch, defer);
+    }
 }
 
-std::pair<unsigned, unsigned> Planner::placement(const Unit &u,
-                                                 unsigned prefetch,
-                                                 unsigned defer) const {
+std::pair<unsigned, unsigned> Planner::computePlacement(const Unit &u,
+                                                        unsigned prefetch,
+                                                        unsigned defer) const {
   unsigned waitEnd = u.lastForward, reloadStart = u.firstBackward;
   if (defer) {
     auto after = llvm::upper_bound(forwardAnchors, u.lastForward);
@@ -569,6 +610,10 @@ std::pair<unsigned, unsigned> Planner::placement(const Unit &u,
   return {waitEnd, reloadStart};
 }
 
+unsigned Planner::h2dBlock(unsigned block, unsigned prefetch) const {
+  return std::min<size_t>(block + prefetch, capH2D.size() - 1);
+}
+
 double Planner::exposedSeconds(const OffloadGroup &g, unsigned prefetch,
                                unsigned defer) const {
   double transfer = double(g.bytes) / hw.linkBytesPerSecond;
@@ -577,17 +622,26 @@ double Planner::exposedSeconds(const OffloadGroup &g, unsigned prefetch,
   auto [waitEnd, reloadStart] = placement(u, prefetch, defer);
   double d2hWindow = startSeconds[waitEnd + 1] - startSeconds[u.alloc + 1];
   double h2dWindow = startSeconds[u.firstBackward] - startSeconds[reloadStart];
-  double exposed = std::max(0.0, transfer - d2hWindow) +
-                   std::max(0.0, transfer - h2dWindow);
-  // Link capacity of the block: copies queue behind the ones already
-  // planned there.
+  // Each direction is one FIFO: the copy may queue behind every copy
+  // already planned under the same block (conservative: as if all were
+  // issued before it).
+  unsigned r = g.block ? h2dBlock(*g.block, prefetch) : 0;
+  double d2hAhead = g.block ? loadD2H[*g.block] : 0;
+  double h2dAhead = g.block ? loadH2D[r] : 0;
+  double exposed = std::max(0.0, d2hAhead + transfer - d2hWindow) +
+                   std::max(0.0, h2dAhead + transfer - h2dWindow);
+  // Link capacity: copies queue behind the ones already planned in the
+  // block whose compute they run under (the D2H copy under its own block's
+  // forward, the reload under the backward of the block `prefetch` later).
   if (g.block) {
     unsigned b = *g.block;
-    auto over = [](double load, double cap) { return std::max(0.0, load - cap); };
+    auto over = [](double load, double cap) {
+      return std::max(0.0, load - cap);
+    };
     exposed = std::max(exposed, over(loadD2H[b] + transfer, capD2H[b]) -
                                     over(loadD2H[b], capD2H[b]) +
-                                    over(loadH2D[b] + transfer, capH2D[b]) -
-                                    over(loadH2D[b], capH2D[b]));
+                                    over(loadH2D[r] + transfer, capH2D[r]) -
+                                    over(loadH2D[r], capH2D[r]));
   }
   return exposed;
 }
@@ -598,8 +652,8 @@ int64_t Planner::offloadDeltaAt(const OffloadGroup &g, unsigned prefetch,
   for (unsigned ui : g.members) {
     const Unit &u = units[ui];
     auto [waitEnd, reloadStart] = placement(u, prefetch, defer);
-    Intervals next = offloadIntervals(u, waitEnd, reloadStart,
-                                      u.maxReaderNeed, u.minReaderNeed);
+    Intervals next = offloadIntervals(u, waitEnd, reloadStart, u.maxReaderNeed,
+                                      u.minReaderNeed);
     delta +=
         u.bytes * (int64_t(covers(next, p)) - int64_t(covers(u.applied, p)));
   }
@@ -614,7 +668,7 @@ void Planner::offload(unsigned gi, unsigned prefetch, unsigned defer) {
   double transfer = double(g.bytes) / hw.linkBytesPerSecond;
   if (g.block) {
     loadD2H[*g.block] += transfer;
-    loadH2D[*g.block] += transfer;
+    loadH2D[h2dBlock(*g.block, prefetch)] += transfer;
   }
   hostUsed += g.bytes;
   offloadedProducers.insert(memory.getOps()[g.producer]);
@@ -742,27 +796,52 @@ bool Planner::greedy(int64_t target) {
         bestScore = score;
       }
     }
-    // Offload: the best distances per op, scored like a recompute (bytes
-    // freed at the peak per exposed second).
-    std::optional<std::tuple<unsigned, unsigned, unsigned>> bestOffload;
+    // Offload. A copy the link hides (estimated exposure 0) adds no step
+    // time, so it goes first, the storage whose recompute would cost most
+    // per byte first: the link's time is the scarce resource, spent where
+    // recompute is dearest. Otherwise an offload is scored like a recompute:
+    // bytes freed at the peak per exposed second. Smaller distances first
+    // (they keep less memory live).
+    std::optional<std::tuple<unsigned, unsigned, unsigned>> bestOffload, hidden;
+    double hiddenValue = -1;
     for (auto [gi, g] : llvm::enumerate(groups)) {
       if (g.chosen || g.disabled ||
           (hostBudgetBytes && hostUsed + g.bytes > hostBudgetBytes) ||
           cloned.contains(memory.getOps()[g.producer]))
         continue;
-      for (unsigned prefetch : {0u})
-        for (unsigned defer : {0u}) {
+      // Only a member live at `p` only for the backward can lower it.
+      if (llvm::none_of(g.members, [&](unsigned ui) {
+            return units[ui].lastForward < p && p < units[ui].firstBackward;
+          }))
+        continue;
+      double avoided = 0;
+      for (unsigned ui : g.members)
+        avoided += units[ui].candidate ? seconds[ui] : 1e30;
+      avoided /= double(std::max<int64_t>(g.bytes, 1));
+      // The applier places values outside every region without distances.
+      unsigned distances = g.block ? kDistances : 1;
+      for (unsigned prefetch = 0; prefetch < distances; ++prefetch)
+        for (unsigned defer = 0; defer < distances; ++defer) {
           int64_t delta = offloadDeltaAt(g, prefetch, defer, p);
           if (delta >= 0)
             continue;
-          double score = double(-delta) /
-                         std::max(exposedSeconds(g, prefetch, defer), 1e-12);
+          double exposed = exposedSeconds(g, prefetch, defer);
+          if (exposed <= 0) {
+            if (avoided > hiddenValue) {
+              hidden = {unsigned(gi), prefetch, defer};
+              hiddenValue = avoided;
+            }
+            continue;
+          }
+          double score = double(-delta) / exposed;
           if ((!best && !bestOffload) || score > bestScore) {
             bestOffload = {unsigned(gi), prefetch, defer};
             bestScore = score;
           }
         }
     }
+    if (hidden)
+      bestOffload = hidden;
     if (bestOffload) {
       auto [gi, prefetch, defer] = *bestOffload;
       offload(gi, prefetch, defer);
@@ -854,6 +933,31 @@ FailureOr<Measurement> Planner::measure() {
   m.stepSeconds = costs.getStepSeconds();
   m.recomputeSeconds = costs.getRecomputeSeconds();
   m.exposedSeconds = costs.getExposedSeconds();
+  // Which planned offload each stalled copy belongs to, by the node name of
+  // the offloaded base's producer (names survive the clone and rewrites).
+  llvm::StringMap<unsigned> groupOfBase;
+  for (const OffloadGroup &g : groups)
+    if (g.chosen)
+      for (unsigned ui : g.members)
+        if (auto def = units[ui].storage->owner.getDefiningOp<CallFunctionOp>())
+          groupOfBase[def.getName()] = g.producer;
+  llvm::DenseSet<unsigned> stalled;
+  for (const Transfer &t : costs.getTransfers()) {
+    if (t.exposedSeconds <= 0 || !t.copy || t.copy->getNumOperands() == 0)
+      continue;
+    // offload(base) or reload(wait(offload(base), ...)).
+    Value v = t.copy->getOperand(0);
+    for (unsigned hops = 0;
+         hops < 2 && v.getDefiningOp<CallFunctionOp>() == nullptr; ++hops)
+      if (Operation *def = v.getDefiningOp(); def && def->getNumOperands())
+        v = def->getOperand(0);
+    auto def = v.getDefiningOp<CallFunctionOp>();
+    if (!def)
+      continue;
+    auto it = groupOfBase.find(def.getName());
+    if (it != groupOfBase.end() && stalled.insert(it->second).second)
+      m.exposedOffloads.push_back(it->second);
+  }
   if (Operation *op = mem.getPeakOp())
     if (auto call = dyn_cast<CallFunctionOp>(op))
       m.peakNode = call.getName().str();
@@ -978,7 +1082,8 @@ void Planner::writePlan(const Measurement &m) {
     r << "; no transformer blocks, so nothing is recomputable";
 }
 
-LogicalResult Planner::run() {
+LogicalResult Planner::run(bool &fits) {
+  fits = false;
   Block &body = graph.getBody().front();
   for (Operation &op : body) {
     auto call = dyn_cast<CallFunctionOp>(op);
@@ -1002,12 +1107,13 @@ LogicalResult Planner::run() {
     FailureOr<Measurement> m = measure();
     if (failed(m))
       return failure();
+    last = *m;
     if (m->peakBytes <= budgetBytes) {
-      writePlan(*m);
+      fits = true;
       return success();
     }
     if (!reached || round + 1 == kMaxRounds)
-      return reportInfeasible(*m);
+      return success();
     // The interval model under-counted: continue the same greedy sequence
     // with the overshoot taken off the target.
     target -= m->peakBytes - budgetBytes;
@@ -1048,6 +1154,57 @@ static FailureOr<int64_t> budgetFrom(Location loc, StringRef what,
       std::llround(value * (gb.hasValue() ? kBytesPerGB : kBytesPerGiB)));
 }
 
+/// Rounds of "plan with offload, measure, drop the offloads whose copies
+/// stall" (each round is one planner run and one measurement).
+static constexpr unsigned kOffloadRounds = 3;
+
+/// The fastest measured plan of `graph` within the budget, or null after an
+/// error. Candidates: recompute only, and recompute + offload, where each
+/// round excludes the offload ops whose copies the cost model found exposed
+/// in the previous round's measurement (the greedy's link-capacity estimate
+/// is optimistic; the measurement is the FIFO copy streams of the cost
+/// model). The recompute-only plan is always a candidate, so adding offload
+/// never gives a slower plan.
+static std::unique_ptr<Planner> planGraph(ModuleOp module, GraphOp graph,
+                                          const StorageAliasAnalysis &aliases,
+                                          const HardwareModel &hw,
+                                          int64_t budget, int64_t hostBudget) {
+  std::unique_ptr<Planner> best, lowest;
+  auto consider = [&](std::unique_ptr<Planner> p, bool fits) {
+    const Measurement &m = p->getMeasurement();
+    if (!fits) {
+      if (!lowest || m.peakBytes < lowest->getMeasurement().peakBytes)
+        lowest = std::move(p);
+      return;
+    }
+    if (!best || m.stepSeconds < best->getMeasurement().stepSeconds)
+      best = std::move(p);
+  };
+  llvm::DenseSet<unsigned> excluded;
+  for (unsigned round = 0; round <= kOffloadRounds; ++round) {
+    bool offload = round < kOffloadRounds;
+    auto p = std::make_unique<Planner>(module, graph, aliases, hw, budget);
+    p->setHostBudget(hostBudget);
+    p->setOffload(offload, excluded);
+    bool fits = false;
+    if (failed(p->run(fits)))
+      return nullptr;
+    bool again = false;
+    if (offload) {
+      ArrayRef<unsigned> exposed = p->getMeasurement().exposedOffloads;
+      again = !exposed.empty() && p->getNumOffloaded();
+      excluded.insert(exposed.begin(), exposed.end());
+    }
+    consider(std::move(p), fits);
+    if (offload && !again)
+      round = kOffloadRounds - 1; // no stall left: only recompute-only remains
+  }
+  if (best)
+    return best;
+  (void)lowest->reportInfeasible();
+  return nullptr;
+}
+
 struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
   using Base::Base;
 
@@ -1085,12 +1242,13 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
     for (GraphOp graph : graphs) {
       StorageAliasAnalysis &aliases =
           getChildAnalysis<StorageAliasAnalysis>(graph);
-      Planner planner(module, graph, aliases, hw, *budget);
-      planner.setHostBudget(*hostBudget);
-      if (failed(planner.run()))
+      std::unique_ptr<Planner> planner =
+          planGraph(module, graph, aliases, hw, *budget, *hostBudget);
+      if (!planner)
         return signalPassFailure();
-      numCandidates += planner.getNumCandidates();
-      numRecomputed += planner.getNumRecomputed();
+      planner->write();
+      numCandidates += planner->getNumCandidates();
+      numRecomputed += planner->getNumRecomputed();
     }
   }
 };
