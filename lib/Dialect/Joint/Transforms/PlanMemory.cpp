@@ -822,6 +822,13 @@ bool Planner::greedy(int64_t target) {
       unsigned distances = g.block ? kDistances : 1;
       for (unsigned prefetch = 0; prefetch < distances; ++prefetch)
         for (unsigned defer = 0; defer < distances; ++defer) {
+          // A distance that moves nothing is not written.
+          const Unit &first = units[g.members.front()];
+          if ((prefetch && placement(first, prefetch, defer) ==
+                               placement(first, prefetch - 1, defer)) ||
+              (defer && placement(first, prefetch, defer) ==
+                            placement(first, prefetch, defer - 1)))
+            continue;
           int64_t delta = offloadDeltaAt(g, prefetch, defer, p);
           if (delta >= 0)
             continue;
@@ -980,18 +987,28 @@ static std::string formatSeconds(double s) {
   return formatFixed("%.4g us", s * 1e6);
 }
 
-/// `bytes` in decimal units: "12.34 GB", "443.05 kB", "12 bytes".
-static std::string formatGB(int64_t bytes) {
-  const char *units[] = {"bytes", "kB", "MB", "GB", "TB"};
+/// `bytes` in binary units, as joint-memory-report prints them: "59.89 GiB",
+/// "1.50 KiB", "648 B" (budget-gb counts 1e9 bytes, budget-gib 2^30).
+static std::string formatBytes(int64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = double(bytes);
   unsigned u = 0;
-  while (std::abs(v) >= 1000 && u + 1 < std::size(units)) {
-    v /= 1000;
+  while (std::abs(v) >= 1024 && u + 1 < std::size(units)) {
+    v /= 1024;
     ++u;
   }
   if (u == 0)
-    return std::to_string(bytes) + " bytes";
+    return std::to_string(bytes) + " B";
   return formatFixed("%.2f ", v) + units[u];
+}
+
+/// formatBytes with the exact count when it is rounded: "59.89 GiB
+/// (64309264900 B)", "648 B".
+static std::string formatBytesExact(int64_t bytes) {
+  std::string s = formatBytes(bytes);
+  if (std::abs(bytes) >= 1024)
+    s += " (" + std::to_string(bytes) + " B)";
+  return s;
 }
 
 /// The node name of `op` (a joint.call_function), else its op name.
@@ -1027,17 +1044,17 @@ LogicalResult Planner::reportInfeasible(const Measurement &measured) {
   llvm::stable_sort(live, [](auto a, auto b) { return a.first > b.first; });
   ArrayRef<Operation *> ops = memory.getOps();
   InFlightDiagnostic d = emitError(graph.getLoc());
-  d << "joint-plan-memory: budget " << formatGB(budgetBytes) << " ("
-    << budgetBytes << " bytes) is not reachable: the lowest modelled peak is "
-    << formatGB(lowest) << " (" << lowest << " bytes)";
+  d << "joint-plan-memory: budget " << formatBytesExact(budgetBytes)
+    << " is not reachable: the lowest modelled peak is "
+    << formatBytesExact(lowest);
   if (!measured.peakNode.empty())
     d << " at node '" << measured.peakNode << "'";
-  d << ", of which " << formatGB(memory.getResidentBytes())
+  d << ", of which " << formatBytes(memory.getResidentBytes())
     << " are resident inputs; no decision lowers the bytes live at node '"
     << nodeNameOf(ops[p]) << "', the largest being";
   for (auto [i, entry] : llvm::enumerate(llvm::ArrayRef(live).take_front(5)))
     d << (i ? ", '" : " '") << valueName(entry.second->owner) << "' ("
-      << entry.first << " bytes)";
+      << formatBytes(entry.first) << ")";
   return failure();
 }
 
@@ -1070,11 +1087,13 @@ void Planner::writePlan(const Measurement &m) {
 
   double base = cost.getStepSeconds();
   InFlightDiagnostic r = emitRemark(graph.getLoc());
-  r << "joint-plan-memory: budget " << formatGB(budgetBytes) << "; recompute "
-    << numRecomputed << " of " << numCandidates << " saved storages ("
-    << recomputedBytes << " bytes); offload " << numOffloaded << " ops ("
-    << offloadedBytes << " bytes); modelled peak " << formatGB(m.peakBytes)
-    << " (save-all " << formatGB(memory.getPeakBytes()) << "), step "
+  r << "joint-plan-memory: budget " << formatBytesExact(budgetBytes)
+    << "; recompute " << numRecomputed << " of " << numCandidates
+    << " saved storages (" << formatBytes(recomputedBytes) << "); offload "
+    << numOffloaded << " op(s) (" << formatBytes(offloadedBytes) << " to host, "
+    << formatSeconds(m.exposedSeconds) << " transfer exposed); modelled peak "
+    << formatBytes(m.peakBytes) << " (save-all "
+    << formatBytes(memory.getPeakBytes()) << "), step "
     << formatSeconds(m.stepSeconds) << " ("
     << formatFixed("%+.1f", base > 0 ? (m.stepSeconds / base - 1) * 100 : 0.0)
     << "% over save-all)";
