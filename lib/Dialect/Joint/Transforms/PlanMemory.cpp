@@ -360,6 +360,8 @@ private:
 public:
   void setHostBudget(int64_t bytes) { hostBudgetBytes = bytes; }
   unsigned getNumOffloaded() const { return numOffloaded; }
+  /// Ops the planner could tag must_cpu_offload.
+  size_t getNumOffloadable() const { return groups.size(); }
 };
 
 } // namespace
@@ -818,10 +820,14 @@ bool Planner::greedy(int64_t target) {
       for (unsigned ui : g.members)
         avoided += units[ui].candidate ? seconds[ui] : 1e30;
       avoided /= double(std::max<int64_t>(g.bytes, 1));
+      // Once a hidden copy is found only a dearer hidden one can replace it.
+      if (hidden && avoided <= hiddenValue)
+        continue;
       // The applier places values outside every region without distances.
       unsigned distances = g.block ? kDistances : 1;
-      for (unsigned prefetch = 0; prefetch < distances; ++prefetch)
-        for (unsigned defer = 0; defer < distances; ++defer) {
+      bool found = false;
+      for (unsigned prefetch = 0; prefetch < distances && !found; ++prefetch)
+        for (unsigned defer = 0; defer < distances && !found; ++defer) {
           // A distance that moves nothing is not written.
           const Unit &first = units[g.members.front()];
           if ((prefetch && placement(first, prefetch, defer) ==
@@ -834,10 +840,9 @@ bool Planner::greedy(int64_t target) {
             continue;
           double exposed = exposedSeconds(g, prefetch, defer);
           if (exposed <= 0) {
-            if (avoided > hiddenValue) {
-              hidden = {unsigned(gi), prefetch, defer};
-              hiddenValue = avoided;
-            }
+            hidden = {unsigned(gi), prefetch, defer};
+            hiddenValue = avoided;
+            found = true; // the smallest hiding distances
             continue;
           }
           double score = double(-delta) / exposed;
@@ -1209,6 +1214,11 @@ static std::unique_ptr<Planner> planGraph(ModuleOp module, GraphOp graph,
     if (failed(p->run(fits)))
       return nullptr;
     bool again = false;
+    // Nothing can be offloaded: the recompute-only plan is this one.
+    if (offload && !p->getNumOffloadable()) {
+      consider(std::move(p), fits);
+      break;
+    }
     if (offload) {
       ArrayRef<unsigned> exposed = p->getMeasurement().exposedOffloads;
       again = !exposed.empty() && p->getNumOffloaded();
