@@ -1,17 +1,22 @@
-//===- PlanMemory.cpp - Recompute planner under a device budget -----------===//
+//===- PlanMemory.cpp - Recompute/offload planner under a budget ----------===//
 //
 // joint-plan-memory, the memory planner, and the joint-optimize-memory
 // pipeline (plan, then the offload and remat appliers). The planner decides,
-// per saved activation storage, save or recompute: a greedy by freed bytes per
-// added second with re-evaluation of the peak, as the greedy knapsack solver of
-// torch's min-cut partitioner under `activation_memory_budget` (problem as in
-// Checkmate, Jain et al. 2020). Lifetimes are intervals over op indices kept
-// in a max segment tree, so one decision updates the timeline in O(log #ops).
-// The recomputable set is what full checkpointing tags (tagRecomputePolicy,
-// mode=full, on a copy), so the safety rules are the tag pass's own. The
-// plan is measured by applying it to a copy (rematerialize, MemoryModel,
-// CostModel); the greedy continues while that measured peak exceeds the
-// budget. Only the final `policy` values and `joint.plan` touch the input.
+// per saved activation storage, save, recompute or offload to the host: a
+// greedy by freed bytes per added second with re-evaluation of the peak, as
+// the greedy knapsack solver of torch's min-cut partitioner under
+// `activation_memory_budget` (problem as in Checkmate, Jain et al. 2020).
+// Lifetimes are intervals over op indices kept in a max segment tree, so one
+// decision updates the timeline in O(log #ops). The recomputable set is what
+// full checkpointing tags (tagRecomputePolicy, mode=full, on a copy) and the
+// offloadable set what OffloadEligibility accepts, so the safety rules are
+// those passes' own. An offload is priced by its exposed transfer time (a
+// per-block estimate of the link's FIFO copy streams) at prefetch/defer
+// distances 0-2. Each plan is measured by applying it to a copy (offload
+// applier, rematerialize, MemoryModel, CostModel); offloads whose copies
+// stall are dropped in the next round, and the fastest measured plan within
+// the budget (the recompute-only plan is always one) is written. Only the
+// final `policy` values, distances and `joint.plan` touch the input.
 //
 //===----------------------------------------------------------------------===//
 
