@@ -801,6 +801,12 @@ FailureOr<OffloadApplySummary> OffloadApplyState::run() {
 FailureOr<OffloadApplySummary>
 mlir::joint::applyCpuOffload(GraphOp graph, const StorageAliasAnalysis &aliases,
                              const OffloadApplyOptions &options) {
+  // The ao ops are built through OpTy::create, which yields a null op when
+  // the dialect is not loaded: a calling pass must declare AODialect.
+  if (!graph.getContext()->getLoadedDialect<ao::AODialect>())
+    return emitError(graph.getLoc())
+           << "applyCpuOffload: the ao dialect is not loaded; the calling "
+              "pass must list it in dependentDialects";
   // A backward size query reads the forward SymInt, so no activation is
   // offloaded and reloaded only for its size.
   readForwardSizes(graph);

@@ -1,29 +1,36 @@
-//===- PlanMemory.cpp - Recompute planner under a device budget -----------===//
+//===- PlanMemory.cpp - Recompute/offload planner under a budget ----------===//
 //
 // joint-plan-memory, the memory planner, and the joint-optimize-memory
 // pipeline (plan, then the offload and remat appliers). The planner decides,
-// per saved activation storage, save or recompute: a greedy by freed bytes per
-// added second with re-evaluation of the peak, as the greedy knapsack solver of
-// torch's min-cut partitioner under `activation_memory_budget` (problem as in
-// Checkmate, Jain et al. 2020). Lifetimes are intervals over op indices kept
-// in a max segment tree, so one decision updates the timeline in O(log #ops).
-// The recomputable set is what full checkpointing tags (tagRecomputePolicy,
-// mode=full, on a copy), so the safety rules are the tag pass's own. The
-// plan is measured by applying it to a copy (rematerialize, MemoryModel,
-// CostModel); the greedy continues while that measured peak exceeds the
-// budget. Only the final `policy` values and `joint.plan` touch the input.
+// per saved activation storage, save, recompute or offload to the host: a
+// greedy by freed bytes per added second with re-evaluation of the peak, as
+// the greedy knapsack solver of torch's min-cut partitioner under
+// `activation_memory_budget` (problem as in Checkmate, Jain et al. 2020).
+// Lifetimes are intervals over op indices kept in a max segment tree, so one
+// decision updates the timeline in O(log #ops). The recomputable set is what
+// full checkpointing tags (tagRecomputePolicy, mode=full, on a copy) and the
+// offloadable set what OffloadEligibility accepts, so the safety rules are
+// those passes' own. An offload is priced by its exposed transfer time (a
+// per-block estimate of the link's FIFO copy streams) at prefetch/defer
+// distances 0-2. Each plan is measured by applying it to a copy (offload
+// applier, rematerialize, MemoryModel, CostModel); offloads whose copies
+// stall are dropped in the next round, and the fastest measured plan within
+// the budget (the recompute-only plan is always one) is written. Only the
+// final `policy` values, distances and `joint.plan` touch the input.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CheckpointScope.h"
 #include "joint/Analysis/CostModel.h"
 #include "joint/Analysis/MemoryModel.h"
+#include "joint/Dialect/Joint/Transforms/CpuOffload.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Format.h"
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -43,6 +50,9 @@ static constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 /// Rounds of "measure the applied plan, continue the greedy" before giving
 /// up (each round lowers the internal target by the measured overshoot).
 static constexpr unsigned kMaxRounds = 8;
+/// Prefetch and defer distances the planner tries: 0 .. kDistances-1
+/// regions.
+static constexpr unsigned kDistances = 3;
 
 namespace {
 
@@ -158,6 +168,13 @@ struct Unit {
   /// A saved activation the plan may recompute.
   bool candidate = false;
   bool recompute = false;
+  /// Offloaded: on device until `waitEnd` in the forward and again from
+  /// `reloadStart` in the backward. `group` indexes Planner::groups.
+  bool offload = false;
+  unsigned waitEnd = 0, reloadStart = kNone;
+  int group = -1;
+  /// (wait end, reload start) per (prefetch, defer) < kDistances.
+  std::array<std::pair<unsigned, unsigned>, kDistances * kDistances> placed;
   /// Latest / earliest position of a planned replay that reads this storage.
   unsigned maxReaderNeed = 0, minReaderNeed = kNone;
   /// What the tree currently holds for this storage.
@@ -189,16 +206,47 @@ static Intervals intervalsOf(const Unit &u, bool recompute,
   return {{u.alloc, u.lastForward}, {start, end}};
 }
 
+/// Offloaded: on device until the forward wait (`waitEnd`), and from the
+/// reload (or an earlier replay reading it) to its last reader.
+static Intervals offloadIntervals(const Unit &u, unsigned waitEnd,
+                                  unsigned reloadStart, unsigned maxReaderNeed,
+                                  unsigned minReaderNeed) {
+  unsigned end = std::max(u.free, maxReaderNeed);
+  unsigned start = std::min(reloadStart, minReaderNeed);
+  if (start <= waitEnd + 1)
+    return {{u.alloc, end}};
+  return {{u.alloc, waitEnd}, {start, end}};
+}
+
 static Intervals intervalsOf(const Unit &u) {
+  if (u.offload)
+    return offloadIntervals(u, u.waitEnd, u.reloadStart, u.maxReaderNeed,
+                            u.minReaderNeed);
   return intervalsOf(u, u.recompute, u.maxReaderNeed, u.minReaderNeed);
 }
+
+/// One op the planner may tag must_cpu_offload: the storages the applier
+/// would offload for it (OffloadEligibility::check) and the chosen
+/// distances.
+struct OffloadGroup {
+  unsigned producer = 0; // body index
+  SmallVector<unsigned, 2> members;
+  int64_t bytes = 0;
+  std::optional<unsigned> block;
+  bool chosen = false, disabled = false;
+  unsigned prefetch = 0, defer = 0;
+};
 
 /// The measured numbers of a plan applied to a copy of the module.
 struct Measurement {
   int64_t peakBytes = 0;
   double stepSeconds = 0;
   double recomputeSeconds = 0;
+  double exposedSeconds = 0;
   std::string peakNode;
+  /// Body indices of the planned offload ops one of whose copies stalls
+  /// the compute stream (exposed transfer time > 0).
+  SmallVector<unsigned> exposedOffloads;
 };
 
 /// The planner for one graph: analyses of the input, the greedy, and the
@@ -210,7 +258,22 @@ public:
       : module(module), graph(graph), aliases(aliases), memory(aliases),
         cost(aliases, hw), hw(hw), budgetBytes(budgetBytes) {}
 
-  LogicalResult run();
+  /// Plans and measures. Failure: an error was emitted (a graph the
+  /// planner does not take, or an applier refusal). Otherwise `fits` says
+  /// whether the measured peak is within the budget; getMeasurement() holds
+  /// the last measurement either way.
+  LogicalResult run(bool &fits);
+  /// Writes the plan (policies, distances, `joint.plan`) and the remark.
+  void write() { writePlan(*last); }
+  /// The error for a budget this planner cannot reach.
+  LogicalResult reportInfeasible() { return reportInfeasible(*last); }
+  const Measurement &getMeasurement() const { return *last; }
+  /// Offload decisions off (recompute only), or off for the ops at these
+  /// body indices.
+  void setOffload(bool enabled, const llvm::DenseSet<unsigned> &excludedOps) {
+    allowOffload = enabled;
+    excluded = excludedOps;
+  }
 
   unsigned getNumCandidates() const { return numCandidates; }
   unsigned getNumRecomputed() const { return numRecomputed; }
@@ -231,6 +294,8 @@ private:
   bool greedy(int64_t target);
   /// Policies for the body's ops (by index) under the current decisions.
   std::vector<std::optional<CheckpointPolicy>> policies() const;
+  /// (joint.prefetch, joint.defer) of each op tagged must_cpu_offload.
+  llvm::DenseMap<unsigned, std::pair<unsigned, unsigned>> distances() const;
   FailureOr<Measurement> measure();
   void writePlan(const Measurement &m);
   LogicalResult reportInfeasible(const Measurement &measured);
@@ -260,6 +325,48 @@ private:
   std::unique_ptr<LiveBytesTree> tree;
   unsigned numCandidates = 0, numRecomputed = 0;
   bool noBlocks = false;
+
+  // Offload. Regions are runs of ops of one block (the applier's region
+  // anchors, approximated by blocks); transfer capacity per block is its
+  // compute seconds in that phase.
+  int64_t hostBudgetBytes = 0, hostUsed = 0;
+  std::vector<OffloadGroup> groups;
+  /// Body index -> storages (original graph) OffloadEligibility accepts for
+  /// the op at that index, found on the policy-free copy.
+  llvm::DenseMap<unsigned, SmallVector<std::pair<unsigned, unsigned>, 2>>
+      offloadable; // (defining op index, result number)
+  SmallVector<unsigned> forwardAnchors, backwardAnchors;
+  std::vector<double> startSeconds; // compute seconds before op i
+  std::vector<double> capD2H, capH2D, loadD2H, loadH2D; // per block
+  llvm::DenseSet<Operation *> offloadedProducers;
+  unsigned numOffloaded = 0;
+  int64_t offloadedBytes = 0;
+  bool allowOffload = true;
+  llvm::DenseSet<unsigned> excluded;
+  std::optional<Measurement> last;
+
+  void buildOffloadGroups();
+  /// Wait end and reload start of group member `u` under the distances.
+  std::pair<unsigned, unsigned> placement(const Unit &u, unsigned prefetch,
+                                          unsigned defer) const {
+    return u.placed[prefetch * kDistances + defer];
+  }
+  std::pair<unsigned, unsigned>
+  computePlacement(const Unit &u, unsigned prefetch, unsigned defer) const;
+  /// The block whose backward a reload of a value of `block` runs under.
+  unsigned h2dBlock(unsigned block, unsigned prefetch) const;
+  /// Estimated exposed transfer seconds of group `g` with the distances.
+  double exposedSeconds(const OffloadGroup &g, unsigned prefetch,
+                        unsigned defer) const;
+  int64_t offloadDeltaAt(const OffloadGroup &g, unsigned prefetch,
+                         unsigned defer, unsigned p) const;
+  void offload(unsigned gi, unsigned prefetch, unsigned defer);
+
+public:
+  void setHostBudget(int64_t bytes) { hostBudgetBytes = bytes; }
+  unsigned getNumOffloaded() const { return numOffloaded; }
+  /// Ops the planner could tag must_cpu_offload.
+  size_t getNumOffloadable() const { return groups.size(); }
 };
 
 } // namespace
@@ -267,10 +374,7 @@ private:
 LogicalResult Planner::findRecomputable() {
   ArrayRef<Operation *> ops = memory.getOps();
   fullPolicies.assign(ops.size(), std::nullopt);
-  if (memory.getBlockSource() == "none") {
-    noBlocks = true; // nothing is in a checkpoint scope
-    return success();
-  }
+  noBlocks = memory.getBlockSource() == "none";
   // Full checkpointing on a copy without policies: its must_recompute set
   // is everything the tag pass's rules allow to be replayed.
   OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
@@ -283,6 +387,34 @@ LogicalResult Planner::findRecomputable() {
     if (op.isForward())
       op.removePolicyAttr();
   StorageAliasAnalysis copyAliases(copyGraph);
+  {
+    // Offload eligibility on the policy-free copy (the applier's own rules;
+    // it re-checks them on the planned graph).
+    OffloadEligibility eligibility(copyGraph, copyAliases);
+    std::optional<unsigned> boundary = memory.getBoundaryIndex();
+    for (auto [i, op] : llvm::enumerate(body)) {
+      auto call = dyn_cast<CallFunctionOp>(op);
+      if (!boundary || i >= *boundary)
+        break;
+      if (!call || !call.isForward())
+        continue;
+      std::string why;
+      FailureOr<SmallVector<const OffloadTarget *>> targets =
+          eligibility.check(call, why);
+      if (failed(targets))
+        continue;
+      auto &list = offloadable[i];
+      for (const OffloadTarget *t : *targets) {
+        auto result = dyn_cast<OpResult>(t->base);
+        if (!result)
+          continue;
+        list.push_back({eligibility.position(result.getOwner()),
+                        result.getResultNumber()});
+      }
+    }
+  }
+  if (noBlocks)
+    return success(); // nothing is in a checkpoint scope
   CheckpointOptions options;
   options.mode = CheckpointMode::full;
   if (failed(tagRecomputePolicy(copyGraph, copyAliases, options)))
@@ -391,6 +523,173 @@ void Planner::computeClosure(unsigned ui) {
   llvm::sort(u.frontier);
 }
 
+void Planner::buildOffloadGroups() {
+  ArrayRef<Operation *> ops = memory.getOps();
+  std::optional<unsigned> boundary = memory.getBoundaryIndex();
+  if (!boundary)
+    return;
+  startSeconds.assign(ops.size() + 1, 0);
+  for (auto [i, op] : llvm::enumerate(ops))
+    startSeconds[i + 1] = startSeconds[i] + cost.getSeconds(op);
+  size_t numBlocks = memory.getBlocks().size();
+  capD2H.assign(numBlocks, 0);
+  capH2D.assign(numBlocks, 0);
+  loadD2H.assign(numBlocks, 0);
+  loadH2D.assign(numBlocks, 0);
+  std::optional<unsigned> previous;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    if (i == *boundary)
+      previous.reset();
+    std::optional<unsigned> block = memory.getBlockOf(op);
+    if (!block)
+      continue;
+    (i < *boundary ? capD2H : capH2D)[*block] += cost.getSeconds(op);
+    if (block != previous)
+      (i < *boundary ? forwardAnchors : backwardAnchors).push_back(i);
+    previous = block;
+  }
+  for (auto &[index, list] : offloadable) {
+    if (!allowOffload || excluded.contains(index))
+      continue;
+    OffloadGroup g;
+    g.producer = index;
+    g.block = memory.getBlockOf(ops[index]);
+    bool usable = !list.empty();
+    for (auto [def, result] : list) {
+      const Storage *st = aliases.lookup(ops[def]->getResult(result));
+      auto it = st ? unitOf.find(st) : unitOf.end();
+      if (it == unitOf.end() || units[it->second].group >= 0 ||
+          units[it->second].firstBackward == kNone ||
+          units[it->second].bytes == 0) {
+        usable = false;
+        break;
+      }
+      if (!llvm::is_contained(g.members, it->second))
+        g.members.push_back(it->second);
+    }
+    if (!usable)
+      continue;
+    for (unsigned ui : g.members) {
+      units[ui].group = groups.size();
+      g.bytes += units[ui].bytes;
+    }
+    groups.push_back(std::move(g));
+  }
+  llvm::sort(groups, [](const OffloadGroup &a, const OffloadGroup &b) {
+    return a.producer < b.producer;
+  });
+  for (auto [gi, g] : llvm::enumerate(groups))
+    for (unsigned ui : g.members) {
+      Unit &u = units[ui];
+      u.group = gi;
+      for (unsigned prefetch = 0; prefetch < kDistances; ++prefetch)
+        for (unsigned defer = 0; defer < kDistances; ++defer)
+          u.placed[prefetch * kDistances + defer] =
+              computePlacement(u, prefetch, defer);
+    }
+}
+
+std::pair<unsigned, unsigned> Planner::computePlacement(const Unit &u,
+                                                        unsigned prefetch,
+                                                        unsigned defer) const {
+  unsigned waitEnd = u.lastForward, reloadStart = u.firstBackward;
+  if (defer) {
+    auto after = llvm::upper_bound(forwardAnchors, u.lastForward);
+    size_t index = (after - forwardAnchors.begin()) + defer;
+    unsigned anchor = index < forwardAnchors.size()
+                          ? forwardAnchors[index]
+                          : *memory.getBoundaryIndex();
+    if (anchor > u.lastForward)
+      waitEnd = anchor - 1;
+  }
+  if (prefetch) {
+    auto after = llvm::upper_bound(backwardAnchors, u.firstBackward);
+    if (after != backwardAnchors.begin()) {
+      size_t own = (after - backwardAnchors.begin()) - 1;
+      size_t target = own > prefetch ? own - prefetch : 0;
+      while (target < own && backwardAnchors[target] <= waitEnd)
+        ++target;
+      if (backwardAnchors[target] > waitEnd &&
+          backwardAnchors[target] < u.firstBackward)
+        reloadStart = backwardAnchors[target];
+    }
+  }
+  return {waitEnd, reloadStart};
+}
+
+unsigned Planner::h2dBlock(unsigned block, unsigned prefetch) const {
+  return std::min<size_t>(block + prefetch, capH2D.size() - 1);
+}
+
+double Planner::exposedSeconds(const OffloadGroup &g, unsigned prefetch,
+                               unsigned defer) const {
+  double transfer = double(g.bytes) / hw.linkBytesPerSecond;
+  // The compute each copy can hide behind, for the group's first member.
+  const Unit &u = units[g.members.front()];
+  auto [waitEnd, reloadStart] = placement(u, prefetch, defer);
+  double d2hWindow = startSeconds[waitEnd + 1] - startSeconds[u.alloc + 1];
+  double h2dWindow = startSeconds[u.firstBackward] - startSeconds[reloadStart];
+  // Each direction is one FIFO: the copy may queue behind every copy
+  // already planned under the same block (conservative: as if all were
+  // issued before it).
+  unsigned r = g.block ? h2dBlock(*g.block, prefetch) : 0;
+  double d2hAhead = g.block ? loadD2H[*g.block] : 0;
+  double h2dAhead = g.block ? loadH2D[r] : 0;
+  double exposed = std::max(0.0, d2hAhead + transfer - d2hWindow) +
+                   std::max(0.0, h2dAhead + transfer - h2dWindow);
+  // Link capacity: copies queue behind the ones already planned in the
+  // block whose compute they run under (the D2H copy under its own block's
+  // forward, the reload under the backward of the block `prefetch` later).
+  if (g.block) {
+    unsigned b = *g.block;
+    auto over = [](double load, double cap) {
+      return std::max(0.0, load - cap);
+    };
+    exposed = std::max(exposed, over(loadD2H[b] + transfer, capD2H[b]) -
+                                    over(loadD2H[b], capD2H[b]) +
+                                    over(loadH2D[r] + transfer, capH2D[r]) -
+                                    over(loadH2D[r], capH2D[r]));
+  }
+  return exposed;
+}
+
+int64_t Planner::offloadDeltaAt(const OffloadGroup &g, unsigned prefetch,
+                                unsigned defer, unsigned p) const {
+  int64_t delta = 0;
+  for (unsigned ui : g.members) {
+    const Unit &u = units[ui];
+    auto [waitEnd, reloadStart] = placement(u, prefetch, defer);
+    Intervals next = offloadIntervals(u, waitEnd, reloadStart, u.maxReaderNeed,
+                                      u.minReaderNeed);
+    delta +=
+        u.bytes * (int64_t(covers(next, p)) - int64_t(covers(u.applied, p)));
+  }
+  return delta;
+}
+
+void Planner::offload(unsigned gi, unsigned prefetch, unsigned defer) {
+  OffloadGroup &g = groups[gi];
+  g.chosen = true;
+  g.prefetch = prefetch;
+  g.defer = defer;
+  double transfer = double(g.bytes) / hw.linkBytesPerSecond;
+  if (g.block) {
+    loadD2H[*g.block] += transfer;
+    loadH2D[h2dBlock(*g.block, prefetch)] += transfer;
+  }
+  hostUsed += g.bytes;
+  offloadedProducers.insert(memory.getOps()[g.producer]);
+  ++numOffloaded;
+  for (unsigned ui : g.members) {
+    Unit &u = units[ui];
+    std::tie(u.waitEnd, u.reloadStart) = placement(u, prefetch, defer);
+    u.offload = true;
+    offloadedBytes += u.bytes;
+    llvm::erase(pending, ui);
+    refresh(ui);
+  }
+}
+
 int64_t Planner::deltaAt(unsigned ui, unsigned p) const {
   const Unit &u = units[ui];
   int64_t delta = 0;
@@ -455,6 +754,8 @@ void Planner::recompute(unsigned root) {
   }
   u.recompute = true;
   ++numRecomputed;
+  if (u.group >= 0)
+    groups[u.group].disabled = true;
   llvm::erase(pending, root);
   refresh(root);
   // Readers of the replay: saved inputs live until it, recomputed inputs are
@@ -488,6 +789,11 @@ bool Planner::greedy(int64_t target) {
       double perSecond = 1.0 / std::max(seconds[ui], 1e-12);
       if (best && double(u.bytes) * perSecond <= bestScore)
         continue;
+      if (!offloadedProducers.empty() &&
+          llvm::any_of(u.closure, [&](CallFunctionOp op) {
+            return offloadedProducers.contains(op);
+          }))
+        continue;
       int64_t delta = deltaAt(ui, p);
       if (delta >= 0)
         continue;
@@ -496,6 +802,67 @@ bool Planner::greedy(int64_t target) {
         best = ui;
         bestScore = score;
       }
+    }
+    // Offload. A copy the link hides (estimated exposure 0) adds no step
+    // time, so it goes first, the storage whose recompute would cost most
+    // per byte first: the link's time is the scarce resource, spent where
+    // recompute is dearest. Otherwise an offload is scored like a recompute:
+    // bytes freed at the peak per exposed second. Smaller distances first
+    // (they keep less memory live).
+    std::optional<std::tuple<unsigned, unsigned, unsigned>> bestOffload, hidden;
+    double hiddenValue = -1;
+    for (auto [gi, g] : llvm::enumerate(groups)) {
+      if (g.chosen || g.disabled ||
+          (hostBudgetBytes && hostUsed + g.bytes > hostBudgetBytes) ||
+          cloned.contains(memory.getOps()[g.producer]))
+        continue;
+      // Only a member live at `p` only for the backward can lower it.
+      if (llvm::none_of(g.members, [&](unsigned ui) {
+            return units[ui].lastForward < p && p < units[ui].firstBackward;
+          }))
+        continue;
+      double avoided = 0;
+      for (unsigned ui : g.members)
+        avoided += units[ui].candidate ? seconds[ui] : 1e30;
+      avoided /= double(std::max<int64_t>(g.bytes, 1));
+      // Once a hidden copy is found only a dearer hidden one can replace it.
+      if (hidden && avoided <= hiddenValue)
+        continue;
+      // The applier places values outside every region without distances.
+      unsigned distances = g.block ? kDistances : 1;
+      bool found = false;
+      for (unsigned prefetch = 0; prefetch < distances && !found; ++prefetch)
+        for (unsigned defer = 0; defer < distances && !found; ++defer) {
+          // A distance that moves nothing is not written.
+          const Unit &first = units[g.members.front()];
+          if ((prefetch && placement(first, prefetch, defer) ==
+                               placement(first, prefetch - 1, defer)) ||
+              (defer && placement(first, prefetch, defer) ==
+                            placement(first, prefetch, defer - 1)))
+            continue;
+          int64_t delta = offloadDeltaAt(g, prefetch, defer, p);
+          if (delta >= 0)
+            continue;
+          double exposed = exposedSeconds(g, prefetch, defer);
+          if (exposed <= 0) {
+            hidden = {unsigned(gi), prefetch, defer};
+            hiddenValue = avoided;
+            found = true; // the smallest hiding distances
+            continue;
+          }
+          double score = double(-delta) / exposed;
+          if ((!best && !bestOffload) || score > bestScore) {
+            bestOffload = {unsigned(gi), prefetch, defer};
+            bestScore = score;
+          }
+        }
+    }
+    if (hidden)
+      bestOffload = hidden;
+    if (bestOffload) {
+      auto [gi, prefetch, defer] = *bestOffload;
+      offload(gi, prefetch, defer);
+      continue;
     }
     if (!best)
       return false;
@@ -515,14 +882,28 @@ std::vector<std::optional<CheckpointPolicy>> Planner::policies() const {
   for (auto [i, p] : llvm::enumerate(out))
     if (p == CheckpointPolicy::must_recompute && !replayed.contains(ops[i]))
       p = CheckpointPolicy::must_save;
+  for (const OffloadGroup &g : groups)
+    if (g.chosen)
+      out[g.producer] = CheckpointPolicy::must_cpu_offload;
+  return out;
+}
+
+llvm::DenseMap<unsigned, std::pair<unsigned, unsigned>>
+Planner::distances() const {
+  llvm::DenseMap<unsigned, std::pair<unsigned, unsigned>> out;
+  for (const OffloadGroup &g : groups)
+    if (g.chosen)
+      out[g.producer] = {g.prefetch, g.defer};
   return out;
 }
 
 /// Writes `policies` (by body op index) on the forward joint.call_functions
 /// of `graph`, removing any other policy.
-static void applyPolicies(GraphOp graph,
-                          ArrayRef<std::optional<CheckpointPolicy>> policies) {
+static void applyPolicies(
+    GraphOp graph, ArrayRef<std::optional<CheckpointPolicy>> policies,
+    const llvm::DenseMap<unsigned, std::pair<unsigned, unsigned>> &distances) {
   MLIRContext *ctx = graph.getContext();
+  Builder b(ctx);
   for (auto [i, op] : llvm::enumerate(graph.getBody().front())) {
     auto call = dyn_cast<CallFunctionOp>(op);
     if (!call || !call.isForward())
@@ -531,6 +912,15 @@ static void applyPolicies(GraphOp graph,
       call.setPolicyAttr(CheckpointPolicyAttr::get(ctx, *policies[i]));
     else
       call.removePolicyAttr();
+    call->removeAttr(kPrefetchAttr);
+    call->removeAttr(kDeferAttr);
+    auto it = distances.find(i);
+    if (it == distances.end())
+      continue;
+    if (it->second.first)
+      call->setAttr(kPrefetchAttr, b.getI64IntegerAttr(it->second.first));
+    if (it->second.second)
+      call->setAttr(kDeferAttr, b.getI64IntegerAttr(it->second.second));
   }
 }
 
@@ -540,7 +930,13 @@ FailureOr<Measurement> Planner::measure() {
   for (GraphOp g : copy->getOps<GraphOp>())
     if (g.getSymName() == graph.getSymName())
       copyGraph = g;
-  applyPolicies(copyGraph, policies());
+  applyPolicies(copyGraph, policies(), distances());
+  if (numOffloaded) {
+    readForwardSizes(copyGraph);
+    StorageAliasAnalysis before(copyGraph);
+    if (failed(applyCpuOffload(copyGraph, before, OffloadApplyOptions())))
+      return failure();
+  }
   {
     StorageAliasAnalysis before(copyGraph);
     if (failed(rematerialize(copyGraph, before)))
@@ -553,6 +949,32 @@ FailureOr<Measurement> Planner::measure() {
   m.peakBytes = mem.getPeakBytes();
   m.stepSeconds = costs.getStepSeconds();
   m.recomputeSeconds = costs.getRecomputeSeconds();
+  m.exposedSeconds = costs.getExposedSeconds();
+  // Which planned offload each stalled copy belongs to, by the node name of
+  // the offloaded base's producer (names survive the clone and rewrites).
+  llvm::StringMap<unsigned> groupOfBase;
+  for (const OffloadGroup &g : groups)
+    if (g.chosen)
+      for (unsigned ui : g.members)
+        if (auto def = units[ui].storage->owner.getDefiningOp<CallFunctionOp>())
+          groupOfBase[def.getName()] = g.producer;
+  llvm::DenseSet<unsigned> stalled;
+  for (const Transfer &t : costs.getTransfers()) {
+    if (t.exposedSeconds <= 0 || !t.copy || t.copy->getNumOperands() == 0)
+      continue;
+    // offload(base) or reload(wait(offload(base), ...)).
+    Value v = t.copy->getOperand(0);
+    for (unsigned hops = 0;
+         hops < 2 && v.getDefiningOp<CallFunctionOp>() == nullptr; ++hops)
+      if (Operation *def = v.getDefiningOp(); def && def->getNumOperands())
+        v = def->getOperand(0);
+    auto def = v.getDefiningOp<CallFunctionOp>();
+    if (!def)
+      continue;
+    auto it = groupOfBase.find(def.getName());
+    if (it != groupOfBase.end() && stalled.insert(it->second).second)
+      m.exposedOffloads.push_back(it->second);
+  }
   if (Operation *op = mem.getPeakOp())
     if (auto call = dyn_cast<CallFunctionOp>(op))
       m.peakNode = call.getName().str();
@@ -575,18 +997,28 @@ static std::string formatSeconds(double s) {
   return formatFixed("%.4g us", s * 1e6);
 }
 
-/// `bytes` in decimal units: "12.34 GB", "443.05 kB", "12 bytes".
-static std::string formatGB(int64_t bytes) {
-  const char *units[] = {"bytes", "kB", "MB", "GB", "TB"};
+/// `bytes` in binary units, as joint-memory-report prints them: "59.89 GiB",
+/// "1.50 KiB", "648 B" (budget-gb counts 1e9 bytes, budget-gib 2^30).
+static std::string formatBytes(int64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = double(bytes);
   unsigned u = 0;
-  while (std::abs(v) >= 1000 && u + 1 < std::size(units)) {
-    v /= 1000;
+  while (std::abs(v) >= 1024 && u + 1 < std::size(units)) {
+    v /= 1024;
     ++u;
   }
   if (u == 0)
-    return std::to_string(bytes) + " bytes";
+    return std::to_string(bytes) + " B";
   return formatFixed("%.2f ", v) + units[u];
+}
+
+/// formatBytes with the exact count when it is rounded: "59.89 GiB
+/// (64309264900 B)", "648 B".
+static std::string formatBytesExact(int64_t bytes) {
+  std::string s = formatBytes(bytes);
+  if (std::abs(bytes) >= 1024)
+    s += " (" + std::to_string(bytes) + " B)";
+  return s;
 }
 
 /// The node name of `op` (a joint.call_function), else its op name.
@@ -622,24 +1054,24 @@ LogicalResult Planner::reportInfeasible(const Measurement &measured) {
   llvm::stable_sort(live, [](auto a, auto b) { return a.first > b.first; });
   ArrayRef<Operation *> ops = memory.getOps();
   InFlightDiagnostic d = emitError(graph.getLoc());
-  d << "joint-plan-memory: budget " << formatGB(budgetBytes) << " ("
-    << budgetBytes << " bytes) is not reachable: the lowest modelled peak is "
-    << formatGB(lowest) << " (" << lowest << " bytes)";
+  d << "joint-plan-memory: budget " << formatBytesExact(budgetBytes)
+    << " is not reachable: the lowest modelled peak is "
+    << formatBytesExact(lowest);
   if (!measured.peakNode.empty())
     d << " at node '" << measured.peakNode << "'";
-  d << ", of which " << formatGB(memory.getResidentBytes())
+  d << ", of which " << formatBytes(memory.getResidentBytes())
     << " are resident inputs; no decision lowers the bytes live at node '"
     << nodeNameOf(ops[p]) << "', the largest being";
   for (auto [i, entry] : llvm::enumerate(llvm::ArrayRef(live).take_front(5)))
     d << (i ? ", '" : " '") << valueName(entry.second->owner) << "' ("
-      << entry.first << " bytes)";
+      << formatBytes(entry.first) << ")";
   return failure();
 }
 
 void Planner::writePlan(const Measurement &m) {
   MLIRContext *ctx = graph.getContext();
   Builder b(ctx);
-  applyPolicies(graph, policies());
+  applyPolicies(graph, policies(), distances());
   int64_t recomputedBytes = 0;
   for (const Unit &u : units)
     if (u.recompute)
@@ -656,15 +1088,22 @@ void Planner::writePlan(const Measurement &m) {
   plan.append("recomputed_storages", b.getI64IntegerAttr(numRecomputed));
   plan.append("recomputed_bytes", b.getI64IntegerAttr(recomputedBytes));
   plan.append("candidate_storages", b.getI64IntegerAttr(numCandidates));
+  plan.append("offloaded_ops", b.getI64IntegerAttr(numOffloaded));
+  plan.append("offloaded_bytes", b.getI64IntegerAttr(offloadedBytes));
+  plan.append("exposed_transfer_seconds", b.getF64FloatAttr(m.exposedSeconds));
+  plan.append("host_budget_bytes", b.getI64IntegerAttr(hostBudgetBytes));
   plan.append("method", b.getStringAttr("greedy-bytes-per-second"));
   graph->setAttr("joint.plan", plan.getDictionary(ctx));
 
   double base = cost.getStepSeconds();
   InFlightDiagnostic r = emitRemark(graph.getLoc());
-  r << "joint-plan-memory: budget " << formatGB(budgetBytes) << "; recompute "
-    << numRecomputed << " of " << numCandidates << " saved storages ("
-    << recomputedBytes << " bytes); modelled peak " << formatGB(m.peakBytes)
-    << " (save-all " << formatGB(memory.getPeakBytes()) << "), step "
+  r << "joint-plan-memory: budget " << formatBytesExact(budgetBytes)
+    << "; recompute " << numRecomputed << " of " << numCandidates
+    << " saved storages (" << formatBytes(recomputedBytes) << "); offload "
+    << numOffloaded << " op(s) (" << formatBytes(offloadedBytes) << " to host, "
+    << formatSeconds(m.exposedSeconds) << " transfer exposed); modelled peak "
+    << formatBytes(m.peakBytes) << " (save-all "
+    << formatBytes(memory.getPeakBytes()) << "), step "
     << formatSeconds(m.stepSeconds) << " ("
     << formatFixed("%+.1f", base > 0 ? (m.stepSeconds / base - 1) * 100 : 0.0)
     << "% over save-all)";
@@ -672,7 +1111,8 @@ void Planner::writePlan(const Measurement &m) {
     r << "; no transformer blocks, so nothing is recomputable";
 }
 
-LogicalResult Planner::run() {
+LogicalResult Planner::run(bool &fits) {
+  fits = false;
   Block &body = graph.getBody().front();
   for (Operation &op : body) {
     auto call = dyn_cast<CallFunctionOp>(op);
@@ -687,6 +1127,7 @@ LogicalResult Planner::run() {
   if (failed(findRecomputable()))
     return failure();
   buildUnits();
+  buildOffloadGroups();
   tree = std::make_unique<LiveBytesTree>(memory.getTransientTimeline());
 
   int64_t target = budgetBytes - memory.getResidentBytes();
@@ -695,12 +1136,13 @@ LogicalResult Planner::run() {
     FailureOr<Measurement> m = measure();
     if (failed(m))
       return failure();
+    last = *m;
     if (m->peakBytes <= budgetBytes) {
-      writePlan(*m);
+      fits = true;
       return success();
     }
     if (!reached || round + 1 == kMaxRounds)
-      return reportInfeasible(*m);
+      return success();
     // The interval model under-counted: continue the same greedy sequence
     // with the overshoot taken off the target.
     target -= m->peakBytes - budgetBytes;
@@ -741,6 +1183,62 @@ static FailureOr<int64_t> budgetFrom(Location loc, StringRef what,
       std::llround(value * (gb.hasValue() ? kBytesPerGB : kBytesPerGiB)));
 }
 
+/// Rounds of "plan with offload, measure, drop the offloads whose copies
+/// stall" (each round is one planner run and one measurement).
+static constexpr unsigned kOffloadRounds = 3;
+
+/// The fastest measured plan of `graph` within the budget, or null after an
+/// error. Candidates: recompute only, and recompute + offload, where each
+/// round excludes the offload ops whose copies the cost model found exposed
+/// in the previous round's measurement (the greedy's link-capacity estimate
+/// is optimistic; the measurement is the FIFO copy streams of the cost
+/// model). The recompute-only plan is always a candidate, so adding offload
+/// never gives a slower plan.
+static std::unique_ptr<Planner> planGraph(ModuleOp module, GraphOp graph,
+                                          const StorageAliasAnalysis &aliases,
+                                          const HardwareModel &hw,
+                                          int64_t budget, int64_t hostBudget) {
+  std::unique_ptr<Planner> best, lowest;
+  auto consider = [&](std::unique_ptr<Planner> p, bool fits) {
+    const Measurement &m = p->getMeasurement();
+    if (!fits) {
+      if (!lowest || m.peakBytes < lowest->getMeasurement().peakBytes)
+        lowest = std::move(p);
+      return;
+    }
+    if (!best || m.stepSeconds < best->getMeasurement().stepSeconds)
+      best = std::move(p);
+  };
+  llvm::DenseSet<unsigned> excluded;
+  for (unsigned round = 0; round <= kOffloadRounds; ++round) {
+    bool offload = round < kOffloadRounds;
+    auto p = std::make_unique<Planner>(module, graph, aliases, hw, budget);
+    p->setHostBudget(hostBudget);
+    p->setOffload(offload, excluded);
+    bool fits = false;
+    if (failed(p->run(fits)))
+      return nullptr;
+    bool again = false;
+    // Nothing can be offloaded: the recompute-only plan is this one.
+    if (offload && !p->getNumOffloadable()) {
+      consider(std::move(p), fits);
+      break;
+    }
+    if (offload) {
+      ArrayRef<unsigned> exposed = p->getMeasurement().exposedOffloads;
+      again = !exposed.empty() && p->getNumOffloaded();
+      excluded.insert(exposed.begin(), exposed.end());
+    }
+    consider(std::move(p), fits);
+    if (offload && !again)
+      round = kOffloadRounds - 1; // no stall left: only recompute-only remains
+  }
+  if (best)
+    return best;
+  (void)lowest->reportInfeasible();
+  return nullptr;
+}
+
 struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
   using Base::Base;
 
@@ -751,8 +1249,9 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
         budgetFrom(loc, "budget", budgetGB, budgetGiB, /*required=*/true);
     if (failed(budget))
       return signalPassFailure();
-    if (failed(budgetFrom(loc, "host-budget", hostBudgetGB, hostBudgetGiB,
-                          /*required=*/false)))
+    FailureOr<int64_t> hostBudget = budgetFrom(
+        loc, "host-budget", hostBudgetGB, hostBudgetGiB, /*required=*/false);
+    if (failed(hostBudget))
       return signalPassFailure();
     for (auto [name, value] :
          {std::pair<StringRef, double>{"peak-tflops", peakTflops},
@@ -777,11 +1276,13 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
     for (GraphOp graph : graphs) {
       StorageAliasAnalysis &aliases =
           getChildAnalysis<StorageAliasAnalysis>(graph);
-      Planner planner(module, graph, aliases, hw, *budget);
-      if (failed(planner.run()))
+      std::unique_ptr<Planner> planner =
+          planGraph(module, graph, aliases, hw, *budget, *hostBudget);
+      if (!planner)
         return signalPassFailure();
-      numCandidates += planner.getNumCandidates();
-      numRecomputed += planner.getNumRecomputed();
+      planner->write();
+      numCandidates += planner->getNumCandidates();
+      numRecomputed += planner->getNumRecomputed();
     }
   }
 };

@@ -8,9 +8,11 @@
 // RUN: not joint-opt %s -joint-optimize-memory="budget-gb=1 budget-gib=1" 2>&1 | FileCheck %s --check-prefix=BOTH
 // RUN: not joint-opt %s -joint-optimize-memory="budget-gb=1 bogus=1" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // Planning twice: the first plan's remat clones are already in the graph.
-// RUN: not joint-opt %s -joint-optimize-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9" -joint-plan-memory="budget-gb=5.3e-7" 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: not joint-opt %s -joint-optimize-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" -joint-plan-memory="budget-gb=5.3e-7" 2>&1 | FileCheck %s --check-prefix=TWICE
+// The same with a plan that offloads: its ao transfers are in the graph.
+// RUN: not joint-opt %s -joint-optimize-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1" -joint-plan-memory="budget-gb=5.3e-7" 2>&1 | FileCheck %s --check-prefix=TWICE-OFFLOAD
 // Below the lowest reachable peak (516 B): one error, no output.
-// RUN: not joint-opt %s -joint-plan-memory="budget-gb=5e-7 peak-tflops=1e-12 hbm-gbps=1e9" 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
+// RUN: not joint-opt %s -joint-plan-memory="budget-gb=5e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
 
 // MISSING: error: joint-plan-memory: give the device budget as budget-gb (1e9 bytes) or budget-gib (2^30 bytes)
 // BOTH: error: joint-plan-memory: give budget-gb or budget-gib, not both
@@ -19,7 +21,8 @@
 // LINK: error: joint-plan-memory: link-gbps must be a positive number, got 0
 // UNKNOWN: no such option bogus
 // TWICE: error: 'joint.call_function' op joint-plan-memory plans an untransformed graph, but this graph already holds remat clones; plan the graph before joint-remat / joint-cpu-offload
-// INFEASIBLE: error: joint-plan-memory: budget 500 bytes (500 bytes) is not reachable: the lowest modelled peak is 516 bytes (516 bytes) at node 'ga1', of which 192 bytes are resident inputs; no decision lowers the bytes live at node 'ga1', the largest being 'r0' (64 bytes), 'a1' (64 bytes), 'g2' (64 bytes), 'gw1' (64 bytes), 'ga1' (64 bytes)
+// TWICE-OFFLOAD: error: 'ao.offload' op joint-plan-memory plans an untransformed graph, but this graph already holds ao transfers; plan the graph before joint-remat / joint-cpu-offload
+// INFEASIBLE: error: joint-plan-memory: budget 500 B is not reachable: the lowest modelled peak is 516 B at node 'ga1', of which 192 B are resident inputs; no decision lowers the bytes live at node 'ga1', the largest being 'r0' (64 B), 'a1' (64 B), 'g2' (64 B), 'gw1' (64 B), 'ga1' (64 B)
 // INFEASIBLE-NOT: module
 // INFEASIBLE-NOT: remark
 

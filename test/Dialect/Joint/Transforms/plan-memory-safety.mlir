@@ -5,10 +5,13 @@
 // take its FLOPs in seconds. Save-all peaks at 328 B; recomputing `a` gives
 // 320 B, the lowest reachable, and a lower budget is one error naming the
 // values that bound it.
-// RUN: joint-opt %s -joint-plan-memory="budget-gb=3.2e-7 peak-tflops=1e-12 hbm-gbps=1e9" 2>&1 | FileCheck %s
+// RUN: joint-opt %s -joint-plan-memory="budget-gb=3.2e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" 2>&1 | FileCheck %s
 // RUN: joint-opt %s -verify-diagnostics -joint-plan-memory="budget-gb=3e-7 peak-tflops=1e-12 hbm-gbps=1e9" -o /dev/null
+// With a usable host link `a` is offloaded instead (its copy is cheaper
+// than its replay); the random `n` and the in-place pair stay saved.
+// RUN: joint-opt %s -joint-plan-memory="budget-gb=3.2e-7 peak-tflops=1e-12 hbm-gbps=1e9" 2>&1 | FileCheck %s --check-prefix=OFFLOAD
 
-// CHECK: remark: joint-plan-memory: budget 320 bytes; recompute 1 of 1 saved storages (64 bytes); modelled peak 320 bytes (save-all 328 bytes), step 176 s (+10.0% over save-all)
+// CHECK: remark: joint-plan-memory: budget 320 B; recompute 1 of 1 saved storages (64 B); offload 0 op(s) (0 B to host, 0 s transfer exposed); modelled peak 320 B (save-all 328 B), step 176 s (+10.0% over save-all)
 // CHECK: {{^}}  joint.graph @unsafe_values_stay_saved
 // CHECK-SAME: peak_bytes = 320 : i64
 // CHECK-SAME: recomputed_storages = 1 : i64
@@ -17,10 +20,17 @@
 // CHECK-NEXT: name = "b", policy = #joint.policy<must_save>
 // CHECK-NEXT: name = "b2", policy = #joint.policy<must_save>
 // CHECK-NEXT: name = "m", policy = #joint.policy<must_save>
+// OFFLOAD: remark: joint-plan-memory: budget 320 B; recompute 0 of 1 saved storages (0 B); offload 1 op(s) (64 B to host, 0.001164 us transfer exposed); modelled peak 320 B (save-all 328 B), step 160 s (+0.0% over save-all)
+// OFFLOAD: {{^}}  joint.graph @unsafe_values_stay_saved
+// OFFLOAD-NEXT: name = "n", policy = #joint.policy<must_save>
+// OFFLOAD-NEXT: name = "a", policy = #joint.policy<must_cpu_offload>
+// OFFLOAD-NEXT: name = "b", policy = #joint.policy<must_save>
+// OFFLOAD-NEXT: name = "b2", policy = #joint.policy<must_save>
+// OFFLOAD-NEXT: name = "m", policy = #joint.policy<must_save>
 
 joint.schema @"aten::rand_like.default" {schema = "aten::rand_like(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">], tags = ["nondeterministic_seeded"]}
 joint.schema @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
-// expected-error @+1 {{joint-plan-memory: budget 300 bytes (300 bytes) is not reachable: the lowest modelled peak is 320 bytes (320 bytes) at node 'm', of which 64 bytes are resident inputs; no decision lowers the bytes live at node 'm', the largest being 'n' (64 bytes), 'a' (64 bytes), 'b' (64 bytes), 'm' (64 bytes)}}
+// expected-error @+1 {{joint-plan-memory: budget 300 B is not reachable: the lowest modelled peak is 320 B at node 'm', of which 64 B are resident inputs; no decision lowers the bytes live at node 'm', the largest being 'n' (64 B), 'a' (64 B), 'b' (64 B), 'm' (64 B)}}
 joint.graph @unsafe_values_stay_saved(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 0>}) -> (tensor<f32> {joint.role = #joint.role<loss>}, tensor<4x4xf32> {joint.role = #joint.role<output>}) attributes {joint.model = {block_containers = [{blocks = ["layers.0"], container = "layers", owner = ""}]}} {
   %n = joint.call_function "aten::rand_like.default"(%x) {name = "n", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cpu", storage = 2>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>

@@ -259,39 +259,50 @@ defvar JointPlanMemoryOptions = [
 ];
 
 def JointPlanMemory : Pass<"joint-plan-memory", "::mlir::ModuleOp"> {
-  let summary = "Decide save or recompute per saved activation under a "
-                "device memory budget";
+  let summary = "Decide save, recompute or CPU offload per saved activation "
+                "under a device memory budget";
   let description = [{
     The memory planner. For every activation storage live across the
-    forward/backward boundary it decides save or recompute so that the
-    modelled peak (MemoryModel, resident inputs included) stays within
-    `budget-gb`/`budget-gib` at the least added modelled step time
-    (CostModel: recompute seconds). It only decides: it writes `policy`
-    (`must_recompute` on the ops remat must replay, `must_save` on the
-    others, replacing any policy the forward carried) and the graph
-    attribute `joint.plan` (budget, modelled peak bytes, step seconds,
-    recomputed storages); `joint-remat` applies it
-    (`joint-optimize-memory` runs the planner, `joint-apply-cpu-offload`
-    and `joint-remat`).
+    forward/backward boundary it decides save, recompute or offload to the
+    host so that the modelled peak (MemoryModel, resident inputs included)
+    stays within `budget-gb`/`budget-gib` and the offloaded bytes within
+    `host-budget-gb`/`host-budget-gib` (0: no limit), at the least modelled
+    step time (CostModel: compute with the recompute seconds, plus exposed
+    transfer seconds). It only decides: it writes `policy`
+    (`must_recompute` on the ops remat must replay, `must_cpu_offload` on
+    the ops whose saved storages go to the host, `must_save` on the others,
+    replacing any policy the forward carried), the per-op distances
+    `joint.prefetch` / `joint.defer` (regions) the offload applier reads,
+    and the graph attribute `joint.plan` (budget, modelled peak bytes, step
+    seconds, recomputed and offloaded storages, exposed transfer seconds);
+    `joint-optimize-memory` runs the planner, `joint-apply-cpu-offload` and
+    `joint-remat`.
 
     Method: greedy by freed bytes per added second with re-evaluation of
     the peak (the greedy solver of torch's min-cut partitioner under
-    `activation_memory_budget`; problem as in Checkmate, Jain et al. 2020):
-    start from "save everything"; while the modelled peak exceeds the budget,
-    recompute the storage that lowers the bytes live at the current peak op
-    most per recompute second, counting the inputs its replay keeps alive and
-    the intermediate ops it replays. The recomputable set is what full
-    checkpointing (`joint-tag-recompute-policy mode=full`) may recompute, so
-    every safety rule of that pass (RNG, in-place writes and aliases,
-    collectives, SymInt values, cross-block values) holds. Lifetimes live in
-    a segment tree (range add, max), so planning is O((#ops + #candidates)
-    log #ops) per accepted decision scan. The plan is then applied to a copy
-    and measured with the memory and cost models; if that peak still exceeds
-    the budget the greedy continues from where it stopped. A tighter budget
-    only extends the same greedy sequence, so it never gives a faster plan.
-    An unreachable budget is one error naming the lowest peak reached and
-    the largest values live at it. See docs/passes.md, "Memory planner".
+    `activation_memory_budget`; problem as in Checkmate, Jain et al. 2020,
+    with offload as in torchtitan's SAC+offload): start from "save
+    everything"; while the modelled peak exceeds the budget, take the
+    decision that lowers the bytes live at the current peak op most per
+    added second. Recompute candidates are what full checkpointing may
+    recompute; offload candidates are what `checkOffloadable` accepts
+    (OffloadEligibility: no RNG, in-place writes or aliases, collectives,
+    data-dependent sizes, host values of an accelerator graph), tried at
+    prefetch and defer distances 0-2. An offload whose copies the link's
+    FIFO hides (estimated per block) costs nothing and goes first, the one
+    dearest to recompute first. Each plan is applied to a copy and
+    measured; offloads whose copies stall are dropped in the next round
+    (3 rounds), and the recompute-only plan is always a candidate: the
+    fastest measured plan within the budget is written. Lifetimes live in
+    a segment tree (range add, max). An unreachable budget is one error
+    naming the lowest peak reached and the largest values live at it.
+    A module pass: each plan is measured on a clone of the module, which
+    holds the operator table (`joint.schema`) the graphs read. See
+    docs/passes.md, "Memory planner".
   }];
+  // The plan is measured in process by applying it (ao ops included) to a
+  // copy, so the ao dialect must be loaded before the pass runs.
+  let dependentDialects = ["::mlir::ao::AODialect"];
   let options = JointPlanMemoryOptions;
   let statistics = [
     Statistic<"numRecomputed", "recomputed-storages",
