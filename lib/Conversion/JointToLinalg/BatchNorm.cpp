@@ -1,0 +1,470 @@
+//===- BatchNorm.cpp - Batch norm forward/backward to linalg ----*- C++ -*-===//
+//
+// `aten::native_batch_norm`, its `_native_batch_norm_legit*` forms and
+// `aten::native_batch_norm_backward` over input [N, C, *], per channel C, in
+// torch's CPU accumulation type (f32 for bf16/f16) and cast once (aten
+// Normalization.cpp, batch_norm_cpu). Training: mean = sum(x) / M, var =
+// sum((x - mean)^2) / M (biased), invstd = 1 / sqrt(var + eps), M = N *
+// prod(*); eval: mean, var = the running statistics. out = x * alpha + beta
+// with alpha = invstd * w, beta = b - mean * alpha (torch's transform); in
+// training with bf16/f16 save_mean / save_invstd, mean, var + eps and invstd
+// are rounded to that dtype first (torch normalizes with the kept values).
+// Training with running statistics writes them although torch's schema
+// declares no write (`Tensor? running_mean`): the driver first rewrites such
+// a call into `_native_batch_norm_legit_functional`, whose results 3 and 4
+// are (1 - momentum) * running + momentum * batch statistic (the variance
+// unbiased, * M / (M - 1)); they become step outputs like every buffer write.
+// Backward (torch's formulas): with d = x - mean, sum_dy = sum(dy), dot =
+// sum(dy * d); training: dx = (dy - sum_dy / M - d * dot * invstd^2 / M) *
+// invstd * w; eval: dx = dy * invstd * w; dw = dot * invstd, db = sum_dy;
+// results outside `output_mask` are dropped (they must be unused).
+//
+//===----------------------------------------------------------------------===//
+
+#include "UtilsOps.h"
+#include "joint/Conversion/JointToLinalg/JointToLinalg.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::joint;
+using namespace mlir::joint::lowering;
+
+static constexpr llvm::StringLiteral kFunctional =
+    "aten::_native_batch_norm_legit_functional.default";
+
+namespace {
+
+/// Where each argument of a forward variant sits in its schema (-1: absent;
+/// `training` -1 means eval).
+struct BatchNormSchema {
+  StringRef target;
+  int runningMean, runningVar, training, momentum, eps;
+};
+
+const BatchNormSchema kSchemas[] = {
+    {"aten::native_batch_norm.default", 3, 4, 5, 6, 7},
+    {"aten::_native_batch_norm_legit.default", 3, 4, 5, 6, 7},
+    {kFunctional, 3, 4, 5, 6, 7},
+    {"aten::_native_batch_norm_legit.no_stats", -1, -1, 3, 4, 5},
+    {"aten::_native_batch_norm_legit_no_training.default", 3, 4, -1, 5, 6},
+};
+
+const BatchNormSchema *lookup(StringRef target) {
+  for (const BatchNormSchema &s : kSchemas)
+    if (s.target == target)
+      return &s;
+  return nullptr;
+}
+
+/// Loops of a rank-r input: every dim but the channel (1) is reduced.
+SmallVector<bool> reducedDims(int64_t rank) {
+  SmallVector<bool> mask(rank, true);
+  mask[1] = false;
+  return mask;
+}
+
+/// Map of a per-channel [C] tensor read over the r loops of the input.
+AffineMap channelMap(MLIRContext *ctx, int64_t rank) {
+  return AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
+}
+
+/// A parallel generic over [C] computing `fn` of `inputs` (all [C]).
+Value perChannel(OpBuilder &b, Location loc, Value like, Type elem,
+                 ValueRange inputs,
+                 function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
+  SmallVector<AffineMap> maps(inputs.size(), b.getMultiDimIdentityMap(1));
+  return buildElementwiseMap(b, loc, like, elem, inputs, maps, fn);
+}
+
+/// 1 / sqrt(var + eps) over [C], from an `acc`-typed or stored variance;
+/// var + eps rounded to `rounding` first when given.
+Value invStd(OpBuilder &b, Location loc, Value var, Type acc, double eps,
+             Type rounding = {}) {
+  Value epsV = createScalarConstant(b, loc, acc, eps);
+  Value one = createScalarConstant(b, loc, acc, 1.0);
+  return perChannel(
+      b, loc, var, acc, {var}, [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value v = arith::AddFOp::create(nb, nl,
+                                        convertScalar(nb, nl, a[0], acc), epsV);
+        if (rounding)
+          v = convertScalar(nb, nl, convertScalar(nb, nl, v, rounding), acc);
+        return arith::DivFOp::create(nb, nl, one,
+                                     math::SqrtOp::create(nb, nl, v))
+            .getResult();
+      });
+}
+
+/// A result of type `type`: `t` converted, or an empty tensor when `type` has
+/// no elements (torch's CPU eval returns empty save_mean / save_invstd).
+Value finishStat(OpBuilder &b, Location loc, Value t, RankedTensorType type) {
+  if (type.hasStaticShape() && type.getNumElements() == 0)
+    return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                   type.getElementType());
+  return finishResult(b, loc, t, type);
+}
+
+/// The forward variants in kSchemas (-> out, save_mean, save_invstd[,
+/// running_mean, running_var] for the functional form).
+struct BatchNormPattern : JointOpConversion {
+  BatchNormPattern(const TypeConverter &tc, MLIRContext *ctx)
+      : JointOpConversion(tc, ctx, targets()) {}
+
+  static SmallVector<StringRef> targets() {
+    SmallVector<StringRef> t;
+    for (const BatchNormSchema &s : kSchemas)
+      t.push_back(s.target);
+    return t;
+  }
+
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rw) const override {
+    const BatchNormSchema &schema = *lookup(op.getTarget());
+    OpArgs args(op, adaptor.getOperands());
+    FailureOr<Value> input = args.tensor(0, "input");
+    FailureOr<double> eps = args.getFloat(schema.eps, "eps");
+    FailureOr<double> momentum = args.getFloat(schema.momentum, "momentum");
+    FailureOr<bool> training = schema.training < 0
+                                   ? FailureOr<bool>(false)
+                                   : args.getBool(schema.training, "training");
+    if (failed(input) || failed(eps) || failed(momentum) || failed(training))
+      return rw.notifyMatchFailure(
+          op, "expected (tensor, weight?, bias?, ..., constant training, "
+              "momentum and eps)");
+    auto inType = cast<RankedTensorType>(input->getType());
+    int64_t rank = inType.getRank();
+    if (rank < 2)
+      return rw.notifyMatchFailure(op, "input must be [N, C, *]");
+    FailureOr<Value> weight = args.tensor(1, "weight");
+    FailureOr<Value> bias = args.tensor(2, "bias");
+    if ((failed(weight) && !args.isNone(1, "weight")) ||
+        (failed(bias) && !args.isNone(2, "bias")))
+      return rw.notifyMatchFailure(op, "weight/bias must be tensors or None");
+    Value runMean, runVar;
+    if (schema.runningMean >= 0 &&
+        !args.isNone(schema.runningMean, "running_mean")) {
+      FailureOr<Value> m = args.tensor(schema.runningMean, "running_mean");
+      FailureOr<Value> v = args.tensor(schema.runningVar, "running_var");
+      if (failed(m) || failed(v))
+        return rw.notifyMatchFailure(op, "running statistics must be tensors");
+      runMean = *m;
+      runVar = *v;
+    }
+    bool functional = op.getTarget() == kFunctional;
+    if (!*training && !runMean)
+      return rw.notifyMatchFailure(op, "eval needs running statistics");
+    if (*training && runMean && !functional)
+      return rw.notifyMatchFailure(
+          op, "running statistics written in place were not functionalized");
+    unsigned numResults = functional ? 5 : 3;
+    SmallVector<RankedTensorType> types;
+    for (unsigned i = 0; i < op->getNumResults(); ++i)
+      types.push_back(getResultTensorType(op, i));
+    if (types.size() != numResults ||
+        llvm::is_contained(types, RankedTensorType()))
+      return rw.notifyMatchFailure(op, "unexpected results");
+    Type acc = getAccumulatorType(inType.getElementType());
+    if (!isa<FloatType>(acc))
+      return rw.notifyMatchFailure(op, "non-float dtype");
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rw.getContext();
+    SmallVector<bool> reduced = reducedDims(rank);
+    AffineMap id = rw.getMultiDimIdentityMap(rank);
+    AffineMap chan = channelMap(ctx, rank);
+    Value mf =
+        indexToScalar(rw, loc, getNumElements(rw, loc, *input, reduced), acc);
+    Value mean, var, invstd;
+    if (*training) {
+      Value sum =
+          buildReduction(
+              rw, loc, {*input}, {id}, reduced, {acc}, {0.0},
+              [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+                return SmallVector<Value>{arith::AddFOp::create(
+                    b, l, accs[0], convertScalar(b, l, in[0], acc))};
+              })
+              .front();
+      mean =
+          perChannel(rw, loc, sum, acc, {sum},
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       return arith::DivFOp::create(b, l, a[0], mf).getResult();
+                     });
+      Value sq =
+          buildReduction(
+              rw, loc, {*input, mean}, {id, chan}, reduced, {acc}, {0.0},
+              [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+                Value d = arith::SubFOp::create(
+                    b, l, convertScalar(b, l, in[0], acc), in[1]);
+                return SmallVector<Value>{arith::AddFOp::create(
+                    b, l, accs[0], arith::MulFOp::create(b, l, d, d))};
+              })
+              .front();
+      var = perChannel(
+          rw, loc, sq, acc, {sq}, [&](OpBuilder &b, Location l, ValueRange a) {
+            return arith::DivFOp::create(b, l, a[0], mf).getResult();
+          });
+    } else {
+      mean = convertElements(rw, loc, runMean, acc);
+      var = runVar;
+    }
+    // torch keeps the batch statistics in save_mean / save_invstd's dtype and
+    // normalizes with the kept values: when that is bf16/f16, mean and
+    // var + eps are rounded to it, and so is invstd (checked bitwise against
+    // torch's bf16 BatchNorm2d).
+    auto reducedOf = [&](RankedTensorType type) -> Type {
+      Type elem = type.getElementType();
+      if (!*training || elem == acc ||
+          (type.hasStaticShape() && !type.getNumElements()))
+        return {};
+      return elem;
+    };
+    auto roundTrip = [&](Value t, Type elem) {
+      return elem ? convertElements(rw, loc, convertElements(rw, loc, t, elem),
+                                    acc)
+                  : t;
+    };
+    Type keptMean = reducedOf(types[1]), keptInv = reducedOf(types[2]);
+    mean = roundTrip(mean, keptMean);
+    invstd = roundTrip(invStd(rw, loc, var, acc, *eps, keptInv), keptInv);
+
+    // out = x * alpha + beta, alpha = invstd * w, beta = b - mean * alpha.
+    bool hasW = succeeded(weight), hasB = succeeded(bias);
+    SmallVector<Value> ab{mean, invstd};
+    if (hasW)
+      ab.push_back(*weight);
+    SmallVector<AffineMap> abMaps(ab.size(), rw.getMultiDimIdentityMap(1));
+    Value alpha = buildElementwiseMap(
+        rw, loc, mean, acc, ab, abMaps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return hasW ? arith::MulFOp::create(b, l, a[1],
+                                              convertScalar(b, l, a[2], acc))
+                            .getResult()
+                      : a[1];
+        });
+    SmallVector<Value> betaIn{mean, alpha};
+    if (hasB)
+      betaIn.push_back(*bias);
+    Value beta = buildElementwiseMap(
+        rw, loc, mean, acc, betaIn,
+        SmallVector<AffineMap>(betaIn.size(), rw.getMultiDimIdentityMap(1)),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value m = arith::MulFOp::create(b, l, a[0], a[1]);
+          if (!hasB)
+            return arith::NegFOp::create(b, l, m).getResult();
+          return arith::SubFOp::create(b, l, convertScalar(b, l, a[2], acc), m)
+              .getResult();
+        });
+    Type outElem = types[0].getElementType();
+    Value out = buildElementwiseMap(
+        rw, loc, *input, outElem, {*input, alpha, beta}, {id, chan, chan},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value v =
+              arith::MulFOp::create(b, l, convertScalar(b, l, a[0], acc), a[1]);
+          v = arith::AddFOp::create(b, l, v, a[2]);
+          return convertScalar(b, l, v, outElem);
+        });
+
+    SmallVector<Value> results{castToType(rw, loc, out, types[0]),
+                               finishStat(rw, loc, mean, types[1]),
+                               finishStat(rw, loc, invstd, types[2])};
+    if (functional) {
+      if (!*training) {
+        results.push_back(castToType(rw, loc, runMean, types[3]));
+        results.push_back(castToType(rw, loc, runVar, types[4]));
+      } else {
+        Value mom = createScalarConstant(rw, loc, acc, *momentum);
+        Value keep = createScalarConstant(rw, loc, acc, 1.0 - *momentum);
+        Value one = createScalarConstant(rw, loc, acc, 1.0);
+        auto blend = [&](Value running, Value stat, bool unbiased) {
+          return perChannel(
+              rw, loc, running, acc, {running, stat},
+              [&](OpBuilder &b, Location l, ValueRange a) {
+                Value s = a[1];
+                // Ops in a fixed order (argument order is unspecified).
+                if (unbiased) {
+                  Value n = arith::MulFOp::create(b, l, s, mf);
+                  Value dof = arith::SubFOp::create(b, l, mf, one);
+                  s = arith::DivFOp::create(b, l, n, dof);
+                }
+                Value batch = arith::MulFOp::create(b, l, mom, s);
+                Value old = arith::MulFOp::create(
+                    b, l, keep, convertScalar(b, l, a[0], acc));
+                return arith::AddFOp::create(b, l, batch, old).getResult();
+              });
+        };
+        results.push_back(
+            finishResult(rw, loc, blend(runMean, mean, false), types[3]));
+        results.push_back(
+            finishResult(rw, loc, blend(runVar, var, true), types[4]));
+      }
+    }
+    rw.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// aten::native_batch_norm_backward.default(grad_out, input, weight?,
+/// running_mean?, running_var?, save_mean?, save_invstd?, bool train,
+/// float eps, bool[3] output_mask) -> (grad_input, grad_weight, grad_bias).
+struct BatchNormBackwardPattern : JointOpConversion {
+  BatchNormBackwardPattern(const TypeConverter &tc, MLIRContext *ctx)
+      : JointOpConversion(tc, ctx,
+                          {"aten::native_batch_norm_backward.default"}) {}
+
+  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rw) const override {
+    OpArgs args(op, adaptor.getOperands());
+    FailureOr<Value> dy = args.tensor(0, "grad_out");
+    FailureOr<Value> input = args.tensor(1, "input");
+    FailureOr<bool> train = args.getBool(7, "train");
+    FailureOr<double> eps = args.getFloat(8, "eps");
+    FailureOr<SmallVector<bool>> outMask = args.getBoolList(9, "output_mask");
+    if (failed(dy) || failed(input) || failed(train) || failed(eps) ||
+        failed(outMask) || outMask->size() != 3 || op->getNumResults() != 3)
+      return rw.notifyMatchFailure(op, "unexpected arguments");
+    FailureOr<Value> weight = args.tensor(2, "weight");
+    if (failed(weight) && !args.isNone(2, "weight"))
+      return rw.notifyMatchFailure(op, "weight must be a tensor or None");
+    FailureOr<Value> mean = args.tensor(*train ? 5 : 3, "mean");
+    FailureOr<Value> stat = args.tensor(*train ? 6 : 4, "invstd/var");
+    if (failed(mean) || failed(stat))
+      return rw.notifyMatchFailure(
+          op, "training needs save_mean/save_invstd, eval the running "
+              "statistics");
+    SmallVector<RankedTensorType> types;
+    for (unsigned i = 0; i < 3; ++i) {
+      types.push_back(getResultTensorType(op, i));
+      if ((*outMask)[i] && !types.back())
+        return rw.notifyMatchFailure(op, "requested result is not a tensor");
+      if (!(*outMask)[i] && !op->getResult(i).use_empty())
+        return rw.notifyMatchFailure(op, "result not in output_mask is used");
+    }
+    auto inType = cast<RankedTensorType>(input->getType());
+    int64_t rank = inType.getRank();
+    if (rank < 2)
+      return rw.notifyMatchFailure(op, "input must be [N, C, *]");
+    Type acc = getAccumulatorType(inType.getElementType());
+    if (!isa<FloatType>(acc))
+      return rw.notifyMatchFailure(op, "non-float dtype");
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rw.getContext();
+    SmallVector<bool> reduced = reducedDims(rank);
+    AffineMap id = rw.getMultiDimIdentityMap(rank);
+    AffineMap chan = channelMap(ctx, rank);
+    Value invstd = *train ? convertElements(rw, loc, *stat, acc)
+                          : invStd(rw, loc, *stat, acc, *eps);
+    auto load = [&](OpBuilder &b, Location l, Value v) {
+      return convertScalar(b, l, v, acc);
+    };
+    // sum_dy and dot = sum(dy * (x - mean)) per channel.
+    SmallVector<Value> sums = buildReduction(
+        rw, loc, {*dy, *input, *mean}, {id, id, chan}, reduced, {acc, acc},
+        {0.0, 0.0},
+        [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+          Value g = load(b, l, in[0]);
+          Value d =
+              arith::SubFOp::create(b, l, load(b, l, in[1]), load(b, l, in[2]));
+          return SmallVector<Value>{
+              arith::AddFOp::create(b, l, accs[0], g),
+              arith::AddFOp::create(b, l, accs[1],
+                                    arith::MulFOp::create(b, l, g, d))};
+        });
+    SmallVector<Value> results(3);
+    if ((*outMask)[0]) {
+      Value mf =
+          indexToScalar(rw, loc, getNumElements(rw, loc, *input, reduced), acc);
+      bool hasW = succeeded(weight);
+      SmallVector<Value> inputs{*dy, *input, *mean, invstd, sums[0], sums[1]};
+      SmallVector<AffineMap> maps{id, id, chan, chan, chan, chan};
+      if (hasW) {
+        inputs.push_back(*weight);
+        maps.push_back(chan);
+      }
+      bool isTrain = *train;
+      Type dxElem = types[0].getElementType();
+      Value dx = buildElementwiseMap(
+          rw, loc, *input, dxElem, inputs, maps,
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            Value g = load(b, l, a[0]);
+            Value is = a[3];
+            if (isTrain) {
+              Value d = arith::SubFOp::create(b, l, load(b, l, a[1]),
+                                              load(b, l, a[2]));
+              // k = dot * invstd^2 / M, grad_mean = sum_dy / M.
+              Value k = arith::DivFOp::create(
+                  b, l,
+                  arith::MulFOp::create(b, l, a[5],
+                                        arith::MulFOp::create(b, l, is, is)),
+                  mf);
+              Value gm = arith::DivFOp::create(b, l, a[4], mf);
+              Value centered = arith::SubFOp::create(b, l, g, gm);
+              Value proj = arith::MulFOp::create(b, l, d, k);
+              g = arith::SubFOp::create(b, l, centered, proj);
+            }
+            Value v = arith::MulFOp::create(b, l, g, is);
+            if (hasW)
+              v = arith::MulFOp::create(b, l, v, load(b, l, a[6]));
+            return convertScalar(b, l, v, dxElem);
+          });
+      results[0] = castToType(rw, loc, dx, types[0]);
+    }
+    if ((*outMask)[1]) {
+      Value dw = perChannel(
+          rw, loc, sums[1], acc, {sums[1], invstd},
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            return arith::MulFOp::create(b, l, a[0], a[1]).getResult();
+          });
+      results[1] = finishResult(rw, loc, dw, types[1]);
+    }
+    if ((*outMask)[2])
+      results[2] = finishResult(rw, loc, sums[0], types[2]);
+    rw.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+SmallVector<std::pair<Value, Value>>
+mlir::joint::lowering::functionalizeBatchNormStats(CallFunctionOp &op,
+                                                   RewriterBase &rewriter) {
+  const BatchNormSchema *schema = lookup(op.getTarget());
+  if (!schema || op.getTarget() == kFunctional || schema->training < 0 ||
+      schema->runningMean < 0 || op->getNumResults() != 3)
+    return {};
+  OpArgs args(op, op->getOperands());
+  FailureOr<bool> training = args.getBool(schema->training, "training");
+  FailureOr<Value> mean = args.tensor(schema->runningMean, "running_mean");
+  FailureOr<Value> var = args.tensor(schema->runningVar, "running_var");
+  if (failed(training) || !*training || failed(mean) || failed(var))
+    return {};
+  SmallVector<Type> types(op->getResultTypes());
+  types.append({mean->getType(), var->getType()});
+  SmallVector<NamedAttribute> attrs;
+  for (NamedAttribute attr : op->getAttrs()) {
+    StringRef name = attr.getName().getValue();
+    // Per-result lists would no longer match the five results.
+    if (name == "result_meta" || name == "result_names")
+      continue;
+    if (name == "target")
+      attr = rewriter.getNamedAttr(name, rewriter.getStringAttr(kFunctional));
+    attrs.push_back(attr);
+  }
+  rewriter.setInsertionPoint(op);
+  auto functional = CallFunctionOp::create(rewriter, op.getLoc(), types,
+                                           op->getOperands(), attrs);
+  rewriter.replaceOp(op, functional->getResults().take_front(3));
+  op = functional;
+  return {{*mean, functional->getResult(3)}, {*var, functional->getResult(4)}};
+}
+
+void mlir::joint::populateBatchNormPatternsAndLegality(
+    TypeConverter &typeConverter, RewritePatternSet &patterns,
+    ConversionTarget &target) {
+  target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                         arith::ArithDialect, math::MathDialect>();
+  patterns.add<BatchNormPattern, BatchNormBackwardPattern>(
+      typeConverter, patterns.getContext());
+}
