@@ -70,12 +70,73 @@ AffineMap channelMap(MLIRContext *ctx, int64_t rank) {
   return AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
 }
 
+/// The loops of input [N, C, *]: the accumulation type, the reduced dims
+/// (all but C), the identity map and the per-channel map.
+struct Frame {
+  Type acc;
+  SmallVector<bool> reduced;
+  AffineMap id, chan;
+};
+
+/// Frame of `input`, or the reason it cannot be lowered (rank < 2,
+/// non-float dtype).
+FailureOr<Frame> getFrame(Value input, std::string &why) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  Frame f;
+  f.acc = getAccumulatorType(type.getElementType());
+  why = rank < 2                 ? "input must be [N, C, *]"
+        : !isa<FloatType>(f.acc) ? "non-float dtype"
+                                 : "";
+  if (!why.empty())
+    return failure();
+  MLIRContext *ctx = input.getContext();
+  f.reduced = reducedDims(rank);
+  f.id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  f.chan = channelMap(ctx, rank);
+  return f;
+}
+
 /// A parallel generic over [C] computing `fn` of `inputs` (all [C]).
 Value perChannel(OpBuilder &b, Location loc, Value like, Type elem,
                  ValueRange inputs,
                  function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
   SmallVector<AffineMap> maps(inputs.size(), b.getMultiDimIdentityMap(1));
   return buildElementwiseMap(b, loc, like, elem, inputs, maps, fn);
+}
+
+/// Per-channel mean and biased variance of `input` over `f.reduced`, in two
+/// passes (sum / M, then sum((x - mean)^2) / M); `m` is M in `f.acc`.
+std::pair<Value, Value> batchStats(OpBuilder &b, Location loc, Value input,
+                                   const Frame &f, Value m) {
+  auto divByM = [&](Value t) {
+    return perChannel(
+        b, loc, t, f.acc, {t}, [&](OpBuilder &nb, Location nl, ValueRange a) {
+          return arith::DivFOp::create(nb, nl, a[0], m).getResult();
+        });
+  };
+  using Term = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+  auto sumOf = [&](ValueRange ins, ArrayRef<AffineMap> maps, Term term) {
+    auto body = [&](OpBuilder &nb, Location nl, ValueRange in,
+                    ValueRange accs) {
+      Value t = term(nb, nl, in);
+      return SmallVector<Value>{arith::AddFOp::create(nb, nl, accs[0], t)};
+    };
+    return buildReduction(b, loc, ins, maps, f.reduced, {f.acc}, {0.0}, body)
+        .front();
+  };
+  Value mean = divByM(
+      sumOf({input}, {f.id}, [&](OpBuilder &nb, Location nl, ValueRange in) {
+        return convertScalar(nb, nl, in[0], f.acc);
+      }));
+  Value var =
+      divByM(sumOf({input, mean}, {f.id, f.chan},
+                   [&](OpBuilder &nb, Location nl, ValueRange in) {
+                     Value x = convertScalar(nb, nl, in[0], f.acc);
+                     Value d = arith::SubFOp::create(nb, nl, x, in[1]);
+                     return arith::MulFOp::create(nb, nl, d, d).getResult();
+                   }));
+  return {mean, var};
 }
 
 /// 1 / sqrt(var + eps) over [C], from an `acc`-typed or stored variance;
@@ -132,10 +193,10 @@ struct BatchNormPattern : JointOpConversion {
       return rw.notifyMatchFailure(
           op, "expected (tensor, weight?, bias?, ..., constant training, "
               "momentum and eps)");
-    auto inType = cast<RankedTensorType>(input->getType());
-    int64_t rank = inType.getRank();
-    if (rank < 2)
-      return rw.notifyMatchFailure(op, "input must be [N, C, *]");
+    std::string why;
+    FailureOr<Frame> frame = getFrame(*input, why);
+    if (failed(frame))
+      return rw.notifyMatchFailure(op, why);
     FailureOr<Value> weight = args.tensor(1, "weight");
     FailureOr<Value> bias = args.tensor(2, "bias");
     if ((failed(weight) && !args.isNone(1, "weight")) ||
@@ -164,46 +225,14 @@ struct BatchNormPattern : JointOpConversion {
     if (types.size() != numResults ||
         llvm::is_contained(types, RankedTensorType()))
       return rw.notifyMatchFailure(op, "unexpected results");
-    Type acc = getAccumulatorType(inType.getElementType());
-    if (!isa<FloatType>(acc))
-      return rw.notifyMatchFailure(op, "non-float dtype");
 
     Location loc = op.getLoc();
-    MLIRContext *ctx = rw.getContext();
-    SmallVector<bool> reduced = reducedDims(rank);
-    AffineMap id = rw.getMultiDimIdentityMap(rank);
-    AffineMap chan = channelMap(ctx, rank);
+    auto [acc, reduced, id, chan] = *frame;
     Value mf =
         indexToScalar(rw, loc, getNumElements(rw, loc, *input, reduced), acc);
     Value mean, var, invstd;
     if (*training) {
-      Value sum =
-          buildReduction(
-              rw, loc, {*input}, {id}, reduced, {acc}, {0.0},
-              [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-                return SmallVector<Value>{arith::AddFOp::create(
-                    b, l, accs[0], convertScalar(b, l, in[0], acc))};
-              })
-              .front();
-      mean =
-          perChannel(rw, loc, sum, acc, {sum},
-                     [&](OpBuilder &b, Location l, ValueRange a) {
-                       return arith::DivFOp::create(b, l, a[0], mf).getResult();
-                     });
-      Value sq =
-          buildReduction(
-              rw, loc, {*input, mean}, {id, chan}, reduced, {acc}, {0.0},
-              [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-                Value d = arith::SubFOp::create(
-                    b, l, convertScalar(b, l, in[0], acc), in[1]);
-                return SmallVector<Value>{arith::AddFOp::create(
-                    b, l, accs[0], arith::MulFOp::create(b, l, d, d))};
-              })
-              .front();
-      var = perChannel(
-          rw, loc, sq, acc, {sq}, [&](OpBuilder &b, Location l, ValueRange a) {
-            return arith::DivFOp::create(b, l, a[0], mf).getResult();
-          });
+      std::tie(mean, var) = batchStats(rw, loc, *input, *frame, mf);
     } else {
       mean = convertElements(rw, loc, runMean, acc);
       var = runVar;
@@ -304,6 +333,56 @@ struct BatchNormPattern : JointOpConversion {
   }
 };
 
+/// The operands of native_batch_norm_backward: `mean` and `stat` are
+/// save_mean / save_invstd in training, running_mean / running_var in eval;
+/// `weight` null for None; `types` of the results (null outside `mask`).
+struct BackwardArgs {
+  Value dy, input, weight, mean, stat;
+  bool train;
+  double eps;
+  SmallVector<bool> mask;
+  SmallVector<RankedTensorType> types;
+};
+
+FailureOr<BackwardArgs> readBackwardArgs(CallFunctionOp op,
+                                         CallFunctionOp::Adaptor adaptor,
+                                         ConversionPatternRewriter &rw) {
+  OpArgs args(op, adaptor.getOperands());
+  FailureOr<bool> train = args.getBool(7, "train");
+  FailureOr<double> eps = args.getFloat(8, "eps");
+  FailureOr<SmallVector<bool>> mask = args.getBoolList(9, "output_mask");
+  if (failed(train) || failed(eps) || failed(mask) || mask->size() != 3 ||
+      op->getNumResults() != 3)
+    return rw.notifyMatchFailure(op, "unexpected arguments");
+  BackwardArgs a{{}, {}, {}, {}, {}, *train, *eps, *mask, {}};
+  int statArg = *train ? 5 : 3;
+  FailureOr<Value> tensors[] = {
+      args.tensor(0, "grad_out"), args.tensor(1, "input"),
+      args.tensor(statArg, "mean"), args.tensor(statArg + 1, "invstd/var")};
+  if (llvm::any_of(tensors, [](auto &t) { return failed(t); }))
+    return rw.notifyMatchFailure(
+        op, "expected grad_out and input tensors, with save_mean/save_invstd "
+            "in training, the running statistics in eval");
+  a.dy = *tensors[0];
+  a.input = *tensors[1];
+  a.mean = *tensors[2];
+  a.stat = *tensors[3];
+  if (FailureOr<Value> w = args.tensor(2, "weight"); succeeded(w))
+    a.weight = *w;
+  else if (!args.isNone(2, "weight"))
+    return rw.notifyMatchFailure(op, "weight must be a tensor or None");
+  for (unsigned i = 0; i < 3; ++i) {
+    a.types.push_back(getResultTensorType(op, i));
+    bool wanted = a.mask[i];
+    if (wanted != static_cast<bool>(a.types.back()) ||
+        (!wanted && !op->getResult(i).use_empty()))
+      return rw.notifyMatchFailure(
+          op, "results must be tensors exactly where output_mask is set "
+              "(and unused elsewhere)");
+  }
+  return a;
+}
+
 /// aten::native_batch_norm_backward.default(grad_out, input, weight?,
 /// running_mean?, running_var?, save_mean?, save_invstd?, bool train,
 /// float eps, bool[3] output_mask) -> (grad_input, grad_weight, grad_bias).
@@ -314,54 +393,24 @@ struct BatchNormBackwardPattern : JointOpConversion {
 
   LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
-    OpArgs args(op, adaptor.getOperands());
-    FailureOr<Value> dy = args.tensor(0, "grad_out");
-    FailureOr<Value> input = args.tensor(1, "input");
-    FailureOr<bool> train = args.getBool(7, "train");
-    FailureOr<double> eps = args.getFloat(8, "eps");
-    FailureOr<SmallVector<bool>> outMask = args.getBoolList(9, "output_mask");
-    if (failed(dy) || failed(input) || failed(train) || failed(eps) ||
-        failed(outMask) || outMask->size() != 3 || op->getNumResults() != 3)
-      return rw.notifyMatchFailure(op, "unexpected arguments");
-    FailureOr<Value> weight = args.tensor(2, "weight");
-    if (failed(weight) && !args.isNone(2, "weight"))
-      return rw.notifyMatchFailure(op, "weight must be a tensor or None");
-    FailureOr<Value> mean = args.tensor(*train ? 5 : 3, "mean");
-    FailureOr<Value> stat = args.tensor(*train ? 6 : 4, "invstd/var");
-    if (failed(mean) || failed(stat))
-      return rw.notifyMatchFailure(
-          op, "training needs save_mean/save_invstd, eval the running "
-              "statistics");
-    SmallVector<RankedTensorType> types;
-    for (unsigned i = 0; i < 3; ++i) {
-      types.push_back(getResultTensorType(op, i));
-      if ((*outMask)[i] && !types.back())
-        return rw.notifyMatchFailure(op, "requested result is not a tensor");
-      if (!(*outMask)[i] && !op->getResult(i).use_empty())
-        return rw.notifyMatchFailure(op, "result not in output_mask is used");
-    }
-    auto inType = cast<RankedTensorType>(input->getType());
-    int64_t rank = inType.getRank();
-    if (rank < 2)
-      return rw.notifyMatchFailure(op, "input must be [N, C, *]");
-    Type acc = getAccumulatorType(inType.getElementType());
-    if (!isa<FloatType>(acc))
-      return rw.notifyMatchFailure(op, "non-float dtype");
-
+    FailureOr<BackwardArgs> a = readBackwardArgs(op, adaptor, rw);
+    if (failed(a))
+      return failure();
+    std::string why;
+    FailureOr<Frame> frame = getFrame(a->input, why);
+    if (failed(frame))
+      return rw.notifyMatchFailure(op, why);
     Location loc = op.getLoc();
-    MLIRContext *ctx = rw.getContext();
-    SmallVector<bool> reduced = reducedDims(rank);
-    AffineMap id = rw.getMultiDimIdentityMap(rank);
-    AffineMap chan = channelMap(ctx, rank);
-    Value invstd = *train ? convertElements(rw, loc, *stat, acc)
-                          : invStd(rw, loc, *stat, acc, *eps);
+    auto [acc, reduced, id, chan] = *frame;
+    Value invstd = a->train ? convertElements(rw, loc, a->stat, acc)
+                            : invStd(rw, loc, a->stat, acc, a->eps);
     auto load = [&](OpBuilder &b, Location l, Value v) {
       return convertScalar(b, l, v, acc);
     };
     // sum_dy and dot = sum(dy * (x - mean)) per channel.
     SmallVector<Value> sums = buildReduction(
-        rw, loc, {*dy, *input, *mean}, {id, id, chan}, reduced, {acc, acc},
-        {0.0, 0.0},
+        rw, loc, {a->dy, a->input, a->mean}, {id, id, chan}, reduced,
+        {acc, acc}, {0.0, 0.0},
         [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
           Value g = load(b, l, in[0]);
           Value d =
@@ -372,20 +421,21 @@ struct BatchNormBackwardPattern : JointOpConversion {
                                     arith::MulFOp::create(b, l, g, d))};
         });
     SmallVector<Value> results(3);
-    if ((*outMask)[0]) {
-      Value mf =
-          indexToScalar(rw, loc, getNumElements(rw, loc, *input, reduced), acc);
-      bool hasW = succeeded(weight);
-      SmallVector<Value> inputs{*dy, *input, *mean, invstd, sums[0], sums[1]};
+    if (a->mask[0]) {
+      Value mf = indexToScalar(rw, loc,
+                               getNumElements(rw, loc, a->input, reduced), acc);
+      bool hasW = static_cast<bool>(a->weight);
+      SmallVector<Value> inputs{a->dy,  a->input, a->mean,
+                                invstd, sums[0],  sums[1]};
       SmallVector<AffineMap> maps{id, id, chan, chan, chan, chan};
       if (hasW) {
-        inputs.push_back(*weight);
+        inputs.push_back(a->weight);
         maps.push_back(chan);
       }
-      bool isTrain = *train;
-      Type dxElem = types[0].getElementType();
+      bool isTrain = a->train;
+      Type dxElem = a->types[0].getElementType();
       Value dx = buildElementwiseMap(
-          rw, loc, *input, dxElem, inputs, maps,
+          rw, loc, a->input, dxElem, inputs, maps,
           [&](OpBuilder &b, Location l, ValueRange a) {
             Value g = load(b, l, a[0]);
             Value is = a[3];
@@ -408,18 +458,18 @@ struct BatchNormBackwardPattern : JointOpConversion {
               v = arith::MulFOp::create(b, l, v, load(b, l, a[6]));
             return convertScalar(b, l, v, dxElem);
           });
-      results[0] = castToType(rw, loc, dx, types[0]);
+      results[0] = castToType(rw, loc, dx, a->types[0]);
     }
-    if ((*outMask)[1]) {
+    if (a->mask[1]) {
       Value dw = perChannel(
           rw, loc, sums[1], acc, {sums[1], invstd},
           [&](OpBuilder &b, Location l, ValueRange a) {
             return arith::MulFOp::create(b, l, a[0], a[1]).getResult();
           });
-      results[1] = finishResult(rw, loc, dw, types[1]);
+      results[1] = finishResult(rw, loc, dw, a->types[1]);
     }
-    if ((*outMask)[2])
-      results[2] = finishResult(rw, loc, sums[0], types[2]);
+    if (a->mask[2])
+      results[2] = finishResult(rw, loc, sums[0], a->types[2]);
     rw.replaceOp(op, results);
     return success();
   }
