@@ -78,22 +78,14 @@ _CASES = [(p, q) for p in EXAMPLES for q in PIPELINES
           if os.environ.get("JOINT_MLIR_FULL_MATRIX") == "1"
           or q == "identity" or (p.stem, q) in _QUICK]
 
-# bf16: the compiled step rounds where torch's kernels round (matmuls,
-# SDPA's probabilities), yet torch's CPU flash-attention kernel computes
-# exp and its logsumexp with its own approximations (its lse of a
-# one-element row is 1e-3 relative off the exact logit), so the outputs
-# differ by a few bf16 ulps: the worst gradient is 1.3% of max|ref| (tol
-# 1%) and the f32 loss 2.8e-4 relative (tol 1e-5). The step is as close to
-# the float32 model's gradients as torch's own bf16 step (1-4% both).
-_BF16_APPROX = pytest.mark.xfail(
-    strict=True, reason="torch's bf16 flash-attention kernel approximates "
-    "exp/logsumexp: gradients off by a few bf16 ulps (1.3% > 1% of max|ref|)")
+# bf16: the compiled step rounds where torch's kernels round (matmuls, SDPA's
+# probabilities) and computes the CPU flash-attention forward's exp with
+# torch's fast approximation (test_sdpa_cpu_exp.py): the tiny Llama's worst
+# gradient is 0.3% of max|ref| (tol 1%), its loss 8e-8 relative.
 
 
 @pytest.mark.parametrize("path,pipeline", [
-    pytest.param(p, q, id=f"{p.stem}-{q}",
-                 marks=[_BF16_APPROX] if "bf16" in p.stem else [])
-    for p, q in _CASES])
+    pytest.param(p, q, id=f"{p.stem}-{q}") for p, q in _CASES])
 def test_mlir_cpu_matches_torch(path: Path, pipeline: str) -> None:
     if "offload" in pipeline and not _has_attention(path):
         pytest.skip(f"joint-cpu-offload: {path.stem} has no attention module "

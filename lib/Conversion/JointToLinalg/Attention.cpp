@@ -19,7 +19,14 @@
 // checked bitwise against torch 2.15): the forward computes
 // out = round(exp(x - max)).v / sum_s exp(x - max), and the backward uses
 // round(P) for dV and round(dS) for dQ and dK; the math variant, a
-// composite of bf16 ops, keeps the f32 formulas.
+// composite of bf16 ops, keeps the f32 formulas. The `_for_cpu` forward with
+// bf16/f16 operands also computes exp(x - max) as torch's CPU kernel does:
+// its vectorised loop over 16-float lanes uses ATen's `fexp_u20` (a degree-3
+// polynomial on the fraction of x*log2(e), assembled in the exponent bits;
+// about 1e-4 relative, e.g. 1 - 5.3e-5 at 0), and the last S % 16 keys of a
+// row (its scalar tail) use exact exp. Matching it makes the bf16 forward
+// bitwise equal to torch's for kv lengths up to its 512-key block (longer
+// rows rescale per block, which this single pass does not repeat).
 // Dropout (dropout_p != 0) is refused: it needs the RNG. The extra results
 // of the CUDA variants (cumulative sequence lengths, RNG state, debug mask)
 // become zero tensors; max_q/max_k the sequence lengths.
@@ -32,6 +39,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+
+#include "llvm/ADT/bit.h"
 
 #include <cmath>
 #include <limits>
@@ -92,6 +101,9 @@ struct Sdpa {
   /// bf16/f16 where the variant rounds probabilities like torch's flash
   /// kernels (see the file comment); null for f32 and the math variant.
   Type reduced;
+  /// exp(x - max) of the forward as torch's CPU flash kernel computes it
+  /// (`fastExp` on the vectorised keys, see the file comment).
+  bool cpuExp = false;
 
   Sdpa(OpBuilder &b, Location loc)
       : b(b), loc(loc), ctx(b.getContext()), f32(b.getF32Type()) {}
@@ -218,6 +230,74 @@ struct Sdpa {
         });
   }
 
+  /// ATen's `fexp_u20` on f32 (vec512_float.h / vec256_float.h): with
+  /// s = x * log2(e), f = s - floor(s), p = ((c3 f + c2) f + c1) f + c0 (FMAs),
+  /// the result has the bits of int(2^23 (s - p) + 127 * 2^23) (truncated);
+  /// x below ln(FLT_MIN) gives 0, above ln(FLT_MAX) +inf, NaN stays NaN.
+  static Value fastExp(OpBuilder &nb, Location nl, Value x) {
+    Type f32 = nb.getF32Type();
+    // Constants in a fixed order (C++ leaves argument order unspecified).
+    auto bits = [&](uint32_t u) {
+      return createScalarConstant(nb, nl, f32, llvm::bit_cast<float>(u));
+    };
+    auto cst = [&](float v) { return createScalarConstant(nb, nl, f32, v); };
+    Value log2e = bits(0x3fb8aa3b), lnMin = bits(0xc2aeac50),
+          lnMax = bits(0x42b17218);
+    Value c0 = cst(0.00010703434948458272f), c1 = cst(0.30354260500649682f),
+          c2 = cst(-0.22433836478672356f), c3 = cst(-0.079204240219773236f);
+    Value scale = cst(8388608.0f), bias = cst(8388608.0f * 127.0f);
+    Value zero = cst(0.0f), inf = cst(std::numeric_limits<float>::infinity());
+
+    Value s = arith::MulFOp::create(nb, nl, x, log2e);
+    Value floor = math::FloorOp::create(nb, nl, s);
+    Value f = arith::SubFOp::create(nb, nl, s, floor);
+    Value p = math::FmaOp::create(nb, nl, f, c3, c2);
+    p = math::FmaOp::create(nb, nl, f, p, c1);
+    p = math::FmaOp::create(nb, nl, f, p, c0);
+    Value e = arith::SubFOp::create(nb, nl, s, p);
+    Value t = math::FmaOp::create(nb, nl, scale, e, bias);
+    Value i = arith::FPToSIOp::create(nb, nl, nb.getI32Type(), t);
+    Value r = arith::BitcastOp::create(nb, nl, f32, i);
+    Value small =
+        arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLT, x, lnMin);
+    r = arith::SelectOp::create(nb, nl, small, zero, r);
+    Value large =
+        arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, x, lnMax);
+    r = arith::SelectOp::create(nb, nl, large, inf, r);
+    Value nan = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, x, x);
+    return arith::SelectOp::create(nb, nl, nan, x, r);
+  }
+
+  /// The first key of the scalar tail of torch's CPU kernel, S - S % 16
+  /// (index), or null when every key is vectorised (static S % 16 == 0).
+  Value vectorEnd(Value x) {
+    int64_t s = cast<RankedTensorType>(x.getType()).getDimSize(4);
+    if (!ShapedType::isDynamic(s))
+      return s % 16 == 0
+                 ? Value()
+                 : Value(arith::ConstantIndexOp::create(b, loc, s - s % 16));
+    Value dim = tensor::DimOp::create(b, loc, x, 4);
+    Value c16 = arith::ConstantIndexOp::create(b, loc, 16);
+    return arith::SubIOp::create(b, loc, dim,
+                                 arith::RemUIOp::create(b, loc, dim, c16));
+  }
+
+  /// exp(x - row) in a body over the logits' loops: torch's CPU kernel's
+  /// (fastExp on the keys before `vecEnd`) when `cpuExp`, else math.exp.
+  Value expDiff(OpBuilder &nb, Location nl, Value x, Value row, Value vecEnd) {
+    Value d = arith::SubFOp::create(nb, nl, x, row);
+    Value exact = math::ExpOp::create(nb, nl, d);
+    if (!cpuExp)
+      return exact;
+    Value fast = fastExp(nb, nl, d);
+    if (!vecEnd)
+      return fast;
+    Value key = linalg::IndexOp::create(nb, nl, 4);
+    Value vec =
+        arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ult, key, vecEnd);
+    return arith::SelectOp::create(nb, nl, vec, fast, exact);
+  }
+
   /// Row maximum and sum_s exp(x - max) of the logits, [b,hk,g,l] each.
   struct RowStats {
     Value max, sum;
@@ -234,12 +314,12 @@ struct Sdpa {
                   arith::MaximumFOp::create(nb, nl, acc[0], in[0])};
             })
             .front();
+    Value vecEnd = cpuExp ? vectorEnd(x) : Value();
     Value sum =
         buildReduction(
             b, loc, {x, max}, {id5, proj}, lastDim, {f32}, {0.0},
             [&](OpBuilder &nb, Location nl, ValueRange in, ValueRange acc) {
-              Value e = math::ExpOp::create(
-                  nb, nl, arith::SubFOp::create(nb, nl, in[0], in[1]));
+              Value e = expDiff(nb, nl, in[0], in[1], vecEnd);
               return SmallVector<Value>{
                   arith::AddFOp::create(nb, nl, acc[0], e)};
             })
@@ -259,14 +339,15 @@ struct Sdpa {
                        });
   }
 
-  /// exp(x - row) as `elem` (P for row = lse; unnormalized for row = max).
+  /// exp(x - row) as `elem` (P for row = lse; unnormalized for row = max,
+  /// through expDiff).
   Value probs(Value x, Value row, Type elem) {
     AffineMap id5 = b.getMultiDimIdentityMap(5);
     AffineMap proj = map(5, {d(0), d(1), d(2), d(3)});
+    Value vecEnd = cpuExp ? vectorEnd(x) : Value();
     return elementwise(x, elem, {x, row}, {id5, proj},
                        [&](OpBuilder &nb, Location nl, ValueRange a) {
-                         Value e = math::ExpOp::create(
-                             nb, nl, arith::SubFOp::create(nb, nl, a[0], a[1]));
+                         Value e = expDiff(nb, nl, a[0], a[1], vecEnd);
                          return convertScalar(nb, nl, e, elem);
                        });
   }
@@ -380,6 +461,11 @@ struct SdpaPattern : JointOpConversion {
     Type elem = qType.getElementType();
     if (!isMathVariant(op) && (elem.isBF16() || elem.isF16()))
       sdpa.reduced = elem;
+    // Fewer than 16 keys: all in torch's scalar tail (exact exp).
+    int64_t keys = kType.getDimSize(2);
+    sdpa.cpuExp = sdpa.reduced && !schema->backward &&
+                  op.getTarget() == kSchemas[0].target &&
+                  (ShapedType::isDynamic(keys) || keys >= 16);
     FailureOr<double> scale = args.getFloat(schema->scale, "scale", NAN);
     if (failed(scale))
       return rw.notifyMatchFailure(op, "scale must be a constant or None");

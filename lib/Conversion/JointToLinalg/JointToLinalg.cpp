@@ -11,6 +11,7 @@
 
 #include "joint/Conversion/JointToLinalg/JointToLinalg.h"
 #include "Utils.h"
+#include "UtilsOps.h"
 #include "joint/Conversion/Passes.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "mlir/IR/Diagnostics.h"
@@ -107,8 +108,52 @@ functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
         members[*id].push_back(result);
 
   IRRewriter rewriter(graph.getContext());
+  // Later uses of `target` read `result`; a graph argument's final value is
+  // its update.
+  auto carryWrite = [&](CallFunctionOp op, Value target,
+                        Value result) -> LogicalResult {
+    if (!result || result.getType() != target.getType())
+      return op.emitError() << "in-place write of " << describeOp(op)
+                            << " has no result of the written tensor's type to "
+                               "carry the updated value";
+    // Another value sharing the written storage and read later would
+    // see the write through the alias; refuse.
+    if (std::optional<int64_t> id = getStorageId(target)) {
+      for (Value member : members[*id]) {
+        if (member == target || member == result)
+          continue;
+        bool readLater = llvm::any_of(member.getUsers(), [&](Operation *u) {
+          return op->isBeforeInBlock(u);
+        });
+        bool aliasOfResult = getStorageId(result) == id &&
+                             member.getDefiningOp() &&
+                             op->isBeforeInBlock(member.getDefiningOp());
+        if (readLater && !aliasOfResult)
+          return op.emitError()
+                 << "in-place write of " << describeOp(op)
+                 << " into a tensor whose storage is shared with "
+                    "another live value (a view) is not supported "
+                    "by the lowering yet";
+      }
+    }
+    rewriter.replaceUsesWithIf(target, result, [&](OpOperand &use) {
+      return op->isBeforeInBlock(use.getOwner());
+    });
+    if (auto arg = dyn_cast<BlockArgument>(target))
+      updates[arg.getArgNumber()] = result;
+    else
+      for (auto &[argNumber, value] : updates)
+        if (value == target)
+          value = result;
+    return success();
+  };
   for (CallFunctionOp op :
        llvm::make_early_inc_range(body.getOps<CallFunctionOp>())) {
+    // Writes torch's schema does not declare (batch norm's running stats).
+    for (auto [target, result] :
+         lowering::functionalizeBatchNormStats(op, rewriter))
+      if (failed(carryWrite(op, target, result)))
+        return failure();
     SchemaOp entry = op.lookupSchema(&tables);
     if (!entry)
       continue;
@@ -130,45 +175,9 @@ functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
         if (i < op->getNumResults() &&
             cast<SchemaArgAttr>(ret).getAlias() == alias)
           result = op->getResult(i);
-      for (unsigned operandIndex : operandIndices) {
-        Value target = op->getOperand(operandIndex);
-        if (!result || result.getType() != target.getType())
-          return op.emitError()
-                     << "in-place write of " << describeOp(op)
-                     << " has no result of the written tensor's type to "
-                        "carry the updated value",
-                 failure();
-        // Another value sharing the written storage and read later would
-        // see the write through the alias; refuse.
-        if (std::optional<int64_t> id = getStorageId(target)) {
-          for (Value member : members[*id]) {
-            if (member == target || member == result)
-              continue;
-            bool readLater = llvm::any_of(member.getUsers(), [&](Operation *u) {
-              return op->isBeforeInBlock(u);
-            });
-            bool aliasOfResult = getStorageId(result) == id &&
-                                 member.getDefiningOp() &&
-                                 op->isBeforeInBlock(member.getDefiningOp());
-            if (readLater && !aliasOfResult)
-              return op.emitError()
-                         << "in-place write of " << describeOp(op)
-                         << " into a tensor whose storage is shared with "
-                            "another live value (a view) is not supported "
-                            "by the lowering yet",
-                     failure();
-          }
-        }
-        rewriter.replaceUsesWithIf(target, result, [&](OpOperand &use) {
-          return op->isBeforeInBlock(use.getOwner());
-        });
-        if (auto arg = dyn_cast<BlockArgument>(target))
-          updates[arg.getArgNumber()] = result;
-        else
-          for (auto &[argNumber, value] : updates)
-            if (value == target)
-              value = result;
-      }
+      for (unsigned operandIndex : operandIndices)
+        if (failed(carryWrite(op, op->getOperand(operandIndex), result)))
+          return failure();
     }
   }
   return updates;
@@ -295,6 +304,7 @@ void ConvertJointToLinalgPass::runOnOperation() {
   populateLinearPatternsAndLegality(typeConverter, patterns, target);
   populateReductionPatternsAndLegality(typeConverter, patterns, target);
   populateNormalizationPatternsAndLegality(typeConverter, patterns, target);
+  populateBatchNormPatternsAndLegality(typeConverter, patterns, target);
   populateAttentionPatternsAndLegality(typeConverter, patterns, target);
   populateIndirectDataMovementPatternsAndLegality(typeConverter, patterns,
                                                   target);

@@ -206,6 +206,13 @@ static LogicalResult lowerFill(CallFunctionOp op,
     sizes.push_back(resultType.isDynamicDim(i)
                         ? requested[i]
                         : rewriter.getIndexAttr(resultType.getDimSize(i)));
+  // No elements, no fill (batch norm's uint8 `empty(0)` reserve).
+  if (resultType.hasStaticShape() && resultType.getNumElements() == 0)
+    return replaceWithResult(
+        rewriter, op, tensor::EmptyOp::create(rewriter, loc, sizes, elementType),
+        resultType);
+  if (elementType.isUnsignedInteger())
+    return rewriter.notifyMatchFailure(op, "unsigned result dtypes are refused");
   Value value;
   if (info->valueArg >= 0) {
     FailureOr<Value> v = getScalarArg(

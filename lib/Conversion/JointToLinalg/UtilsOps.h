@@ -180,6 +180,15 @@ FailureOr<SmallVector<bool>> getReductionMask(ArrayRef<int64_t> dims,
 RankedTensorType getResultTensorType(const TypeConverter *converter,
                                      CallFunctionOp op, unsigned i);
 
+/// Batch norm in training writes its running statistics although torch's
+/// schema declares no write (`Tensor? running_mean`): replaces such an `op`
+/// (`native_batch_norm`, `_native_batch_norm_legit`) by
+/// `_native_batch_norm_legit_functional` (results 3 and 4: the updated
+/// statistics; `op` is set to it) and returns (written operand, updated
+/// value) pairs; none for any other op (BatchNorm.cpp).
+SmallVector<std::pair<Value, Value>>
+functionalizeBatchNormStats(CallFunctionOp &op, RewriterBase &rewriter);
+
 } // namespace lowering
 } // namespace joint
 } // namespace mlir

@@ -501,3 +501,152 @@ joint.graph @sdpa_for_cpu_backward_bf16(%do: tensor<1x2x4x8xbf16> {joint.role = 
   %0, %1, %2 = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu_backward.default"(%do, %q, %k, %v, %o, %lse) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, #joint.operand<3>, #joint.operand<4>, #joint.operand<5>, 0.000000e+00, false], kwargs = {scale = 2.500000e-01 : f64}, name = "sdpa_backward"} : (tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4xf32>) -> (tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>)
   joint.output %0, %1, %2 : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>
 }
+
+// bf16 _for_cpu forward with 20 keys: exp(x - max) in the row sum and in the
+// rounded probabilities is torch's CPU kernel's: fexp_u20 (floor, three FMAs,
+// the exponent-bit assembly, range and NaN selects) on the 16 vectorised keys,
+// exact math.exp on the scalar tail (key index >= 16). Fewer than 16 keys
+// (@sdpa_for_cpu_mask_bf16) are all tail and keep math.exp.
+// CHECK-LABEL: func.func @sdpa_for_cpu_bf16_fast_exp
+// CHECK-SAME: (%[[V0:[^ ,:)]*]]: tensor<1x1x2x4xbf16> {joint.path = "x", joint.role = #joint.role<input>}, %[[V1:[^ ,:)]*]]: tensor<1x1x20x4xbf16> {joint.path = "x", joint.role = #joint.role<input>}, %[[V2:[^ ,:)]*]]: tensor<1x1x20x4xbf16> {joint.path = "x", joint.role = #joint.role<input>}) -> (tensor<1x1x2x4xbf16> {joint.role = #joint.role<output>}, tensor<1x1x2xf32> {joint.role = #joint.role<output>}) {
+// CHECK-NEXT: %[[V3:[^ ,:)]*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT: %[[V4:[^ ,:)]*]] = tensor.expand_shape %[[V0]] {{\[\[}}0], [1, 2], [3], [4{{\]\]}} output_shape [1, 1, 1, 2, 4] : tensor<1x1x2x4xbf16> into tensor<1x1x1x2x4xbf16>
+// CHECK-NEXT: %[[V5:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V6:[^ ,:)]*]] = tensor.empty() : tensor<1x1x1x2x20xf32>
+// CHECK-NEXT: %[[V7:[^ ,:)]*]] = linalg.fill ins(%[[V5]] : f32) outs(%[[V6]] : tensor<1x1x1x2x20xf32>) -> tensor<1x1x1x2x20xf32>
+// CHECK-NEXT: %[[V8:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[V4]], %[[V1]] : tensor<1x1x1x2x4xbf16>, tensor<1x1x20x4xbf16>) outs(%[[V7]] : tensor<1x1x1x2x20xf32>) {
+// CHECK-NEXT: ^bb0(%[[V9:[^ ,:)]*]]: bf16, %[[V10:[^ ,:)]*]]: bf16, %[[V11:[^ ,:)]*]]: f32):
+// CHECK-NEXT: %[[V12:[^ ,:)]*]] = arith.extf %[[V9]] : bf16 to f32
+// CHECK-NEXT: %[[V13:[^ ,:)]*]] = arith.extf %[[V10]] : bf16 to f32
+// CHECK-NEXT: %[[V14:[^ ,:)]*]] = arith.mulf %[[V12]], %[[V13]] : f32
+// CHECK-NEXT: %[[V15:[^ ,:)]*]] = arith.addf %[[V11]], %[[V14]] : f32
+// CHECK-NEXT: linalg.yield %[[V15]] : f32
+// CHECK-NEXT: } -> tensor<1x1x1x2x20xf32>
+// CHECK-NEXT: %[[V16:[^ ,:)]*]] = tensor.empty() : tensor<1x1x1x2x20xf32>
+// CHECK-NEXT: %[[V17:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V8]] : tensor<1x1x1x2x20xf32>) outs(%[[V16]] : tensor<1x1x1x2x20xf32>) {
+// CHECK-NEXT: ^bb0(%[[V9]]: f32, %[[V11]]: f32):
+// CHECK-NEXT: %[[V12]] = arith.mulf %[[V9]], %[[V3]] : f32
+// CHECK-NEXT: %[[V18:[^ ,:)]*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: linalg.yield %[[V12]] : f32
+// CHECK-NEXT: } -> tensor<1x1x1x2x20xf32>
+// CHECK-NEXT: %[[V19:[^ ,:)]*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: %[[V20:[^ ,:)]*]] = tensor.empty() : tensor<1x1x1x2xf32>
+// CHECK-NEXT: %[[V21:[^ ,:)]*]] = linalg.fill ins(%[[V19]] : f32) outs(%[[V20]] : tensor<1x1x1x2xf32>) -> tensor<1x1x1x2xf32>
+// CHECK-NEXT: %[[V22:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[V17]] : tensor<1x1x1x2x20xf32>) outs(%[[V21]] : tensor<1x1x1x2xf32>) {
+// CHECK-NEXT: ^bb0(%[[V9]]: f32, %[[V11]]: f32):
+// CHECK-NEXT: %[[V12]] = arith.maximumf %[[V11]], %[[V9]] : f32
+// CHECK-NEXT: linalg.yield %[[V12]] : f32
+// CHECK-NEXT: } -> tensor<1x1x1x2xf32>
+// CHECK-NEXT: %[[V23:[^ ,:)]*]] = arith.constant 16 : index
+// CHECK-NEXT: %[[V24:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V25:[^ ,:)]*]] = tensor.empty() : tensor<1x1x1x2xf32>
+// CHECK-NEXT: %[[V26:[^ ,:)]*]] = linalg.fill ins(%[[V24]] : f32) outs(%[[V25]] : tensor<1x1x1x2xf32>) -> tensor<1x1x1x2xf32>
+// CHECK-NEXT: %[[V27:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[V17]], %[[V22]] : tensor<1x1x1x2x20xf32>, tensor<1x1x1x2xf32>) outs(%[[V26]] : tensor<1x1x1x2xf32>) {
+// CHECK-NEXT: ^bb0(%[[V9]]: f32, %[[V10]]: f32, %[[V11]]: f32):
+// CHECK-NEXT: %[[V12]] = arith.subf %[[V9]], %[[V10]] : f32
+// CHECK-NEXT: %[[V13]] = math.exp %[[V12]] : f32
+// CHECK-NEXT: %[[V28:[^ ,:)]*]] = arith.constant 1.44269502 : f32
+// CHECK-NEXT: %[[V29:[^ ,:)]*]] = arith.constant -87.3365478 : f32
+// CHECK-NEXT: %[[V30:[^ ,:)]*]] = arith.constant 88.7228394 : f32
+// CHECK-NEXT: %[[V31:[^ ,:)]*]] = arith.constant 1.0703435E-4 : f32
+// CHECK-NEXT: %[[V32:[^ ,:)]*]] = arith.constant 0.303542614 : f32
+// CHECK-NEXT: %[[V33:[^ ,:)]*]] = arith.constant -0.224338368 : f32
+// CHECK-NEXT: %[[V34:[^ ,:)]*]] = arith.constant -0.0792042389 : f32
+// CHECK-NEXT: %[[V35:[^ ,:)]*]] = arith.constant 0x4B000000 : f32
+// CHECK-NEXT: %[[V36:[^ ,:)]*]] = arith.constant 1.06535322E+9 : f32
+// CHECK-NEXT: %[[V37:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V38:[^ ,:)]*]] = arith.constant 0x7F800000 : f32
+// CHECK-NEXT: %[[V14]] = arith.mulf %[[V12]], %[[V28]] : f32
+// CHECK-NEXT: %[[V15]] = math.floor %[[V14]] : f32
+// CHECK-NEXT: %[[V39:[^ ,:)]*]] = arith.subf %[[V14]], %[[V15]] : f32
+// CHECK-NEXT: %[[V40:[^ ,:)]*]] = math.fma %[[V39]], %[[V34]], %[[V33]] : f32
+// CHECK-NEXT: %[[V41:[^ ,:)]*]] = math.fma %[[V39]], %[[V40]], %[[V32]] : f32
+// CHECK-NEXT: %[[V42:[^ ,:)]*]] = math.fma %[[V39]], %[[V41]], %[[V31]] : f32
+// CHECK-NEXT: %[[V43:[^ ,:)]*]] = arith.subf %[[V14]], %[[V42]] : f32
+// CHECK-NEXT: %[[V44:[^ ,:)]*]] = math.fma %[[V35]], %[[V43]], %[[V36]] : f32
+// CHECK-NEXT: %[[V45:[^ ,:)]*]] = arith.fptosi %[[V44]] : f32 to i32
+// CHECK-NEXT: %[[V46:[^ ,:)]*]] = arith.bitcast %[[V45]] : i32 to f32
+// CHECK-NEXT: %[[V47:[^ ,:)]*]] = arith.cmpf olt, %[[V12]], %[[V29]] : f32
+// CHECK-NEXT: %[[V48:[^ ,:)]*]] = arith.select %[[V47]], %[[V37]], %[[V46]] : f32
+// CHECK-NEXT: %[[V49:[^ ,:)]*]] = arith.cmpf ogt, %[[V12]], %[[V30]] : f32
+// CHECK-NEXT: %[[V50:[^ ,:)]*]] = arith.select %[[V49]], %[[V38]], %[[V48]] : f32
+// CHECK-NEXT: %[[V51:[^ ,:)]*]] = arith.cmpf uno, %[[V12]], %[[V12]] : f32
+// CHECK-NEXT: %[[V52:[^ ,:)]*]] = arith.select %[[V51]], %[[V12]], %[[V50]] : f32
+// CHECK-NEXT: %[[V53:[^ ,:)]*]] = linalg.index 4 : index
+// CHECK-NEXT: %[[V54:[^ ,:)]*]] = arith.cmpi ult, %[[V53]], %[[V23]] : index
+// CHECK-NEXT: %[[V55:[^ ,:)]*]] = arith.select %[[V54]], %[[V52]], %[[V13]] : f32
+// CHECK-NEXT: %[[V56:[^ ,:)]*]] = arith.addf %[[V11]], %[[V55]] : f32
+// CHECK-NEXT: linalg.yield %[[V56]] : f32
+// CHECK-NEXT: } -> tensor<1x1x1x2xf32>
+// CHECK-NEXT: %[[V57:[^ ,:)]*]] = tensor.empty() : tensor<1x1x1x2xf32>
+// CHECK-NEXT: %[[V58:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[V22]], %[[V27]] : tensor<1x1x1x2xf32>, tensor<1x1x1x2xf32>) outs(%[[V57]] : tensor<1x1x1x2xf32>) {
+// CHECK-NEXT: ^bb0(%[[V9]]: f32, %[[V10]]: f32, %[[V11]]: f32):
+// CHECK-NEXT: %[[V12]] = math.log %[[V10]] : f32
+// CHECK-NEXT: %[[V13]] = arith.addf %[[V9]], %[[V12]] : f32
+// CHECK-NEXT: linalg.yield %[[V13]] : f32
+// CHECK-NEXT: } -> tensor<1x1x1x2xf32>
+// CHECK-NEXT: %[[V59:[^ ,:)]*]] = arith.constant 16 : index
+// CHECK-NEXT: %[[V60:[^ ,:)]*]] = tensor.empty() : tensor<1x1x1x2x20xbf16>
+// CHECK-NEXT: %[[V61:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V17]], %[[V22]] : tensor<1x1x1x2x20xf32>, tensor<1x1x1x2xf32>) outs(%[[V60]] : tensor<1x1x1x2x20xbf16>) {
+// CHECK-NEXT: ^bb0(%[[V9]]: f32, %[[V10]]: f32, %[[V11]]: bf16):
+// CHECK-NEXT: %[[V12]] = arith.subf %[[V9]], %[[V10]] : f32
+// CHECK-NEXT: %[[V13]] = math.exp %[[V12]] : f32
+// CHECK-NEXT: %[[V28]] = arith.constant 1.44269502 : f32
+// CHECK-NEXT: %[[V29]] = arith.constant -87.3365478 : f32
+// CHECK-NEXT: %[[V30]] = arith.constant 88.7228394 : f32
+// CHECK-NEXT: %[[V31]] = arith.constant 1.0703435E-4 : f32
+// CHECK-NEXT: %[[V32]] = arith.constant 0.303542614 : f32
+// CHECK-NEXT: %[[V33]] = arith.constant -0.224338368 : f32
+// CHECK-NEXT: %[[V34]] = arith.constant -0.0792042389 : f32
+// CHECK-NEXT: %[[V35]] = arith.constant 0x4B000000 : f32
+// CHECK-NEXT: %[[V36]] = arith.constant 1.06535322E+9 : f32
+// CHECK-NEXT: %[[V37]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V38]] = arith.constant 0x7F800000 : f32
+// CHECK-NEXT: %[[V14]] = arith.mulf %[[V12]], %[[V28]] : f32
+// CHECK-NEXT: %[[V15]] = math.floor %[[V14]] : f32
+// CHECK-NEXT: %[[V39]] = arith.subf %[[V14]], %[[V15]] : f32
+// CHECK-NEXT: %[[V40]] = math.fma %[[V39]], %[[V34]], %[[V33]] : f32
+// CHECK-NEXT: %[[V41]] = math.fma %[[V39]], %[[V40]], %[[V32]] : f32
+// CHECK-NEXT: %[[V42]] = math.fma %[[V39]], %[[V41]], %[[V31]] : f32
+// CHECK-NEXT: %[[V43]] = arith.subf %[[V14]], %[[V42]] : f32
+// CHECK-NEXT: %[[V44]] = math.fma %[[V35]], %[[V43]], %[[V36]] : f32
+// CHECK-NEXT: %[[V45]] = arith.fptosi %[[V44]] : f32 to i32
+// CHECK-NEXT: %[[V46]] = arith.bitcast %[[V45]] : i32 to f32
+// CHECK-NEXT: %[[V47]] = arith.cmpf olt, %[[V12]], %[[V29]] : f32
+// CHECK-NEXT: %[[V48]] = arith.select %[[V47]], %[[V37]], %[[V46]] : f32
+// CHECK-NEXT: %[[V49]] = arith.cmpf ogt, %[[V12]], %[[V30]] : f32
+// CHECK-NEXT: %[[V50]] = arith.select %[[V49]], %[[V38]], %[[V48]] : f32
+// CHECK-NEXT: %[[V51]] = arith.cmpf uno, %[[V12]], %[[V12]] : f32
+// CHECK-NEXT: %[[V52]] = arith.select %[[V51]], %[[V12]], %[[V50]] : f32
+// CHECK-NEXT: %[[V53]] = linalg.index 4 : index
+// CHECK-NEXT: %[[V54]] = arith.cmpi ult, %[[V53]], %[[V59]] : index
+// CHECK-NEXT: %[[V55]] = arith.select %[[V54]], %[[V52]], %[[V13]] : f32
+// CHECK-NEXT: %[[V56]] = arith.truncf %[[V55]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[V56]] : bf16
+// CHECK-NEXT: } -> tensor<1x1x1x2x20xbf16>
+// CHECK-NEXT: %[[V62:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V63:[^ ,:)]*]] = tensor.empty() : tensor<1x1x1x2x4xf32>
+// CHECK-NEXT: %[[V64:[^ ,:)]*]] = linalg.fill ins(%[[V62]] : f32) outs(%[[V63]] : tensor<1x1x1x2x4xf32>) -> tensor<1x1x1x2x4xf32>
+// CHECK-NEXT: %[[V65:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[V61]], %[[V2]] : tensor<1x1x1x2x20xbf16>, tensor<1x1x20x4xbf16>) outs(%[[V64]] : tensor<1x1x1x2x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[V9]]: bf16, %[[V10]]: bf16, %[[V11]]: f32):
+// CHECK-NEXT: %[[V12]] = arith.extf %[[V9]] : bf16 to f32
+// CHECK-NEXT: %[[V13]] = arith.extf %[[V10]] : bf16 to f32
+// CHECK-NEXT: %[[V14]] = arith.mulf %[[V12]], %[[V13]] : f32
+// CHECK-NEXT: %[[V15]] = arith.addf %[[V11]], %[[V14]] : f32
+// CHECK-NEXT: linalg.yield %[[V15]] : f32
+// CHECK-NEXT: } -> tensor<1x1x1x2x4xf32>
+// CHECK-NEXT: %[[V66:[^ ,:)]*]] = tensor.empty() : tensor<1x1x1x2x4xbf16>
+// CHECK-NEXT: %[[V67:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V65]], %[[V27]] : tensor<1x1x1x2x4xf32>, tensor<1x1x1x2xf32>) outs(%[[V66]] : tensor<1x1x1x2x4xbf16>) {
+// CHECK-NEXT: ^bb0(%[[V9]]: f32, %[[V10]]: f32, %[[V11]]: bf16):
+// CHECK-NEXT: %[[V12]] = arith.divf %[[V9]], %[[V10]] : f32
+// CHECK-NEXT: %[[V13]] = arith.truncf %[[V12]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[V13]] : bf16
+// CHECK-NEXT: } -> tensor<1x1x1x2x4xbf16>
+// CHECK-NEXT: %[[V68:[^ ,:)]*]] = tensor.collapse_shape %[[V67]] {{\[\[}}0], [1, 2], [3], [4{{\]\]}} : tensor<1x1x1x2x4xbf16> into tensor<1x1x2x4xbf16>
+// CHECK-NEXT: %[[V69:[^ ,:)]*]] = tensor.collapse_shape %[[V58]] {{\[\[}}0], [1, 2], [3{{\]\]}} : tensor<1x1x1x2xf32> into tensor<1x1x2xf32>
+// CHECK-NEXT: return %[[V68]], %[[V69]] : tensor<1x1x2x4xbf16>, tensor<1x1x2xf32>
+// CHECK-NEXT: }
+joint.graph @sdpa_for_cpu_bf16_fast_exp(%q: tensor<1x1x2x4xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %k: tensor<1x1x20x4xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %v: tensor<1x1x20x4xbf16> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x1x2x4xbf16> {joint.role = #joint.role<output>}, tensor<1x1x2xf32> {joint.role = #joint.role<output>}) {
+  %0, %1 = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %k, %v) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>], kwargs = {scale = 5.000000e-01 : f64}, name = "sdpa"} : (tensor<1x1x2x4xbf16>, tensor<1x1x20x4xbf16>, tensor<1x1x20x4xbf16>) -> (tensor<1x1x2x4xbf16>, tensor<1x1x2xf32>)
+  joint.output %0, %1 : tensor<1x1x2x4xbf16>, tensor<1x1x2xf32>
+}

@@ -56,3 +56,19 @@ joint.graph @addmm_integer(%c: tensor<3xi64> {joint.role = #joint.role<input>, j
   %0 = joint.call_function "aten::addmm.default"(%c, %a, %b) {name = "addmm"} : (tensor<3xi64>, tensor<2x4xi64>, tensor<4x3xi64>) -> tensor<2x3xi64>
   joint.output %0 : tensor<2x3xi64>
 }
+
+// -----
+
+joint.graph @batch_norm_eval_without_stats(%x: tensor<4x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x3xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::native_batch_norm.default' (node 'bn'): eval needs running statistics}}
+  %0, %1, %2 = joint.call_function "aten::native_batch_norm.default"(%x) {args = [#joint.operand<0>, unit, unit, unit, unit, false, 1.000000e-01, 1.000000e-05], name = "bn"} : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<0xf32>, tensor<0xf32>)
+  joint.output %0 : tensor<4x3xf32>
+}
+
+// -----
+
+joint.graph @batch_norm_vector_input(%x: tensor<3xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<3xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::native_batch_norm.default' (node 'bn'): input must be [N, C, *]}}
+  %0, %1, %2 = joint.call_function "aten::native_batch_norm.default"(%x) {args = [#joint.operand<0>, unit, unit, unit, unit, true, 1.000000e-01, 1.000000e-05], name = "bn"} : (tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+  joint.output %0 : tensor<3xf32>
+}

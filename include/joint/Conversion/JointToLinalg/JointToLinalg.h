@@ -57,6 +57,11 @@ void populateReductionPatternsAndLegality(TypeConverter &typeConverter,
 void populateNormalizationPatternsAndLegality(TypeConverter &typeConverter,
                                               RewritePatternSet &patterns,
                                               ConversionTarget &target);
+/// Batch norm forward (training / eval, running-statistic updates as
+/// results) / backward.
+void populateBatchNormPatternsAndLegality(TypeConverter &typeConverter,
+                                          RewritePatternSet &patterns,
+                                          ConversionTarget &target);
 /// Scaled dot product attention forward / backward (every recorded variant).
 void populateAttentionPatternsAndLegality(TypeConverter &typeConverter,
                                           RewritePatternSet &patterns,
