@@ -130,16 +130,16 @@ bool OffloadEligibility::isOffloaded(const Storage *s) const {
   return false;
 }
 
-/// Why an op must not be offloaded whatever its storage; "" when none.
+/// Why an op must not be offloaded whatever its storage; "" when none. A
+/// random op (nondeterministic_seeded) is no refusal: offload copies the
+/// bits it drew and never runs it again (only a recompute replays RNG), so
+/// its result reloads bitwise equal, as graph_trainer's offload allows.
 static std::string opRefusal(CallFunctionOp op,
                              const StorageAliasAnalysis &aliases) {
   if (op.getTarget().starts_with("ao::"))
     return "is an ao transfer op";
   if (isCollectiveOrWait(op))
     return "is a collective or its wait: its result stays on the device";
-  if (aliases.getOperatorTable().isRandom(op))
-    return "is a random op (nondeterministic_seeded): its result stays on "
-           "the device like every RNG decision";
   if (aliases.isWriter(op))
     return "writes its input in place";
   return "";
