@@ -63,9 +63,14 @@ struct TagCpuOffloadPass
     : joint::impl::JointTagCpuOffloadBase<TagCpuOffloadPass> {
   using Base::Base;
 
+  /// Option errors are reported once per run, before any graph, with no
+  /// location (they are about the command line, not the document).
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return checkOptions(UnknownLoc::get(ctx));
+  }
+
   void runOnOperation() override {
-    GraphOp graph = getOperation();
-    if (failed(checkOptions(graph.getLoc())) || failed(runOnGraph(graph)))
+    if (failed(runOnGraph(getOperation())))
       return signalPassFailure();
   }
 
