@@ -226,6 +226,32 @@ def test_c4_seed_drives_the_mask(traced: Any) -> None:
                            b.grads["layers.0.fc1.weight"])
 
 
+def test_random_op_result_is_offloaded_bitwise(tmp_path: Path) -> None:
+    """The dropout mask moves to host and back: the copy carries the bits the
+    op drew and the op never runs again, so the step stays bitwise equal.
+    (No block, so the last-block cost rule keeps nothing on the device.)"""
+    torch.manual_seed(0)
+    _, doc = trace_doc(Dropout("native_dropout"), _loss,
+                       {"x": torch.randn(4, 8)}, name="dropout")
+    src = tmp_path / "dropout.json"
+    src.write_text(json.dumps(doc))
+    out = run_pipeline(src, ("--joint-cpu-offload=scope=all min-bytes=0",),
+                       tmp_path)
+    nodes = json.loads(out.read_text())["nodes"]
+    by = {n["name"]: n for n in nodes}
+    sources = [by[n["args"][0]["v"]] for n in nodes
+               if n["target"] == "ao::offload.default"]
+    # A multi-output op's results are getitem nodes in format v1.
+    offloaded = [by[s["args"][0]["v"]]["target"] if s["target"] == "getitem"
+                 else s["target"] for s in sources]
+    assert "aten::native_dropout.default" in offloaded
+    dropout = [n for n in nodes if n["target"] == "aten::native_dropout.default"]
+    assert [n["backward"] for n in dropout] == [False]
+    bad = [d for d in compare(run(str(out), seed=0), run(doc, seed=0))
+           if not d.ok]
+    assert not bad, bad
+
+
 @pytest.mark.parametrize("pipeline", PIPELINES, ids=[p.id for p in PIPELINES])
 @pytest.mark.parametrize("case", list(CASES))
 def test_case_pipeline_is_bitwise_identical(case: str, pipeline: Any,

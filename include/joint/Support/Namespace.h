@@ -53,6 +53,24 @@ public:
     return name;
   }
 
+  /// Names `clone` (a copy of `original`: a remat clone or an offload view
+  /// replay) `<name><suffix>` and each result `<result name><suffix>`, each
+  /// made fresh by newName. Call inside the rewriter's modifyOpInPlace.
+  void nameClone(CallFunctionOp clone, CallFunctionOp original,
+                 StringRef suffix) {
+    MLIRContext *ctx = clone.getContext();
+    clone.setNameAttr(
+        StringAttr::get(ctx, newName(original.getName() + suffix)));
+    ArrayAttr results = original.getResultNamesAttr();
+    if (!results)
+      return;
+    SmallVector<Attribute> fresh;
+    for (Attribute n : results)
+      fresh.push_back(StringAttr::get(
+          ctx, newName(cast<StringAttr>(n).getValue() + suffix)));
+    clone.setResultNamesAttr(ArrayAttr::get(ctx, fresh));
+  }
+
 private:
   llvm::StringSet<> used;
 };

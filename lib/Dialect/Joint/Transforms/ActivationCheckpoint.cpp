@@ -70,16 +70,19 @@ LogicalResult buildActivationCheckpointPipeline(
   std::unique_ptr<Pass> tag = createJointTagRecomputePolicy();
   if (failed(tag->initializeOptions(optionString, errorHandler)))
     return failure();
-  std::optional<StringRef> anchor = pm.getOpName();
-  OpPassManager &graphPM = !anchor || *anchor == GraphOp::getOperationName()
-                               ? pm
-                               : pm.nest<GraphOp>();
+  OpPassManager &graphPM = nestOnGraphs(pm);
   graphPM.addPass(std::move(tag));
   graphPM.addPass(createJointRemat());
   return success();
 }
 
 } // namespace
+
+OpPassManager &mlir::joint::nestOnGraphs(OpPassManager &pm) {
+  std::optional<StringRef> anchor = pm.getOpName();
+  return !anchor || *anchor == GraphOp::getOperationName() ? pm
+                                                           : pm.nest<GraphOp>();
+}
 
 void mlir::joint::registerJointPipelines() {
   registerPassPipeline(

@@ -130,16 +130,16 @@ bool OffloadEligibility::isOffloaded(const Storage *s) const {
   return false;
 }
 
-/// Why an op must not be offloaded whatever its storage; "" when none.
+/// Why an op must not be offloaded whatever its storage; "" when none. A
+/// random op (nondeterministic_seeded) is no refusal: offload copies the
+/// bits it drew and never runs it again (only a recompute replays RNG), so
+/// its result reloads bitwise equal, as graph_trainer's offload allows.
 static std::string opRefusal(CallFunctionOp op,
                              const StorageAliasAnalysis &aliases) {
   if (op.getTarget().starts_with("ao::"))
     return "is an ao transfer op";
   if (isCollectiveOrWait(op))
     return "is a collective or its wait: its result stays on the device";
-  if (aliases.getOperatorTable().isRandom(op))
-    return "is a random op (nondeterministic_seeded): its result stays on "
-           "the device like every RNG decision";
   if (aliases.isWriter(op))
     return "writes its input in place";
   return "";
@@ -446,6 +446,11 @@ private:
                     RegionIndex *backward, Operation *boundary);
   std::optional<unsigned> regionAttr(CallFunctionOp op, StringRef name,
                                      bool &bad);
+  /// The entry of the storage `op` (a forward wait or a reload) was made
+  /// for; null for ops the applier did not make.
+  OffloadEntry *
+  entryOf(const llvm::DenseMap<Operation *, const Storage *> &storageOf,
+          Operation *op);
 
   GraphOp graph;
   const StorageAliasAnalysis &aliases;
@@ -686,14 +691,20 @@ LogicalResult OffloadApplyState::offloadFor(CallFunctionOp op,
   return success(changed);
 }
 
+OffloadEntry *OffloadApplyState::entryOf(
+    const llvm::DenseMap<Operation *, const Storage *> &storageOf,
+    Operation *op) {
+  const Storage *s = storageOf.lookup(op);
+  return s ? &entries[s] : nullptr;
+}
+
 LogicalResult OffloadApplyState::reloadFor(ao::WaitTensorOp wait,
                                            PatternRewriter &rewriter) {
-  const Storage *s = storageOfWait.lookup(wait);
-  if (!s)
+  OffloadEntry *entry = entryOf(storageOfWait, wait);
+  if (!entry || entry->reload)
     return failure();
-  OffloadEntry &e = entries[s];
-  if (e.reload)
-    return failure();
+  OffloadEntry &e = *entry;
+  const Storage *s = e.target->storage;
   const OffloadTarget &t = *e.target;
   MLIRContext *ctx = graph.getContext();
   Type type = t.base.getType();
@@ -736,15 +747,7 @@ LogicalResult OffloadApplyState::reloadFor(ao::WaitTensorOp wait,
       replay.removePolicyAttr();
       replay->removeAttr(kPrefetchAttr);
       replay->removeAttr(kDeferAttr);
-      replay.setNameAttr(
-          StringAttr::get(ctx, names.newName(original.getName() + "_reload")));
-      if (ArrayAttr rn = original.getResultNamesAttr()) {
-        SmallVector<Attribute> renamed;
-        for (Attribute n : rn)
-          renamed.push_back(StringAttr::get(
-              ctx, names.newName(cast<StringAttr>(n).getValue() + "_reload")));
-        replay.setResultNamesAttr(ArrayAttr::get(ctx, renamed));
-      }
+      names.nameClone(replay, original, "_reload");
     });
     renumberStorage(rewriter, replay, oldId, newId);
   }
@@ -756,12 +759,10 @@ LogicalResult OffloadApplyState::reloadFor(ao::WaitTensorOp wait,
 
 LogicalResult OffloadApplyState::prefetchReload(ao::ReloadOp reload,
                                                 PatternRewriter &rewriter) {
-  const Storage *s = storageOfReload.lookup(reload);
-  if (!s)
+  OffloadEntry *entry = entryOf(storageOfReload, reload);
+  if (!entry || !entry->reloadBefore || entry->prefetched)
     return failure();
-  OffloadEntry &e = entries[s];
-  if (!e.reloadBefore || e.prefetched)
-    return failure();
+  OffloadEntry &e = *entry;
   // Reloads sharing an anchor keep the forward order of their values (the
   // walk meets the later value's reload first).
   Operation *&first = firstAtAnchor[e.reloadBefore];
@@ -824,24 +825,23 @@ struct ApplyCpuOffloadPass
   using Base::Base;
 
   void runOnOperation() override {
-    for (GraphOp graph : getOperation().getOps<GraphOp>()) {
-      StorageAliasAnalysis aliases(graph);
-      OffloadApplyOptions options;
-      options.prefetchRegions = prefetchRegions;
-      options.deferRegions = deferRegions;
-      FailureOr<OffloadApplySummary> summary =
-          applyCpuOffload(graph, aliases, options);
-      if (failed(summary))
-        return signalPassFailure();
-      numOffloaded += summary->numStorages;
-      numOffloadedBytes += summary->numBytes;
-      numPrefetched += summary->numPrefetched;
-      emitRemark(graph.getLoc())
-          << "joint-apply-cpu-offload: offloaded " << summary->numStorages
-          << " storage(s), " << summary->numBytes << " bytes, prefetched "
-          << summary->numPrefetched << " reload(s), deferred "
-          << summary->numDeferred << " wait(s)";
-    }
+    GraphOp graph = getOperation();
+    StorageAliasAnalysis aliases(graph);
+    OffloadApplyOptions options;
+    options.prefetchRegions = prefetchRegions;
+    options.deferRegions = deferRegions;
+    FailureOr<OffloadApplySummary> summary =
+        applyCpuOffload(graph, aliases, options);
+    if (failed(summary))
+      return signalPassFailure();
+    numOffloaded += summary->numStorages;
+    numOffloadedBytes += summary->numBytes;
+    numPrefetched += summary->numPrefetched;
+    emitRemark(graph.getLoc())
+        << "joint-apply-cpu-offload: offloaded " << summary->numStorages
+        << " storage(s), " << summary->numBytes << " bytes, prefetched "
+        << summary->numPrefetched << " reload(s), deferred "
+        << summary->numDeferred << " wait(s)";
   }
 };
 

@@ -63,30 +63,32 @@ struct TagCpuOffloadPass
     : joint::impl::JointTagCpuOffloadBase<TagCpuOffloadPass> {
   using Base::Base;
 
+  /// Option errors are reported once per run, before any graph, with no
+  /// location (they are about the command line, not the document).
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return checkOptions(UnknownLoc::get(ctx));
+  }
+
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (failed(checkOptions(module)))
+    if (failed(runOnGraph(getOperation())))
       return signalPassFailure();
-    for (GraphOp graph : module.getOps<GraphOp>())
-      if (failed(runOnGraph(graph)))
-        return signalPassFailure();
   }
 
 private:
-  LogicalResult checkOptions(ModuleOp module) {
+  LogicalResult checkOptions(Location loc) {
     if (budgetGB.hasValue() && budgetGiB.hasValue())
-      return emitError(module.getLoc())
+      return emitError(loc)
              << "joint-tag-cpu-offload: give budget-gib or its old spelling "
                 "budget-gb, not both";
     double budget = budgetGB.hasValue() ? budgetGB : budgetGiB;
     StringRef budgetName = budgetGB.hasValue() ? "budget-gb" : "budget-gib";
     if (!std::isfinite(budget) || budget < 0)
-      return emitError(module.getLoc())
+      return emitError(loc)
              << "joint-tag-cpu-offload: " << budgetName
              << " must be a finite number of GiB >= 0 (0 means no limit), got "
              << llvm::formatv("{0}", budget).str();
     if (minBytes < 0)
-      return emitError(module.getLoc())
+      return emitError(loc)
              << "joint-tag-cpu-offload: min-bytes must be >= 0, got "
              << static_cast<int64_t>(minBytes);
     return success();
@@ -349,8 +351,9 @@ LogicalResult buildCpuOffloadPipeline(
   std::unique_ptr<Pass> tag = createJointTagCpuOffload();
   if (failed(tag->initializeOptions(optionString, errorHandler)))
     return failure();
-  pm.addPass(std::move(tag));
-  pm.addPass(createJointApplyCpuOffload());
+  OpPassManager &graphPM = nestOnGraphs(pm);
+  graphPM.addPass(std::move(tag));
+  graphPM.addPass(createJointApplyCpuOffload());
   return success();
 }
 

@@ -2,16 +2,6 @@
 // refuses with one error naming the node and the reason, changing nothing.
 // RUN: joint-opt %s -split-input-file -verify-diagnostics -joint-apply-cpu-offload -o /dev/null
 
-joint.schema @"aten::native_dropout.default" {schema = "aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", arguments = [#joint.arg<name = "input", type = "Tensor">, #joint.arg<name = "p", type = "float">, #joint.arg<name = "train", type = "bool?">], returns = [#joint.arg<type = "Tensor">, #joint.arg<type = "Tensor">], tags = ["nondeterministic_seeded"]}
-joint.graph @random_op_is_refused(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
-  // expected-error @+1 {{node 'd' (aten::native_dropout.default) is tagged must_cpu_offload but is a random op (nondeterministic_seeded)}}
-  %d:2 = joint.call_function "aten::native_dropout.default"(%x) {name = "d", args = [#joint.operand<0>, 1.0e-01, true], policy = #joint.policy<must_cpu_offload>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>, #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
-  %g = joint.call_function "aten::mul.Tensor"(%d#0, %d#1) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 9>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
-  joint.output
-}
-
-// -----
-
 joint.schema @"aten::elu_.default" {schema = "aten::elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
 joint.graph @in_place_writer_is_refused(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
   %a = joint.call_function "aten::exp.default"(%x) {name = "a", result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>

@@ -55,3 +55,29 @@ joint.graph @defer_and_prefetch_per_op(%x: tensor<4x4xf32> {joint.role = #joint.
   %g0 = joint.call_function "aten::mul.Tensor"(%a0, %g1) {name = "g0", module_stack = [#joint.module<"layers.0", "Block">], phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 8>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output
 }
+
+// -----
+
+// A random op's results move like any other: the copy carries the bits the
+// op drew and the op never runs again (only a recompute would replay RNG).
+// Both storages of the tagged dropout are offloaded and reloaded for the
+// backward reader; the dropout itself stays in the forward, once.
+// CHECK-LABEL: joint.graph @random_op_results_are_offloaded
+// CHECK: %[[D0:.*]], %[[D1:.*]] = joint.call_function "aten::native_dropout.default"
+// CHECK-DAG: %[[H0:.*]] = ao.offload %[[D0]] : tensor<4x4xf32>
+// CHECK-DAG: %[[H1:.*]] = ao.offload %[[D1]] : tensor<4x4xf32>
+// CHECK-DAG: %[[W0:.*]] = ao.wait_tensor %[[H0]] keepalive %[[D0]]
+// CHECK-DAG: %[[W1:.*]] = ao.wait_tensor %[[H1]] keepalive %[[D1]]
+// CHECK-DAG: %[[R0:.*]] = ao.reload %[[W0]] to "cuda:0"
+// CHECK-DAG: %[[R1:.*]] = ao.reload %[[W1]] to "cuda:0"
+// CHECK-DAG: %[[RW0:.*]] = ao.wait_tensor %[[R0]] keepalive %[[W0]]
+// CHECK-DAG: %[[RW1:.*]] = ao.wait_tensor %[[R1]] keepalive %[[W1]]
+// CHECK: joint.call_function "aten::mul.Tensor"(%[[RW0]], %[[RW1]]) {{.*}}phase = #joint.phase<backward>
+// CHECK-NOT: native_dropout
+joint.schema @"aten::native_dropout.default" {schema = "aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", arguments = [#joint.arg<name = "input", type = "Tensor">, #joint.arg<name = "p", type = "float">, #joint.arg<name = "train", type = "bool?">], returns = [#joint.arg<type = "Tensor">, #joint.arg<type = "Tensor">], tags = ["nondeterministic_seeded"]}
+// expected-remark @+1 {{joint-apply-cpu-offload: offloaded 2 storage(s), 128 bytes, prefetched 0 reload(s), deferred 0 wait(s)}}
+joint.graph @random_op_results_are_offloaded(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
+  %d:2 = joint.call_function "aten::native_dropout.default"(%x) {name = "d", args = [#joint.operand<0>, 1.0e-01, true], policy = #joint.policy<must_cpu_offload>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>, #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
+  %g = joint.call_function "aten::mul.Tensor"(%d#0, %d#1) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 9>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  joint.output
+}

@@ -57,16 +57,16 @@ struct OffloadTarget {
 
 /// Whether the saved results of a forward op can move to host, answered on
 /// the unchanged graph. Rules (each refusal says which): not an ao op,
-/// collective or wait; not random (nondeterministic_seeded); writes nothing
-/// in place; its storage is no graph input or output, is never written in
-/// place, and is allocated by a forward joint.call_function; no alias is
-/// tagged for recompute; the storage is not on the host while the graph
-/// computes on an accelerator (an all-CPU graph offloads); sizes have
-/// trace-time hints (no data-dependent size); a non-contiguous base is dense
-/// with static strides; the backward reads it, every forward view it reads
-/// can be replayed from the base, and the forward is done with it before
-/// the backward starts. Built in O(#ops); each query is O(uses of the
-/// storage), memoized per storage.
+/// collective or wait; writes nothing in place (a random op's result may
+/// move: offload copies its bits and never replays it); its storage is no graph
+/// input or output, is never written in place, and is allocated by a forward
+/// joint.call_function; no alias is tagged for recompute; the storage is not on
+/// the host while the graph computes on an accelerator (an all-CPU graph
+/// offloads); sizes have trace-time hints (no data-dependent size); a
+/// non-contiguous base is dense with static strides; the backward reads it,
+/// every forward view it reads can be replayed from the base, and the forward
+/// is done with it before the backward starts. Built in O(#ops); each query is
+/// O(uses of the storage), memoized per storage.
 class OffloadEligibility {
 public:
   OffloadEligibility(GraphOp graph, const StorageAliasAnalysis &aliases);

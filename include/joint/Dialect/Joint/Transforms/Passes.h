@@ -46,6 +46,11 @@ void registerJointPipelines();
 /// with the planner's options; called by registerJointPipelines.
 void registerOptimizeMemoryPipeline();
 
+/// The pass manager a pipeline builder adds per-graph passes to: `pm`
+/// itself when it runs on joint.graph or on any op, else a joint.graph pass
+/// manager nested under it (explicit-nesting pass managers need it).
+OpPassManager &nestOnGraphs(OpPassManager &pm);
+
 /// Adds `pipeline` to the module pass manager `pm` the way joint-opt's pass
 /// flags do: a comma-separated list of registered passes and pipelines with
 /// `{options}`, per-graph passes nested on each joint.graph implicitly;

@@ -67,13 +67,14 @@ defvar JointCpuOffloadOptions = [
          "(trace-time size hints); must be >= 0">,
 ];
 
-def JointTagCpuOffload : Pass<"joint-tag-cpu-offload", "::mlir::ModuleOp"> {
+def JointTagCpuOffload : Pass<"joint-tag-cpu-offload",
+                              "::mlir::joint::GraphOp"> {
   let summary = "Decide which saved activations move to host memory";
   let description = [{
     The offload decider. Writes `policy = must_cpu_offload` on each forward
     `joint.call_function` in `scope` whose result (a view or not) the
     backward reads and whose base storage passes every safety rule
-    (OffloadEligibility: no RNG, collective or in-place op, no written,
+    (OffloadEligibility: no collective or in-place op, no written,
     input or output storage, no alias tagged for recompute, no host value in
     a graph that computes on an accelerator, sizes with trace-time hints,
     the forward done with it before the backward starts), at least
@@ -98,7 +99,7 @@ def JointTagCpuOffload : Pass<"joint-tag-cpu-offload", "::mlir::ModuleOp"> {
 }
 
 def JointApplyCpuOffload : Pass<"joint-apply-cpu-offload",
-                                "::mlir::ModuleOp"> {
+                                "::mlir::joint::GraphOp"> {
   let summary = "Move must_cpu_offload activations to host memory";
   let description = [{
     The offload applier. For every forward op tagged
