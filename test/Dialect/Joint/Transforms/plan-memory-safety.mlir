@@ -8,7 +8,8 @@
 // RUN: joint-opt %s -joint-plan-memory="budget-gb=3.2e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" 2>&1 | FileCheck %s
 // RUN: joint-opt %s -verify-diagnostics -joint-plan-memory="budget-gb=3e-7 peak-tflops=1e-12 hbm-gbps=1e9" -o /dev/null
 // With a usable host link `a` is offloaded instead (its copy is cheaper
-// than its replay); the random `n` and the in-place pair stay saved.
+// than its replay), and so is the random `n` (a copy keeps the bits it drew;
+// only a replay would draw again); the in-place pair stays saved.
 // RUN: joint-opt %s -joint-plan-memory="budget-gb=3.2e-7 peak-tflops=1e-12 hbm-gbps=1e9" 2>&1 | FileCheck %s --check-prefix=OFFLOAD
 
 // CHECK: remark: joint-plan-memory: budget 320 B; recompute 1 of 1 saved storages (64 B); offload 0 op(s) (0 B to host, 0 s transfer exposed); modelled peak 320 B (save-all 328 B), step 176 s (+10.0% over save-all)
@@ -20,9 +21,9 @@
 // CHECK-NEXT: name = "b", policy = #joint.policy<must_save>
 // CHECK-NEXT: name = "b2", policy = #joint.policy<must_save>
 // CHECK-NEXT: name = "m", policy = #joint.policy<must_save>
-// OFFLOAD: remark: joint-plan-memory: budget 320 B; recompute 0 of 1 saved storages (0 B); offload 1 op(s) (64 B to host, 0.001164 us transfer exposed); modelled peak 320 B (save-all 328 B), step 160 s (+0.0% over save-all)
+// OFFLOAD: remark: joint-plan-memory: budget 320 B; recompute 0 of 1 saved storages (0 B); offload 2 op(s) (128 B to host, 0.002327 us transfer exposed); modelled peak 320 B (save-all 328 B), step 160 s (+0.0% over save-all)
 // OFFLOAD: {{^}}  joint.graph @unsafe_values_stay_saved
-// OFFLOAD-NEXT: name = "n", policy = #joint.policy<must_save>
+// OFFLOAD-NEXT: name = "n", policy = #joint.policy<must_cpu_offload>
 // OFFLOAD-NEXT: name = "a", policy = #joint.policy<must_cpu_offload>
 // OFFLOAD-NEXT: name = "b", policy = #joint.policy<must_save>
 // OFFLOAD-NEXT: name = "b2", policy = #joint.policy<must_save>
