@@ -2,7 +2,7 @@
 // documented order tag -> offload -> remat) gives equally valid IR: a remat
 // clone (`recomputed_from`, backward phase) that reads a saved value is an
 // ordinary backward reader, redirected to the reload chain placed before it;
-// the recompute-tagged original is not offloaded (C11). The result verifies,
+// the recompute-tagged original is not offloaded. The result verifies,
 // re-parses and exports to JSON.
 // RUN: joint-opt %s -joint-cpu-offload="min-bytes=64" -verify-diagnostics | FileCheck %s
 // RUN: joint-opt %s -joint-cpu-offload="min-bytes=64" 2>/dev/null | joint-opt -verify-each | joint-translate --export-joint-json | FileCheck %s --check-prefix=JSON

@@ -1,8 +1,7 @@
 // joint-cpu-offload selection: largest first while the running total fits
 // budget-gib (GiB = 2^30 bytes; budget-gb is its old spelling, same unit); a
 // candidate that does not fit is skipped and smaller ones are still tried.
-// C12: budget-gib=0 means no limit (the
-// default); tiny and huge budgets. The program order (mid, big, small)
+// budget-gib=0 means no limit (the default); tiny and huge budgets. The program order (mid, big, small)
 // differs from the size order.
 // RUN: joint-opt %s -joint-cpu-offload="min-bytes=64" 2>&1 | FileCheck %s --check-prefix=ALL
 // RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gib=0" 2>&1 | FileCheck %s --check-prefix=ALL

@@ -1,4 +1,4 @@
-// joint-cpu-offload option errors (C12): negative, non-finite and
+// joint-cpu-offload option errors: negative, non-finite and
 // non-numeric values are rejected with a clear message, never clamped.
 // RUN: not joint-opt %s -joint-cpu-offload="budget-gib=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: not joint-opt %s -joint-cpu-offload="budget-gb=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE-OLD

@@ -3,7 +3,7 @@
 // stays right before the first backward reader. Regions are found by
 // position: a run of backward ops in one self_attn module, closed by an op of
 // a module outside attention; unlabeled ops (root module only) are
-// transparent. C7: every reload reads the forward wait of its own offload,
+// transparent. Every reload reads the forward wait of its own offload,
 // with prefetch off or on, and never moves above it.
 // RUN: joint-opt %s -split-input-file -joint-cpu-offload="min-bytes=64" 2>/dev/null | FileCheck %s --check-prefix=P0
 // RUN: joint-opt %s -split-input-file -joint-cpu-offload="min-bytes=64 prefetch-regions=1" 2>/dev/null | FileCheck %s --check-prefix=P1
@@ -15,7 +15,8 @@
 
 // Three layers; the backward visits l2, l1, l0. prefetch-regions=1 moves the
 // reloads of l1 to l2's region and of l0 to l1's; the last layer's reload
-// (l2, region 0) goes to the start of its own region (C7).
+// (l2, region 0) goes to the start of its own region, still after its
+// forward wait.
 // P0R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 activation(s) in scope=attention, 192 bytes
 // P0R: remark: joint-apply-cpu-offload: offloaded 3 storage(s), 192 bytes, prefetched 0 reload(s)
 // P1R: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 activation(s) in scope=attention, 192 bytes

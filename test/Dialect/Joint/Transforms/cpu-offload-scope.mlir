@@ -2,7 +2,7 @@
 // joint.model or by what they compute; scope=block takes every activation
 // inside a transformer block, scope=all every forward activation; in block
 // and all the last block's activations are decided by the cost model; values
-// already on the host are never offloaded (C20).
+// already on the host are never offloaded.
 // RUN: joint-opt %s -split-input-file -joint-cpu-offload="min-bytes=64" 2>/dev/null | FileCheck %s --check-prefix=ATT
 // RUN: joint-opt %s -split-input-file -joint-cpu-offload="min-bytes=64 scope=block" 2>/dev/null | FileCheck %s --check-prefix=BLOCK
 // RUN: joint-opt %s -split-input-file -joint-cpu-offload="min-bytes=64 scope=all" 2>/dev/null | FileCheck %s --check-prefix=ALL
@@ -59,7 +59,7 @@ joint.graph @eager_attention_found_by_what_it_computes(%x: tensor<4x4xf32> {join
 
 // -----
 
-// C20: a small tanh computed on the host inside self_attn of a cuda:0 graph
+// A small tanh computed on the host inside self_attn of a cuda:0 graph
 // is not offloaded, and the report charges it neither as device memory nor
 // as a saved activation nor as a transfer.
 // ATTR: remark: joint-tag-cpu-offload: 1 op(s) tagged must_cpu_offload: selected 1 of 1 activation(s) in scope=attention, 64 bytes

@@ -1,9 +1,9 @@
 // joint-cpu-offload: candidates, storage groups, policy conflict and
-// placement, one case per rule (seeds/cpu_offload.py; cases C8-C11 in
-// shared/cases/README.md). min-bytes=64 lets 4x4xf32 values qualify.
+// placement, one case per rule (docs/passes.md, joint-tag-cpu-offload and
+// joint-apply-cpu-offload). min-bytes=64 lets 4x4xf32 values qualify.
 // RUN: joint-opt %s -split-input-file -joint-cpu-offload="min-bytes=64" -verify-diagnostics | FileCheck %s
 
-// C8: the offload starts right after the producer; the forward wait keeps the
+// Placement: the offload starts right after the producer; the forward wait keeps the
 // source alive (keepalive) and is placed after, and depends on, the last
 // forward reader (last_use); the reload chain sits right before the first
 // backward reader, which reads the reloaded value; the reload's wait keeps
@@ -50,7 +50,7 @@ joint.graph @last_use_includes_views_of_the_storage(%x: tensor<4x4xf32> {joint.r
 
 // -----
 
-// C10: a multi-output last reader: the wait depends on one specific result.
+// A multi-output last reader: the wait depends on one specific result.
 // CHECK-LABEL: joint.graph @multi_output_last_use_depends_on_one_result
 // CHECK: %[[A:.*]] = joint.call_function "aten::exp.default"
 // CHECK: %[[S:[a-z_0-9]*]], %{{.*}} = joint.call_function "aten::sort.default"(%[[A]])
@@ -190,7 +190,7 @@ joint.graph @rank_below_two_stays_on_device(%x: tensor<4x4xf32> {joint.role = #j
 
 // -----
 
-// C9 (issue 16): a non-contiguous base is offloaded whole and reloaded in its
+// A non-contiguous base is offloaded whole and reloaded in its
 // own layout (the reload's size and stride), so its readers see the strides
 // the forward saw.
 // CHECK-LABEL: joint.graph @non_contiguous_base_reloaded_in_its_layout
@@ -210,7 +210,7 @@ joint.graph @non_contiguous_base_reloaded_in_its_layout(%x: tensor<4x4xf32> {joi
 
 // -----
 
-// C9: an owner at a non-zero storage offset stays on device.
+// An owner at a non-zero storage offset stays on device.
 // CHECK-LABEL: joint.graph @storage_offset_owner_stays_on_device
 // CHECK-NOT: ao.offload
 // expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
@@ -223,7 +223,7 @@ joint.graph @storage_offset_owner_stays_on_device(%x: tensor<4x4xf32> {joint.rol
 
 // -----
 
-// C9: an expanded tensor is a view of a small row (stride 0): its numel
+// An expanded tensor is a view of a small row (stride 0): its numel
 // (4096x4 elements) does not make it, or its rank-1 owner, a candidate.
 // CHECK-LABEL: joint.graph @expanded_view_is_not_a_candidate
 // CHECK-NOT: ao.offload
@@ -296,7 +296,7 @@ joint.graph @storage_written_in_place_stays_on_device(%x: tensor<4x4xf32> {joint
 
 // -----
 
-// C1 kind: a write through an op that returns nothing is found from the
+// A write through an op that returns nothing is found from the
 // schema's write mark.
 joint.schema @"custom::bump_.default" {schema = "custom::bump_(Tensor(a!) x) -> ()", arguments = [#joint.arg<name = "x", type = "Tensor", alias = "a", write = true>], returns = [], is_mutable}
 // CHECK-LABEL: joint.graph @write_through_op_returning_nothing_stays_on_device
@@ -341,7 +341,7 @@ joint.graph @graph_output_storage_stays_on_device(%x: tensor<4x4xf32> {joint.rol
 
 // -----
 
-// C11: a value tagged for recompute does not stay saved: never offloaded,
+// A value tagged for recompute does not stay saved: never offloaded,
 // views included (nothing is both duplicated into backward and offloaded).
 // CHECK-LABEL: joint.graph @recompute_tagged_value_is_never_offloaded
 // CHECK-NOT: ao.offload
@@ -357,7 +357,7 @@ joint.graph @recompute_tagged_value_is_never_offloaded(%x: tensor<4x4xf32> {join
 
 // -----
 
-// C11: an alias tagged must_recompute keeps its owner on device too.
+// An alias tagged must_recompute keeps its owner on device too.
 // CHECK-LABEL: joint.graph @alias_tagged_for_recompute_keeps_owner_on_device
 // CHECK-NOT: ao.offload
 // expected-remark @+2 {{selected 0 of 0 activation(s) in scope=attention}}
@@ -433,7 +433,7 @@ joint.graph @last_reader_without_tensor_result_is_skipped(%x: tensor<4x4xf32> {j
 
 // -----
 
-// C16: a backward size query reads the forward SymInt (the query moves right
+// A backward size query reads the forward SymInt (the query moves right
 // after the producer), so an activation the backward reads only for its size
 // is no candidate: nothing is transferred for it.
 // CHECK-LABEL: joint.graph @size_query_is_no_backward_reader
