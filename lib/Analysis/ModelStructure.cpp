@@ -49,10 +49,8 @@ ModelStructure::ModelStructure(Operation *op) {
   findAttention();
 }
 
-/// Calls `fn` with every module FQN on the stacks of forward ops, each
-/// distinct stack once, outermost frame first, in op order.
-static void forEachForwardModule(GraphOp graph,
-                                 function_ref<void(StringRef)> fn) {
+void ModelStructure::forEachForwardModule(GraphOp graph,
+                                          function_ref<void(StringRef)> fn) {
   llvm::DenseSet<Attribute> seen;
   for (CallFunctionOp op : graph.getBody().front().getOps<CallFunctionOp>()) {
     ArrayAttr stack = op.getModuleStackAttr();

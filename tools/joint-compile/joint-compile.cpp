@@ -28,6 +28,7 @@
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/InitAll.h"
+#include "joint/Target/JSON/Diagnostics.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
@@ -592,7 +593,13 @@ int main(int argc, char **argv) {
     return fail(error);
   std::string cacheKey = getCacheKey(input->getBuffer(), argv[0]);
   OwningOpRef<ModuleOp> module;
+  // Diagnostics on JSON input quote the node and an excerpt, not its line
+  // (asked before `handler`; the buffer lives until main returns).
+  joint::ExcerptDiagnostics excerpts;
+  ScopedDiagnosticHandler excerptHandler(
+      &context, [&](Diagnostic &diag) { return excerpts.handle(diag); });
   if (joint::isJointJSON(inputFilename, input->getBuffer())) {
+    excerpts.addBuffer(inputFilename, input->getBuffer());
     module =
         joint::importJointGraph(input->getBuffer(), &context, inputFilename);
   } else {

@@ -27,12 +27,12 @@ int main(int argc, char **argv) {
       argc, argv, "joint-mlir optimizer driver\n", registry);
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
   if (!config.shouldVerifyDiagnostics()) {
-    // Pass diagnostics on ops imported from one-line JSON quote a window of
-    // that line, not the whole document (the pipeline is set up after the
+    // Pass diagnostics on ops imported from JSON quote the node and an
+    // excerpt, not the source line (the pipeline is set up after the
     // driver's own handler, so this one is asked first).
     MlirOptMainConfig base = config;
     config.setPassPipelineSetupFn([base](PassManager &pm) {
-      joint::registerLongLineDiagnostics(pm.getContext());
+      joint::registerExcerptDiagnostics(pm.getContext());
       return base.setupPassPipeline(pm);
     });
   }
@@ -50,11 +50,12 @@ int main(int argc, char **argv) {
     MLIRContext context(registry);
     llvm::SourceMgr sourceMgr;
     SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-    // A graph written without indentation is one line: quote a window.
-    joint::LongLineDiagnostics longLines;
-    longLines.addBuffer(inputFilename, input->getBuffer());
-    ScopedDiagnosticHandler windowed(
-        &context, [&](Diagnostic &diag) { return longLines.handle(diag); });
+    // Quote the node and an excerpt, not the line (a lone `{` in an indented
+    // graph, megabytes in a one-line one).
+    joint::ExcerptDiagnostics excerpts;
+    excerpts.addBuffer(inputFilename, input->getBuffer());
+    ScopedDiagnosticHandler quoted(
+        &context, [&](Diagnostic &diag) { return excerpts.handle(diag); });
     OwningOpRef<ModuleOp> module =
         joint::importJointGraph(input->getBuffer(), &context, inputFilename);
     if (!module)

@@ -1,5 +1,4 @@
-//===- ModelStructure.h - Blocks and attention modules of a graph -*- C++
-//-*-===//
+//===- ModelStructure.h - Blocks and attention modules --------*- C++ -*-===//
 //
 // Where the transformer blocks and attention modules of a joint graph are,
 // and which of them each op runs in. Blocks come from the graph attribute
@@ -69,6 +68,13 @@ public:
 
   /// The longest of `fqn` and its dotted prefixes found in `set`, or "".
   static StringRef findContaining(StringRef fqn, const llvm::StringSet<> &set);
+
+  /// Calls `fn` with every module FQN on the stacks of forward ops of
+  /// `graph`, each distinct stack visited once (stacks are uniqued
+  /// attributes), outermost frame first, in op order: O(#ops + #distinct
+  /// frames).
+  static void forEachForwardModule(GraphOp graph,
+                                   function_ref<void(StringRef)> fn);
 
 private:
   void findBlocks();

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/InitAll.h"
+#include "joint/Target/JSON/Diagnostics.h"
 #include "joint/Target/JSON/Export.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/IR/Diagnostics.h"
@@ -20,6 +21,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <nanobind/nanobind.h>
@@ -68,29 +70,20 @@ FileLineColLoc jsonLocation(Location loc) {
   return loc->findInstanceOf<FileLineColLoc>();
 }
 
-StringRef severityName(DiagnosticSeverity s) {
-  switch (s) {
-  case DiagnosticSeverity::Error:
-    return "error";
-  case DiagnosticSeverity::Warning:
-    return "warning";
-  case DiagnosticSeverity::Remark:
-    return "remark";
-  case DiagnosticSeverity::Note:
-    return "note";
-  }
-  return "error";
-}
-
+/// `<file>:<line>:<col>: <severity>: <message>` (the location only when it
+/// is a JSON one), labelled as LLVM's SourceMgr labels a diagnostic.
 std::string render(Location loc, DiagnosticSeverity severity,
                    StringRef message) {
+  std::string where;
+  if (FileLineColLoc flc = jsonLocation(loc))
+    where = (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) + ":" +
+             Twine(flc.getColumn()))
+                .str();
   std::string out;
   llvm::raw_string_ostream os(out);
-  if (FileLineColLoc flc = jsonLocation(loc))
-    os << flc.getFilename().getValue() << ":" << flc.getLine() << ":"
-       << flc.getColumn() << ": ";
-  os << severityName(severity) << ": " << message;
-  return out;
+  llvm::SMDiagnostic(where, joint::getDiagKind(severity), message)
+      .print(/*ProgName=*/nullptr, os, /*ShowColors=*/false);
+  return StringRef(out).drop_back().str(); // without the final newline
 }
 
 /// Imports, runs `pipeline`, exports. Needs no Python object and no GIL.

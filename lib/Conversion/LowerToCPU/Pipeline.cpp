@@ -4,8 +4,8 @@
 // destination-passing entry on tensors, the matmul family is tiled and
 // vectorized, one-shot bufferization runs across function boundaries with
 // identity layouts, ownership-based deallocation frees every temporary, and
-// the standard conversions reach the LLVM dialect (the CPU route checked in
-// /work/shared/notes/lowering-facts.md, plus vector, libm and bf16 expansion).
+// the standard conversions reach the LLVM dialect, with vector, libm and bf16
+// expansion (docs/lowering.md, "Pipeline").
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
@@ -56,16 +57,7 @@ void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
 
   // Buffers: caller-owned arguments and outputs, everything else allocated
   // and freed inside the step.
-  // A result computed into tensor.empty is computed in its output buffer.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createConvertBufferizationToMemRefPass());
-  pm.addPass(createCanonicalizerPass()); // folds self-copies into outputs
+  buildBufferizationPipeline(pm, /*deallocate=*/true);
 
   // Loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -94,19 +86,46 @@ void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void joint::buildLowerToCPUPipeline(OpPassManager &pm,
-                                    const LowerToCPUOptions &options) {
-  buildLowerToCPUTensorPipeline(pm, options);
-  buildLowerToCPULLVMPipeline(pm, options);
+void joint::buildBufferizationPipeline(OpPassManager &pm, bool deallocate) {
+  // A result computed into tensor.empty is computed in its output buffer.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (deallocate)
+    bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass()); // folds self-copies into outputs
 }
 
 void joint::registerLowerToCPUPipeline() {
   registerJointLowerToCPUPasses();
-  PassPipelineRegistration<LowerToCPUOptions>(
+  // The upstream passes it runs, for pipelines spelled out by hand.
+  bufferization::registerBufferizationPasses();
+  registerLinalgPasses();
+  memref::registerMemRefPasses();
+  registerSCFPasses();
+  registerArithToLLVMConversionPass();
+  registerConvertBufferizationToMemRefPass();
+  registerConvertControlFlowToLLVMPass();
+  registerConvertFuncToLLVMPass();
+  registerConvertIndexToLLVMPass();
+  registerConvertMathToLLVMPass();
+  registerConvertMathToLibmPass();
+  registerConvertVectorToLLVMPass();
+  registerConvertVectorToSCF();
+  registerFinalizeMemRefToLLVMConversionPass();
+  registerLowerAffinePass();
+  registerReconcileUnrealizedCastsPass();
+  registerSCFToControlFlowPass();
+  registerUBToLLVMConversionPass();
+  registerLoweringPipeline<LowerToCPUOptions>(
       "joint-lower-to-cpu",
       "Lower converted joint graphs to the LLVM dialect for the CPU "
       "(docs/lowering.md, \"Pipeline\")",
-      buildLowerToCPUPipeline);
+      buildLowerToCPUTensorPipeline, buildLowerToCPULLVMPipeline);
 }
 
 void joint::registerLowerToCPUExtensions(DialectRegistry &registry) {

@@ -1,5 +1,4 @@
-//===- DeviceMemory.cpp - Device allocations freed at last use ---*- C++
-//-*-===//
+//===- DeviceMemory.cpp - Device allocations freed at last use -*- C++ -*-===//
 //
 // Implements `joint-gpu-device-memory`. After bufferization every temporary
 // is a host `memref.alloc`; on the CUDA target each top-level allocation
@@ -12,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -27,6 +27,7 @@ namespace joint {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::joint;
 
 namespace {
 
@@ -103,46 +104,29 @@ static Operation *findLastUse(Value root, Block &block, bool &escapes) {
   return last;
 }
 
-static bool hasIdentityLayout(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  return type && type.getLayout().isIdentity();
-}
-
 struct DeviceMemoryPass
-    : public joint::impl::JointGPUDeviceMemoryBase<DeviceMemoryPass> {
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isDeclaration())
-      return;
-    Block &body = func.getBody().front();
+    : StepPass<DeviceMemoryPass, joint::impl::JointGPUDeviceMemoryBase> {
+  LogicalResult runOnStep(func::FuncOp func, Block &body) {
+    // No allocation below the top level (inside loops or kernels).
+    if (failed(rejectNestedOps(
+            func, [](Operation *op) { return isa<memref::AllocOp>(op); },
+            "allocates inside a loop or kernel; the CUDA target allocates at "
+            "the top of the step only")))
+      return failure();
 
-    // Allocations anywhere but the top level (inside loops or kernels).
-    WalkResult nested = func.walk([&](memref::AllocOp alloc) {
-      if (alloc->getBlock() == &body)
-        return WalkResult::advance();
-      alloc.emitOpError() << "allocates inside a loop or kernel; the CUDA "
-                             "target allocates at the top of the step only";
-      return WalkResult::interrupt();
-    });
-    if (nested.wasInterrupted())
-      return signalPassFailure();
-
-    SmallVector<Operation *> ops;
-    for (Operation &op : body)
-      ops.push_back(&op);
-    for (Operation *op : ops) {
+    for (Operation *op : llvm::to_vector(llvm::make_pointer_range(body))) {
       if (isa<memref::LoadOp, memref::StoreOp, scf::ForOp, scf::WhileOp,
               scf::ParallelOp, linalg::LinalgOp, memref::AtomicRMWOp,
               memref::GenericAtomicRMWOp>(op)) {
         op->emitOpError() << "computes on the host; the CUDA target runs "
                              "every compute op of the step on the device";
-        return signalPassFailure();
+        return failure();
       }
       if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         if (!hasIdentityLayout(copy.getSource()) ||
             !hasIdentityLayout(copy.getTarget())) {
           copy.emitOpError() << "copies a strided buffer on the host";
-          return signalPassFailure();
+          return failure();
         }
         OpBuilder b(copy);
         gpu::MemcpyOp::create(b, copy.getLoc(), /*asyncToken=*/Type(),
@@ -178,12 +162,13 @@ struct DeviceMemoryPass
       if (escapes) {
         alloc.emitOpError() << "returns a step-allocated buffer; the CUDA "
                                "entry writes results into caller buffers";
-        return signalPassFailure();
+        return failure();
       }
       b.setInsertionPointAfter(last ? last : alloc.getOperation());
       gpu::DeallocOp::create(b, alloc.getLoc(), /*asyncToken=*/Type(),
                              ValueRange{}, alloc.getMemref());
     }
+    return success();
   }
 };
 

@@ -1,5 +1,4 @@
-//===- HostToDevice.cpp - Host compute into single-iteration loops -*- C++
-//-*-===//
+//===- HostToDevice.cpp - Host compute into one-iteration loops -*- C++ -*-===//
 //
 // Implements `joint-gpu-host-to-device`. Upstream's route maps only
 // `scf.parallel` loops to kernels; a linalg op with no parallel dimension (a
@@ -13,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -30,6 +30,7 @@ namespace joint {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::joint;
 
 namespace {
 
@@ -55,18 +56,11 @@ static bool staysOnHost(Operation *op) {
 }
 
 struct HostToDevicePass
-    : public joint::impl::JointGPUHostToDeviceBase<HostToDevicePass> {
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isDeclaration())
-      return;
-    Block &body = func.getBody().front();
+    : StepPass<HostToDevicePass, joint::impl::JointGPUHostToDeviceBase> {
+  LogicalResult runOnStep(func::FuncOp, Block &body) {
     DenseSet<Operation *> device;
     SmallVector<Operation *> run; // device ops and pure ops in between
-    SmallVector<Operation *> ops;
-    for (Operation &op : body)
-      ops.push_back(&op);
-    for (Operation *op : ops) {
+    for (Operation *op : llvm::to_vector(llvm::make_pointer_range(body))) {
       bool onDevice = false;
       if (!staysOnHost(op)) {
         onDevice = touchesBufferContents(op) ||
@@ -85,10 +79,9 @@ struct HostToDevicePass
         continue;
       }
       if (failed(flush(run, device)))
-        return signalPassFailure();
+        return failure();
     }
-    if (failed(flush(run, device)))
-      return signalPassFailure();
+    return flush(run, device);
   }
 
   /// Moves the device ops of `run` into one single-iteration scf.parallel

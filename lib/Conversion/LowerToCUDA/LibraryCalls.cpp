@@ -1,5 +1,4 @@
-//===- LibraryCalls.cpp - GEMMs through the runtime's cuBLAS shim -*- C++
-//-*-===//
+//===- LibraryCalls.cpp - GEMMs through the cuBLAS shim ---------*- C++ -*-===//
 //
 // Implements `joint-gpu-library-calls`: on the bufferized step, every
 // top-level `linalg.matmul` / `linalg.batch_matmul` that cuBLAS supports
@@ -16,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -28,6 +28,7 @@ namespace joint {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::joint;
 
 namespace {
 
@@ -44,11 +45,6 @@ static int32_t gemmDtype(Type in, Type out) {
   if (in.isF16())
     return out.isF32() ? kF16F32 : out.isF16() ? kF16 : -1;
   return -1;
-}
-
-static bool isDense(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  return type && type.getLayout().isIdentity();
 }
 
 struct LibraryCallsPass
@@ -68,8 +64,9 @@ struct LibraryCallsPass
       auto typeA = dyn_cast<MemRefType>(a.getType());
       auto typeB = dyn_cast<MemRefType>(b.getType());
       auto typeC = dyn_cast<MemRefType>(c.getType());
-      if (!typeA || !typeB || !typeC || !isDense(a) || !isDense(b) ||
-          !isDense(c) || typeA.getElementType() != typeB.getElementType())
+      if (!typeA || !typeB || !typeC || !hasIdentityLayout(a) ||
+          !hasIdentityLayout(b) || !hasIdentityLayout(c) ||
+          typeA.getElementType() != typeB.getElementType())
         continue;
       bool defaultMaps =
           isa<linalg::MatmulOp>(op)

@@ -1,10 +1,9 @@
-//===- Offload.cpp - ao ops as runtime transfers on CUDA streams -*- C++
-//-*-===//
+//===- Offload.cpp - ao ops as transfers on CUDA streams --------*- C++ -*-===//
 //
 // Implements `joint-gpu-offload`: on the tensor form of the step (after
 // convert-joint-to-linalg{keep-ao}), every `ao` chain becomes calls into the
 // CUDA runtime's transfer protocol, which mirrors torch's activation
-// offloading (/work/shared/notes/lowering-facts.md, "torch's ao ops"):
+// offloading (docs/lowering.md, "CUDA"):
 // `ao.offload` is `joint_ao_offload` (event on the compute stream, D2H copy
 // into a pooled pinned buffer on the transfer stream), its forward
 // `ao.wait_tensor` is `joint_ao_wait` (the compute stream waits on the

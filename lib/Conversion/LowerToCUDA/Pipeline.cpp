@@ -1,15 +1,14 @@
 //===- Pipeline.cpp - The joint-lower-to-cuda pipeline ----------*- C++ -*-===//
 //
 // Builds and registers `joint-lower-to-cuda`: the destination-passing entry
-// of joint-lower-to-cpu on tensors, one-shot bufferization, upstream's GPU
-// route (linalg to
-// parallel loops, tiling, gpu-map-parallel-loops,
-// convert-parallel-loops-to-gpu, gpu-kernel-outlining) with our three passes
-// (host compute to the device, device memory freed at last use, one stream),
-// then NVVM, cubins for sm_90 +ptx80 through gpu-module-to-binary pointed at
-// the toolkit CMake found (libdevice and ptxas without environment
-// variables), and the host code in the LLVM dialect (the route checked in
-// /work/shared/notes/lowering-facts.md, "GPU path").
+// of joint-lower-to-cpu on tensors, the bufferization the CPU pipeline runs
+// (without deallocation), upstream's GPU route (linalg to parallel loops,
+// tiling, gpu-map-parallel-loops, convert-parallel-loops-to-gpu,
+// gpu-kernel-outlining) with our three passes (host compute to the device,
+// device memory freed at last use, one stream), then NVVM, cubins for sm_90
+// +ptx80 through gpu-module-to-binary pointed at the toolkit CMake found
+// (libdevice and ptxas without environment variables), and the host code in
+// the LLVM dialect (docs/lowering.md, "CUDA").
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +27,6 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -64,16 +62,9 @@ void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
   // ao ops: calls into the runtime's transfer protocol (on tensors).
   pm.addPass(createJointGPUOffload());
   // Buffers: caller-owned arguments and outputs; temporaries are allocated
-  // here and become device allocations below.
+  // here and become device allocations (freed at last use) below.
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  pm.addPass(createConvertBufferizationToMemRefPass());
-  pm.addPass(createCanonicalizerPass()); // folds self-copies into outputs
+  buildBufferizationPipeline(pm, /*deallocate=*/false);
 
   // GEMMs cuBLAS supports: calls on the compute stream (the rest: kernels).
   if (options.libraryCalls)
@@ -136,12 +127,6 @@ void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
-void joint::buildLowerToCUDAPipeline(OpPassManager &pm,
-                                     const LowerToCUDAOptions &options) {
-  buildLowerToCUDATensorPipeline(pm, options);
-  buildLowerToCUDALLVMPipeline(pm, options);
-}
-
 void joint::registerLowerToCUDAPipeline() {
   registerJointLowerToCUDAPasses();
   registerGPUPasses();
@@ -150,11 +135,11 @@ void joint::registerLowerToCUDAPipeline() {
   registerConvertNVVMToLLVMPass();
   registerGpuToLLVMConversionPass();
   arith::registerArithPasses();
-  PassPipelineRegistration<LowerToCUDAOptions>(
+  registerLoweringPipeline<LowerToCUDAOptions>(
       "joint-lower-to-cuda",
       "Lower converted joint graphs to kernels (cubins for sm_90) and host "
       "code in the LLVM dialect (docs/lowering.md, \"CUDA\")",
-      buildLowerToCUDAPipeline);
+      buildLowerToCUDATensorPipeline, buildLowerToCUDALLVMPipeline);
 }
 
 void joint::registerLowerToCUDAExtensions(DialectRegistry &registry) {

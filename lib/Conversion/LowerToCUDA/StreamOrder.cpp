@@ -1,5 +1,4 @@
-//===- StreamOrder.cpp - The step's device ops on one stream -----*- C++
-//-*-===//
+//===- StreamOrder.cpp - The step's device ops on one stream --*- C++ -*-===//
 //
 // Implements `joint-gpu-stream-order`: every top-level async-capable GPU op
 // (launch, alloc, dealloc, memcpy, memset) becomes async and depends on the
@@ -11,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -23,6 +23,7 @@ namespace joint {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::joint;
 
 namespace {
 
@@ -32,29 +33,21 @@ static bool isStreamOp(Operation *op) {
 }
 
 struct StreamOrderPass
-    : public joint::impl::JointGPUStreamOrderBase<StreamOrderPass> {
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isDeclaration())
-      return;
-    Block &body = func.getBody().front();
-    WalkResult nested = func.walk([&](Operation *op) {
-      if (op->getBlock() == &body || !isStreamOp(op) ||
-          op->getParentOfType<gpu::LaunchOp>())
-        return WalkResult::advance();
-      op->emitOpError() << "is nested in a region; the CUDA step orders only "
-                           "top-level device ops on its stream";
-      return WalkResult::interrupt();
-    });
-    if (nested.wasInterrupted())
-      return signalPassFailure();
+    : StepPass<StreamOrderPass, joint::impl::JointGPUStreamOrderBase> {
+  LogicalResult runOnStep(func::FuncOp func, Block &body) {
+    // Ops inside a gpu.launch run in its kernel, not on the stream.
+    auto isHostStreamOp = [](Operation *op) {
+      return isStreamOp(op) && !op->getParentOfType<gpu::LaunchOp>();
+    };
+    if (failed(rejectNestedOps(func, isHostStreamOp,
+                               "is nested in a region; the CUDA step orders "
+                               "only top-level device ops on its stream")))
+      return failure();
 
-    SmallVector<Operation *> ops;
-    for (Operation &op : body)
-      if (isStreamOp(&op))
-        ops.push_back(&op);
+    SmallVector<Operation *> ops(
+        llvm::make_filter_range(llvm::make_pointer_range(body), isStreamOp));
     if (ops.empty())
-      return;
+      return success();
     OpBuilder b(ops.front());
     Type tokenType = b.getType<gpu::AsyncTokenType>();
     Value token =
@@ -80,6 +73,7 @@ struct StreamOrderPass
       token = replacement->getResults().back();
       op->erase();
     }
+    return success();
   }
 };
 

@@ -912,9 +912,9 @@ void mlir::joint::registerExportJointJSONTranslation() {
         DialectRegistry registry;
         registry.insert<JointDialect, ao::AODialect>();
         context->appendDialectRegistry(registry);
-        LongLineDiagnostics longLines;
+        ExcerptDiagnostics excerpts;
         ScopedDiagnosticHandler handler(
-            context, [&](Diagnostic &d) { return longLines.handle(d); });
+            context, [&](Diagnostic &d) { return excerpts.handle(d); });
         OwningOpRef<ModuleOp> module =
             parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
         if (!module || failed(verify(*module)))

@@ -1649,10 +1649,10 @@ void mlir::joint::registerImportJointJSONTranslation() {
         const llvm::MemoryBuffer *buf =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         // A graph written without indentation is one line: quote a window.
-        LongLineDiagnostics longLines;
-        longLines.addBuffer(buf->getBufferIdentifier(), buf->getBuffer());
+        ExcerptDiagnostics excerpts;
+        excerpts.addBuffer(buf->getBufferIdentifier(), buf->getBuffer());
         ScopedDiagnosticHandler handler(
-            context, [&](Diagnostic &diag) { return longLines.handle(diag); });
+            context, [&](Diagnostic &diag) { return excerpts.handle(diag); });
         OwningOpRef<ModuleOp> module = importJointGraph(
             buf->getBuffer(), context, buf->getBufferIdentifier());
         if (!module)

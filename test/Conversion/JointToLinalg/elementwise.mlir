@@ -287,7 +287,7 @@ joint.graph @elu_and_dropout_backward(%x: tensor<4xf32> {joint.role = #joint.rol
 
 // -----
 
-// sigmoid_backward (the router gate of case C3): grad * (1 - y) * y, in the
+// sigmoid_backward (a mixture-of-experts router gate): grad * (1 - y) * y, in the
 // order of torch's CPU kernel.
 // CHECK-LABEL: func.func @sigmoid_backward_in_torch_order(
 // CHECK: linalg.generic
@@ -304,7 +304,7 @@ joint.graph @sigmoid_backward_in_torch_order(%g: tensor<4xf32> {joint.role = #jo
 
 // -----
 
-// elu_backward (case C2's in-place elu): the tensor operand is schema
+// elu_backward (of an in-place elu_): the tensor operand is schema
 // argument 5; is_result picks torch's formula of the output,
 // y <= 0 ? g * input_scale * (y + alpha * scale) : g * scale.
 // CHECK-LABEL: func.func @elu_backward_of_the_result(

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
 
 namespace mlir {
 class DialectRegistry;
@@ -61,21 +62,43 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::init(true)};
 };
 
-/// Appends `joint-lower-to-cpu` to `pm` (a builtin.module pass manager):
-/// convert-joint-to-linalg, joint-cpu-entry, joint-tile-matmuls, one-shot
-/// bufferization across function boundaries, buffer deallocation, loops,
-/// joint-outline-loops, and the conversions to the LLVM dialect
-/// (docs/lowering.md, "Pipeline").
-void buildLowerToCPUPipeline(OpPassManager &pm,
-                             const LowerToCPUOptions &options);
-/// Its two halves: up to `@joint_entry` on tensors (convert-joint-to-linalg,
+/// The two halves of `joint-lower-to-cpu` (a builtin.module pass manager):
+/// up to `@joint_entry` on tensors (convert-joint-to-linalg,
 /// joint-cpu-entry), then the rest (tiling to the LLVM dialect).
 void buildLowerToCPUTensorPipeline(OpPassManager &pm,
                                    const LowerToCPUOptions &options);
 void buildLowerToCPULLVMPipeline(OpPassManager &pm,
                                  const LowerToCPUOptions &options);
 
-/// Registers the `joint-lower-to-cpu` pipeline and the passes above.
+/// Appends the bufferization both lowering pipelines run on `@joint_entry`:
+/// empty-tensor elimination, one-shot bufferization across function
+/// boundaries with identity layouts (arguments and results stay caller-owned
+/// buffers), with `deallocate` ownership-based deallocation of every
+/// temporary, then bufferization ops to memref and a canonicalization that
+/// folds self-copies into outputs.
+void buildBufferizationPipeline(OpPassManager &pm, bool deallocate);
+
+/// Registers lowering pipeline `argument`: `tensorHalf`, then `llvmHalf`
+/// (joint-compile runs the halves apart, with its own steps between).
+template <typename Options>
+void registerLoweringPipeline(StringRef argument, StringRef description,
+                              void (*tensorHalf)(OpPassManager &,
+                                                 const Options &),
+                              void (*llvmHalf)(OpPassManager &,
+                                               const Options &)) {
+  PassPipelineRegistration<Options>(
+      argument, description,
+      [tensorHalf, llvmHalf](OpPassManager &pm, const Options &options) {
+        tensorHalf(pm, options);
+        llvmHalf(pm, options);
+      });
+}
+
+/// Registers `joint-lower-to-cpu` (convert-joint-to-linalg, joint-cpu-entry,
+/// joint-tile-matmuls, one-shot bufferization across function boundaries,
+/// buffer deallocation, loops, joint-outline-loops, the conversions to the
+/// LLVM dialect: docs/lowering.md, "Pipeline"), the passes above and the
+/// upstream passes it runs.
 void registerLowerToCPUPipeline();
 
 /// Adds the external models the pipeline relies on (bufferization of func,

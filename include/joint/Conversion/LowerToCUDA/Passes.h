@@ -75,10 +75,7 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
       llvm::cl::init(true)};
 };
 
-/// Appends `joint-lower-to-cuda` to `pm` (a builtin.module pass manager):
-/// buildLowerToCUDATensorPipeline, then buildLowerToCUDALLVMPipeline.
-void buildLowerToCUDAPipeline(OpPassManager &pm,
-                              const LowerToCUDAOptions &options);
+/// The two halves of `joint-lower-to-cuda` (a builtin.module pass manager).
 /// The tensor half: convert-joint-to-linalg{keep-ao} (ao ops stay for
 /// joint-gpu-offload) and joint-cpu-entry (the CPU's ABI).
 void buildLowerToCUDATensorPipeline(OpPassManager &pm,
@@ -91,8 +88,8 @@ void buildLowerToCUDATensorPipeline(OpPassManager &pm,
 void buildLowerToCUDALLVMPipeline(OpPassManager &pm,
                                   const LowerToCUDAOptions &options);
 
-/// Registers the `joint-lower-to-cuda` pipeline, the passes above and the
-/// upstream GPU passes it runs.
+/// Registers the `joint-lower-to-cuda` pipeline (the tensor half, then the
+/// rest), the passes above and the upstream GPU passes it runs.
 void registerLowerToCUDAPipeline();
 
 /// Adds the GPU, NVVM dialects, the NVVM target and the LLVM IR translations

@@ -1,10 +1,14 @@
-//===- Diagnostics.h - Short source quotes for one-line JSON ----*- C++ -*-===//
+//===- Diagnostics.h - Source excerpts for JSON and long lines --*- C++ -*-===//
 //
 // MLIR's SourceMgrDiagnosticHandler quotes the whole source line of a
-// diagnostic; a graph written without indentation is one line of megabytes.
-// LongLineDiagnostics takes the diagnostics located on a long line and
-// prints them as that handler would, with the line cut to a window around
-// the column; everything else falls through to the tool's handler unchanged.
+// diagnostic: a graph written without indentation is one line of megabytes,
+// and in an indented graph the line of the document (or of a node object)
+// may be a lone `{`. ExcerptDiagnostics takes the diagnostics located in a
+// joint-graph JSON source, or on a long line of any source, and prints them
+// as that handler would, with a short excerpt for the line: around the column,
+// across line breaks for JSON, after the name of the node (or graph) whose
+// object the location points at; everything else falls through to the
+// tool's handler unchanged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +18,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include <memory>
 #include <vector>
@@ -21,21 +26,28 @@
 namespace mlir {
 namespace joint {
 
+/// The SourceMgr kind (and so the printed label: `error:`, `remark:`, ...)
+/// of an MLIR diagnostic severity.
+llvm::SourceMgr::DiagKind getDiagKind(DiagnosticSeverity severity);
+
 /// A diagnostic handler body: for a diagnostic (or one of its notes) whose
-/// FileLineColLoc lies on a line longer than kLongLine bytes, prints it and
-/// its notes as `file:line:col: error: message`, then at most kContext bytes
-/// either side of the column with `...` where the line was cut, then the
-/// caret; returns failure() for every other diagnostic (the next handler
-/// prints it). Lines come from addBuffer texts or are read from disk by the
-/// location's file name, as SourceMgrDiagnosticHandler reads them.
-class LongLineDiagnostics {
+/// FileLineColLoc lies in a joint-graph JSON source (Import.h, isJointJSON)
+/// or on a line longer than kLongLine bytes, prints it and its notes as
+/// `file:line:col: error: message`, then the excerpt (JSON: after
+/// `node 'x': ` or `graph 'g': ` when the location is that object's `{` and
+/// the message does not quote the name already), then the caret; returns failure() for every other diagnostic (the next handler
+/// prints it). Sources come from addBuffer texts or are read from disk by
+/// the location's file name, as SourceMgrDiagnosticHandler reads them.
+class ExcerptDiagnostics {
 public:
-  /// Lines up to this many bytes are quoted in full (by the next handler).
+  /// Lines of other sources up to this many bytes are quoted in full (by the
+  /// next handler).
   static constexpr size_t kLongLine = 256;
-  /// Bytes kept on each side of the column in a cut line.
+  /// Bytes kept on each side of the column in an excerpt (the importer's
+  /// cut of a malformed token is as long).
   static constexpr size_t kContext = 64;
 
-  explicit LongLineDiagnostics(llvm::raw_ostream &os = llvm::errs()) : os(os) {}
+  explicit ExcerptDiagnostics(llvm::raw_ostream &os = llvm::errs()) : os(os) {}
 
   /// Use `text` (not copied; it must outlive this object) for locations
   /// naming `filename` instead of reading the file.
@@ -49,26 +61,42 @@ public:
   /// the column's position in the returned text.
   static std::string window(llvm::StringRef line, size_t column, size_t &caret);
 
+  /// The excerpt of JSON `text` at byte `offset` (on the line starting at
+  /// `lineStart`): up to kContext bytes before it on its line (indentation
+  /// dropped) and kContext + 1 bytes from it on, across line breaks, each
+  /// whitespace run shown as one space, with `...` where cut; `caret` is set
+  /// to the offset's position in the returned text.
+  static std::string jsonExcerpt(llvm::StringRef text, size_t lineStart,
+                                 size_t offset, size_t &caret);
+
+  /// The "name" of the JSON object starting at byte `offset` of `text` (a
+  /// node, or the document: the graph), or "" when there is none before its
+  /// "nodes" or its end; reads only that far.
+  static std::string objectName(llvm::StringRef text, size_t offset);
+
 private:
   struct Source {
     std::unique_ptr<llvm::MemoryBuffer> owned;
     llvm::StringRef text;
     std::vector<size_t> lineStarts; // filled on first use
     bool valid = false;
+    bool json = false;
   };
-  /// The 1-based `line` of `filename`; false when the file cannot be read
-  /// or has no such line.
-  bool getLine(llvm::StringRef filename, unsigned line, llvm::StringRef &out);
-  bool isOnLongLine(Location loc);
+  /// The source named `filename` (read on first use), or null.
+  Source *getSource(llvm::StringRef filename);
+  /// The byte offset of the 1-based `line` in `s`; false when there is no
+  /// such line. `end` is set to its end (line break excluded).
+  static bool getLine(Source &s, unsigned line, size_t &start, size_t &end);
+  bool isQuoted(Location loc);
   void print(Location loc, llvm::StringRef message, DiagnosticSeverity kind);
 
   llvm::raw_ostream &os;
   llvm::StringMap<Source> sources;
 };
 
-/// Registers a LongLineDiagnostics on `context` for the context's lifetime
+/// Registers an ExcerptDiagnostics on `context` for the context's lifetime
 /// (tools whose driver owns the context, e.g. joint-opt's pass pipeline).
-void registerLongLineDiagnostics(MLIRContext *context);
+void registerExcerptDiagnostics(MLIRContext *context);
 
 } // namespace joint
 } // namespace mlir

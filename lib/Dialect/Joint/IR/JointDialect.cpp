@@ -22,6 +22,26 @@ void JointDialect::initialize() {
   registerAttributes();
 }
 
+/// Verifies the optional list `dict[key]` of `joint.model`: a list (else
+/// "must be a list of <what>") whose entries `verifyEntry` accepts, given
+/// each entry's index.
+static LogicalResult
+verifyModelList(DictionaryAttr dict, StringRef key, StringRef what,
+                function_ref<InFlightDiagnostic()> emitError,
+                function_ref<LogicalResult(size_t, Attribute)> verifyEntry) {
+  Attribute value = dict.get(key);
+  if (!value)
+    return success();
+  auto list = dyn_cast<ArrayAttr>(value);
+  if (!list)
+    return emitError() << "'" << kModelAttr << "' entry '" << key
+                       << "' must be a list of " << what;
+  for (auto [i, entry] : llvm::enumerate(list))
+    if (failed(verifyEntry(i, entry)))
+      return failure();
+  return success();
+}
+
 LogicalResult
 mlir::joint::verifyModelAttr(Attribute model,
                              function_ref<InFlightDiagnostic()> emitError) {
@@ -29,42 +49,34 @@ mlir::joint::verifyModelAttr(Attribute model,
   if (!dict)
     return emitError() << "'" << kModelAttr
                        << "' must be a dictionary (docs/format.md, model)";
-  if (Attribute c = dict.get("block_containers")) {
-    auto containers = dyn_cast<ArrayAttr>(c);
-    if (!containers)
-      return emitError() << "'" << kModelAttr
-                         << "' entry 'block_containers' must be a list of "
-                            "dictionaries";
-    for (auto [i, entry] : llvm::enumerate(containers)) {
-      auto container = dyn_cast<DictionaryAttr>(entry);
-      auto list =
-          container ? container.getAs<ArrayAttr>("blocks") : ArrayAttr();
-      if (!list)
+  auto verifyContainer = [&](size_t i, Attribute entry) -> LogicalResult {
+    auto container = dyn_cast<DictionaryAttr>(entry);
+    auto blocks =
+        container ? container.getAs<ArrayAttr>("blocks") : ArrayAttr();
+    if (!blocks)
+      return emitError() << "'" << kModelAttr << "' block_containers[" << i
+                         << "] must be a dictionary with a 'blocks' list "
+                            "of module FQNs";
+    for (Attribute b : blocks) {
+      auto fqn = dyn_cast<StringAttr>(b);
+      if (!fqn || fqn.getValue().empty())
         return emitError() << "'" << kModelAttr << "' block_containers[" << i
-                           << "] must be a dictionary with a 'blocks' list "
-                              "of module FQNs";
-      for (Attribute b : list) {
-        auto fqn = dyn_cast<StringAttr>(b);
-        if (!fqn || fqn.getValue().empty())
-          return emitError() << "'" << kModelAttr << "' block_containers[" << i
-                             << "].blocks must hold non-empty strings";
-      }
+                           << "].blocks must hold non-empty strings";
     }
-  }
-  if (Attribute a = dict.get("attention")) {
-    auto list = dyn_cast<ArrayAttr>(a);
-    if (!list)
-      return emitError() << "'" << kModelAttr
-                         << "' entry 'attention' must be a list of {fqn, "
-                            "class}";
-    for (auto [i, entry] : llvm::enumerate(list)) {
-      auto e = dyn_cast<DictionaryAttr>(entry);
-      if (!e || !e.getAs<StringAttr>("fqn"))
-        return emitError() << "'" << kModelAttr << "' attention entry " << i
-                           << " has no string 'fqn'";
-    }
-  }
-  return success();
+    return success();
+  };
+  auto verifyAttention = [&](size_t i, Attribute entry) -> LogicalResult {
+    auto e = dyn_cast<DictionaryAttr>(entry);
+    if (!e || !e.getAs<StringAttr>("fqn"))
+      return emitError() << "'" << kModelAttr << "' attention entry " << i
+                         << " has no string 'fqn'";
+    return success();
+  };
+  if (failed(verifyModelList(dict, "block_containers", "dictionaries",
+                             emitError, verifyContainer)))
+    return failure();
+  return verifyModelList(dict, "attention", "{fqn, class}", emitError,
+                         verifyAttention);
 }
 
 LogicalResult JointDialect::verifyOperationAttribute(Operation *op,

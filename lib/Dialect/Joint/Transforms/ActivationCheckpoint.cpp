@@ -55,25 +55,17 @@ struct ActivationCheckpointOptions
       llvm::cl::init(false)};
 };
 
-/// Adds the tag pass, given the pipeline's option string verbatim (so every
-/// option is validated by the tag pass as if given to it), then remat, both
-/// on joint.graph: nested under `pm` unless `pm` already runs on graphs (or
-/// on any op), so the pipeline works in explicit-nesting pass managers too.
-LogicalResult buildActivationCheckpointPipeline(
-    OpPassManager &pm, StringRef optionString,
-    function_ref<LogicalResult(const Twine &)> errorHandler) {
-  ActivationCheckpointOptions options;
-  if (failed(options.parseFromString(optionString)))
-    return failure();
+/// Adds the tag pass, then remat, both on joint.graph: nested under `pm`
+/// unless `pm` already runs on graphs (or on any op), so the pipeline works
+/// in explicit-nesting pass managers too.
+void buildActivationCheckpointPipeline(
+    OpPassManager &pm, const ActivationCheckpointOptions &options,
+    std::unique_ptr<Pass> tag) {
   if (options.mode == CheckpointMode::off)
-    return success();
-  std::unique_ptr<Pass> tag = createJointTagRecomputePolicy();
-  if (failed(tag->initializeOptions(optionString, errorHandler)))
-    return failure();
+    return;
   OpPassManager &graphPM = nestOnGraphs(pm);
   graphPM.addPass(std::move(tag));
   graphPM.addPass(createJointRemat());
-  return success();
 }
 
 } // namespace
@@ -85,14 +77,11 @@ OpPassManager &mlir::joint::nestOnGraphs(OpPassManager &pm) {
 }
 
 void mlir::joint::registerJointPipelines() {
-  registerPassPipeline(
+  registerDeciderPipeline<ActivationCheckpointOptions>(
       "joint-activation-checkpoint",
       "Activation checkpointing: joint-tag-recompute-policy (decide), then "
       "joint-remat (apply), with the tag pass's options",
-      buildActivationCheckpointPipeline,
-      [](function_ref<void(const mlir::detail::PassOptions &)> printOptions) {
-        printOptions(ActivationCheckpointOptions());
-      });
+      createJointTagRecomputePolicy, buildActivationCheckpointPipeline);
   registerCpuOffloadPipeline();
   registerOptimizeMemoryPipeline();
 }

@@ -1,6 +1,6 @@
-//===- CheckpointScope.cpp - Which ops activation checkpointing may tag ---===//
+//===- CheckpointScope.cpp - Ops checkpointing may tag ---------*- C++ -*-===//
 //
-// Resolves the recompute scope like the seed's _resolve_scope: blocks from
+// Resolves the recompute scope: blocks from
 // ModelStructure (the exporter's block containers in `joint.model`, else
 // module-stack paths `<container>.<int>`); layer selection in
 // flattened block order (hyper_parallel _selected_checkpoint_layer_fqns);
@@ -23,21 +23,6 @@ using namespace mlir::joint;
 StringRef CheckpointScope::findContaining(StringRef fqn,
                                           const llvm::StringSet<> &set) {
   return ModelStructure::findContaining(fqn, set);
-}
-
-/// Calls `fn` with every module FQN on the stacks of forward ops, each
-/// distinct stack visited once (stacks are uniqued attributes), outermost
-/// frame first, in op order: O(#ops + #distinct frames).
-static void forEachForwardModule(GraphOp graph,
-                                 function_ref<void(StringRef)> fn) {
-  llvm::DenseSet<Attribute> seenStacks;
-  for (CallFunctionOp op : graph.getBody().front().getOps<CallFunctionOp>()) {
-    ArrayAttr stack = op.getModuleStackAttr();
-    if (!op.isForward() || !stack || !seenStacks.insert(stack).second)
-      continue;
-    for (Attribute f : stack)
-      fn(cast<ModuleFrameAttr>(f).getFqn());
-  }
 }
 
 FailureOr<CheckpointScope>
@@ -103,7 +88,7 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
   // Module FQNs inside the selected blocks, in first-appearance order.
   std::vector<std::string> modules(selected.begin(), selected.end());
   llvm::StringSet<> moduleSet(selectedSet);
-  forEachForwardModule(graph, [&](StringRef fqn) {
+  ModelStructure::forEachForwardModule(graph, [&](StringRef fqn) {
     if (!findContaining(fqn, selectedSet).empty() &&
         moduleSet.insert(fqn).second)
       modules.push_back(fqn.str());

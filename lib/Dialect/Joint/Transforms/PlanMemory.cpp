@@ -1317,31 +1317,20 @@ struct OptimizeMemoryOptions : PassPipelineOptions<OptimizeMemoryOptions> {
       llvm::cl::init(55.0)};
 };
 
-LogicalResult buildOptimizeMemoryPipeline(
-    OpPassManager &pm, StringRef optionString,
-    function_ref<LogicalResult(const Twine &)> errorHandler) {
-  OptimizeMemoryOptions options;
-  if (failed(options.parseFromString(optionString)))
-    return failure();
-  std::unique_ptr<Pass> plan = createJointPlanMemory();
-  if (failed(plan->initializeOptions(optionString, errorHandler)))
-    return failure();
-  pm.addPass(std::move(plan));
-  pm.addPass(createJointApplyCpuOffload());
-  pm.addPass(createJointRemat());
-  return success();
-}
-
 } // namespace
 
 void mlir::joint::registerOptimizeMemoryPipeline() {
-  registerPassPipeline(
+  registerDeciderPipeline<OptimizeMemoryOptions>(
       "joint-optimize-memory",
       "Memory planning: joint-plan-memory (decide), then "
       "joint-apply-cpu-offload and joint-remat (apply), with the planner's "
       "options",
-      buildOptimizeMemoryPipeline,
-      [](function_ref<void(const mlir::detail::PassOptions &)> printOptions) {
-        printOptions(OptimizeMemoryOptions());
+      createJointPlanMemory,
+      [](OpPassManager &pm, const OptimizeMemoryOptions &,
+         std::unique_ptr<Pass> plan) {
+        pm.addPass(std::move(plan));
+        OpPassManager &graphPM = nestOnGraphs(pm);
+        graphPM.addPass(createJointApplyCpuOffload());
+        graphPM.addPass(createJointRemat());
       });
 }

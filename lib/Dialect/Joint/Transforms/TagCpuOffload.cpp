@@ -340,32 +340,18 @@ struct CpuOffloadPipelineOptions
       llvm::cl::init(1048576)};
 };
 
-/// Adds the tag pass, given the pipeline's option string verbatim (so every
-/// option is validated by the tag pass), then the applier.
-LogicalResult buildCpuOffloadPipeline(
-    OpPassManager &pm, StringRef optionString,
-    function_ref<LogicalResult(const Twine &)> errorHandler) {
-  CpuOffloadPipelineOptions options;
-  if (failed(options.parseFromString(optionString)))
-    return failure();
-  std::unique_ptr<Pass> tag = createJointTagCpuOffload();
-  if (failed(tag->initializeOptions(optionString, errorHandler)))
-    return failure();
-  OpPassManager &graphPM = nestOnGraphs(pm);
-  graphPM.addPass(std::move(tag));
-  graphPM.addPass(createJointApplyCpuOffload());
-  return success();
-}
-
 } // namespace
 
 void mlir::joint::registerCpuOffloadPipeline() {
-  registerPassPipeline(
+  registerDeciderPipeline<CpuOffloadPipelineOptions>(
       "joint-cpu-offload",
       "CPU offload: joint-tag-cpu-offload (decide), then "
       "joint-apply-cpu-offload (apply), with the tag pass's options",
-      buildCpuOffloadPipeline,
-      [](function_ref<void(const mlir::detail::PassOptions &)> printOptions) {
-        printOptions(CpuOffloadPipelineOptions());
+      createJointTagCpuOffload,
+      [](OpPassManager &pm, const CpuOffloadPipelineOptions &,
+         std::unique_ptr<Pass> tag) {
+        OpPassManager &graphPM = nestOnGraphs(pm);
+        graphPM.addPass(std::move(tag));
+        graphPM.addPass(createJointApplyCpuOffload());
       });
 }

@@ -11,6 +11,9 @@
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/Transforms/ActivationCheckpoint.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include <functional>
 
 namespace mlir {
 namespace joint {
@@ -40,6 +43,38 @@ LogicalResult writeMemoryReport(ModuleOp module,
 /// (joint-tag-cpu-offload, then joint-apply-cpu-offload) and
 /// joint-optimize-memory.
 void registerJointPipelines();
+
+/// Registers decide-then-apply pipeline `argument`, whose options are those
+/// of its decider: `Options` repeats them (for --help and pipeline printing)
+/// and is parsed from the option string; the decider `createDecider` makes is
+/// given that string verbatim (so it validates every option as if given to
+/// it) and handed to `build` with the parsed options.
+template <typename Options>
+void registerDeciderPipeline(
+    StringRef argument, StringRef description,
+    std::unique_ptr<Pass> (*createDecider)(),
+    std::function<void(OpPassManager &, const Options &,
+                       std::unique_ptr<Pass> decider)>
+        build) {
+  registerPassPipeline(
+      argument, description,
+      [createDecider,
+       build](OpPassManager &pm, StringRef optionString,
+              function_ref<LogicalResult(const Twine &)> errorHandler)
+          -> LogicalResult {
+        Options options;
+        if (failed(options.parseFromString(optionString)))
+          return failure();
+        std::unique_ptr<Pass> decider = createDecider();
+        if (failed(decider->initializeOptions(optionString, errorHandler)))
+          return failure();
+        build(pm, options, std::move(decider));
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> printOptions) {
+        printOptions(Options());
+      });
+}
 
 /// Registers joint-optimize-memory (joint-plan-memory, then
 /// joint-apply-cpu-offload and joint-remat),
