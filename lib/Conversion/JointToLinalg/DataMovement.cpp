@@ -26,9 +26,10 @@ namespace {
 /// Product of `sizes`.
 OpFoldResult getNumElements(OpBuilder &b, Location loc,
                             ArrayRef<OpFoldResult> sizes) {
+  IndexArith ix(b, loc);
   OpFoldResult n = b.getIndexAttr(1);
   for (OpFoldResult size : sizes)
-    n = mulIndex(b, loc, n, size);
+    n = ix.mul(n, size);
   return n;
 }
 
@@ -57,7 +58,7 @@ getViewSizes(OpBuilder &b, Location loc, Value input,
   if (inferred >= 0) {
     OpFoldResult total = getNumElements(b, loc, getTensorSizes(b, loc, input));
     OpFoldResult known = getNumElements(b, loc, sizes);
-    sizes[inferred] = divIndex(b, loc, total, known);
+    sizes[inferred] = IndexArith(b, loc).div(total, known);
   }
   return sizes;
 }
@@ -78,7 +79,7 @@ static LogicalResult rewriteAsStrided(CallFunctionOp op,
   FailureOr<SmallVector<int64_t>> stride =
       getConstantIntListArg(op, rewriter, {2, "stride"});
   FailureOr<int64_t> offset =
-      getConstantIntArg(op, rewriter, {3, "storage_offset"}, 0);
+      getConstantArg<int64_t>(op, rewriter, {3, "storage_offset"}, 0);
   if (failed(size) || failed(stride) || failed(offset) ||
       !inputType.hasStaticShape() || !resultType.hasStaticShape())
     return rewriter.notifyMatchFailure(
@@ -228,8 +229,8 @@ static LogicalResult lowerTranspose(CallFunctionOp op,
   if (target == "aten::t.default" || target == "aten::numpy_T.default") {
     std::reverse(permutation.begin(), permutation.end());
   } else if (target == "aten::transpose.int") {
-    FailureOr<int64_t> d0 = getConstantIntArg(op, rewriter, {1, "dim0"});
-    FailureOr<int64_t> d1 = getConstantIntArg(op, rewriter, {2, "dim1"});
+    FailureOr<int64_t> d0 = getConstantArg<int64_t>(op, rewriter, {1, "dim0"});
+    FailureOr<int64_t> d1 = getConstantArg<int64_t>(op, rewriter, {2, "dim1"});
     if (failed(d0) || failed(d1))
       return failure();
     FailureOr<int64_t> a = normalizeDim(op, rewriter, *d0, rank);
@@ -313,20 +314,20 @@ static LogicalResult lowerExpand(CallFunctionOp op,
 /// values wrap once, then the result is clamped to [`lower`, `size`].
 OpFoldResult clampBound(OpBuilder &b, Location loc, OpFoldResult value,
                         OpFoldResult size, OpFoldResult lower) {
+  IndexArith ix(b, loc);
   std::optional<int64_t> c = getConstantIntValue(value);
   OpFoldResult wrapped = value;
   if (c && *c < 0) {
-    wrapped = addIndex(b, loc, size, value);
+    wrapped = ix.add(size, value);
   } else if (!c) {
     Value v = getValueOrCreateConstantIndexOp(b, loc, value);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value negative =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero);
-    Value plus =
-        getValueOrCreateConstantIndexOp(b, loc, addIndex(b, loc, size, v));
+    Value plus = getValueOrCreateConstantIndexOp(b, loc, ix.add(size, v));
     wrapped = arith::SelectOp::create(b, loc, negative, plus, v).getResult();
   }
-  return minIndex(b, loc, maxIndex(b, loc, wrapped, lower), size);
+  return ix.min(ix.max(wrapped, lower), size);
 }
 
 /// Start and length of torch's slice(dim, start, end, step) over a dim of
@@ -338,8 +339,8 @@ getSliceRange(OpBuilder &b, Location loc, OpFoldResult size,
   OpFoldResult zero = b.getIndexAttr(0);
   OpFoldResult s = start ? clampBound(b, loc, *start, size, zero) : zero;
   OpFoldResult e = end ? clampBound(b, loc, *end, size, s) : size;
-  OpFoldResult length =
-      ceilDivIndex(b, loc, subIndex(b, loc, e, s), b.getIndexAttr(step));
+  IndexArith ix(b, loc);
+  OpFoldResult length = ix.ceilDiv(ix.sub(e, s), b.getIndexAttr(step));
   return {s, length};
 }
 
@@ -394,7 +395,8 @@ static LogicalResult lowerSlice(CallFunctionOp op,
         getOptionalIndexArg(op, adaptor, rewriter, {2, "start"});
     FailureOr<std::optional<OpFoldResult>> end =
         getOptionalIndexArg(op, adaptor, rewriter, {3, "end"});
-    FailureOr<int64_t> step = getConstantIntArg(op, rewriter, {4, "step"}, 1);
+    FailureOr<int64_t> step =
+        getConstantArg<int64_t>(op, rewriter, {4, "step"}, 1);
     if (failed(start) || failed(end) || failed(step))
       return failure();
     if (*step <= 0)
@@ -438,7 +440,7 @@ static LogicalResult lowerSlice(CallFunctionOp op,
             getIntArg(op, adaptor, rewriter, {1, "chunks"});
         if (failed(chunks))
           return failure();
-        piece = ceilDivIndex(rewriter, loc, dimSize, *chunks);
+        piece = IndexArith(rewriter, loc).ceilDiv(dimSize, *chunks);
       } else {
         FailureOr<Value> splitSize =
             getIntArg(op, adaptor, rewriter, {1, "split_size"});
@@ -451,12 +453,12 @@ static LogicalResult lowerSlice(CallFunctionOp op,
       for (unsigned i = 0; i < op->getNumResults(); ++i)
         lengths.push_back(piece);
     }
+    IndexArith ix(rewriter, loc);
     OpFoldResult offset = rewriter.getIndexAttr(0);
     for (OpFoldResult length : lengths) {
-      OpFoldResult clamped = minIndex(rewriter, loc, length,
-                                      subIndex(rewriter, loc, dimSize, offset));
+      OpFoldResult clamped = ix.min(length, ix.sub(dimSize, offset));
       ranges.push_back({offset, clamped, 1});
-      offset = addIndex(rewriter, loc, offset, length);
+      offset = ix.add(offset, length);
     }
   }
   if (ranges.size() != op->getNumResults())
@@ -528,8 +530,8 @@ static LogicalResult lowerCat(CallFunctionOp op,
   OpFoldResult total = rewriter.getIndexAttr(0);
   for (Value input : inputs) {
     offsets.push_back(total);
-    total = addIndex(rewriter, loc, total,
-                     getTensorSizes(rewriter, loc, input)[*d]);
+    total = IndexArith(rewriter, loc)
+                .add(total, getTensorSizes(rewriter, loc, input)[*d]);
   }
   sizes[*d] = total;
   for (int64_t i = 0; i < rank; ++i)
@@ -584,8 +586,8 @@ static LogicalResult lowerPad(CallFunctionOp op,
       int64_t cropLow = std::max<int64_t>(-low[i], 0);
       int64_t cropHigh = std::max<int64_t>(-high[i], 0);
       offsets[i] = rewriter.getIndexAttr(cropLow);
-      sizes[i] = subIndex(rewriter, loc, sizes[i],
-                          rewriter.getIndexAttr(cropLow + cropHigh));
+      sizes[i] = IndexArith(rewriter, loc)
+                     .sub(sizes[i], rewriter.getIndexAttr(cropLow + cropHigh));
       low[i] = std::max<int64_t>(low[i], 0);
       high[i] = std::max<int64_t>(high[i], 0);
     }
@@ -613,7 +615,7 @@ static LogicalResult lowerSliceBackward(CallFunctionOp op,
   RankedTensorType resultType = getResultTensorType(op);
   FailureOr<SmallVector<OpFoldResult>> inputSizes =
       getIntListArg(op, adaptor, rewriter, {1, "input_sizes"});
-  FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, {2, "dim"});
+  FailureOr<int64_t> dim = getConstantArg<int64_t>(op, rewriter, {2, "dim"});
   if (failed(grad) || !resultType || failed(inputSizes) || failed(dim))
     return rewriter.notifyMatchFailure(op, "expects grad, sizes and dim");
   int64_t rank = resultType.getRank();
@@ -639,7 +641,7 @@ static LogicalResult lowerSliceBackward(CallFunctionOp op,
     FailureOr<std::optional<OpFoldResult>> end =
         getOptionalIndexArg(op, adaptor, rewriter, {4, "end"});
     FailureOr<int64_t> stepArg =
-        getConstantIntArg(op, rewriter, {5, "step"}, 1);
+        getConstantArg<int64_t>(op, rewriter, {5, "step"}, 1);
     if (failed(start) || failed(end) || failed(stepArg) || *stepArg <= 0)
       return rewriter.notifyMatchFailure(op, "bad slice bounds");
     step = *stepArg;

@@ -674,7 +674,8 @@ private:
     StringRef name = info.name;
     if (name == "add" || name == "sub" || name == "rsub") {
       if (!isNoneArg(op, {2, "alpha"})) {
-        FailureOr<double> alpha = getFloatArg(op, rewriter, {2, "alpha"});
+        FailureOr<double> alpha =
+            getConstantArg<double>(op, rewriter, {2, "alpha"});
         if (failed(alpha))
           return failure();
         if (*alpha != 1.0)
@@ -684,7 +685,7 @@ private:
     } else if (name == "div") {
       if (!isNoneArg(op, {2, "rounding_mode"})) {
         FailureOr<StringRef> mode =
-            getStringArg(op, rewriter, {2, "rounding_mode"});
+            getConstantArg<StringRef>(op, rewriter, {2, "rounding_mode"});
         if (failed(mode))
           return failure();
         if (*mode != "trunc" && *mode != "floor")
@@ -694,8 +695,8 @@ private:
       }
     } else if (name == "gelu" || name == "gelu_backward") {
       unsigned index = name == "gelu" ? 1 : 2;
-      FailureOr<StringRef> approximate =
-          getStringArg(op, rewriter, {index, "approximate"}, "none");
+      FailureOr<StringRef> approximate = getConstantArg<StringRef>(
+          op, rewriter, {index, "approximate"}, "none");
       if (failed(approximate))
         return failure();
       if (*approximate != "none" && *approximate != "tanh")
@@ -738,15 +739,17 @@ private:
         return failure();
       params.slope = *slope;
     } else if (name == "elu" || name == "elu_backward") {
-      FailureOr<double> alpha = getFloatArg(op, rewriter, {1, "alpha"}, 1.0);
-      FailureOr<double> scale = getFloatArg(op, rewriter, {2, "scale"}, 1.0);
+      FailureOr<double> alpha =
+          getConstantArg<double>(op, rewriter, {1, "alpha"}, 1.0);
+      FailureOr<double> scale =
+          getConstantArg<double>(op, rewriter, {2, "scale"}, 1.0);
       FailureOr<double> inputScale =
-          getFloatArg(op, rewriter, {3, "input_scale"}, 1.0);
+          getConstantArg<double>(op, rewriter, {3, "input_scale"}, 1.0);
       if (failed(alpha) || failed(scale) || failed(inputScale))
         return failure();
       if (name == "elu_backward") {
         FailureOr<bool> isResult =
-            getBoolArg(op, rewriter, {4, "is_result"}, false);
+            getConstantArg<bool>(op, rewriter, {4, "is_result"}, false);
         if (failed(isResult))
           return failure();
         params.isResult = *isResult;

@@ -71,7 +71,7 @@ static LogicalResult lowerSymSize(CallFunctionOp op,
   if (target == "aten::sym_numel.default") {
     OpFoldResult n = rewriter.getIndexAttr(1);
     for (OpFoldResult size : getTensorSizes(rewriter, loc, *input))
-      n = mulIndex(rewriter, loc, n, size);
+      n = IndexArith(rewriter, loc).mul(n, size);
     rewriter.replaceOp(
         op,
         convertScalar(rewriter, loc,

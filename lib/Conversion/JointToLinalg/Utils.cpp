@@ -169,25 +169,6 @@ static std::optional<int64_t> getIntConstant(Attribute attr) {
   return std::nullopt;
 }
 
-/// Reads a constant argument: `defaultValue` when `arg` is not passed (or,
-/// with `noneIsDefault`, passed as None), else `parse`'s value of its
-/// attribute; a failure naming the argument and `expected` when `parse`
-/// finds none.
-template <typename T>
-static FailureOr<T>
-getConstantArg(CallFunctionOp op, ConversionPatternRewriter &rewriter,
-               ArgRef arg, std::optional<T> defaultValue, bool noneIsDefault,
-               StringRef expected,
-               function_ref<std::optional<T>(Attribute)> parse) {
-  Attribute attr = getArgAttr(op, arg);
-  bool absent = !attr || (noneIsDefault && isa<UnitAttr>(attr));
-  if (absent && defaultValue)
-    return *defaultValue;
-  if (std::optional<T> value = parse(attr))
-    return *value;
-  return rewriter.notifyMatchFailure(op, argName(arg) + " is not " + expected);
-}
-
 /// `value` (an integer of any width, or index) as an index value.
 static Value toIndex(OpBuilder &b, Location loc, Value value) {
   if (value.getType().isIndex())
@@ -235,41 +216,46 @@ static auto getAttrValue(Attribute attr)
   return std::nullopt;
 }
 
-FailureOr<int64_t>
-mlir::joint::getConstantIntArg(CallFunctionOp op,
-                               ConversionPatternRewriter &rewriter, ArgRef arg,
-                               std::optional<int64_t> defaultValue) {
-  return getConstantArg<int64_t>(op, rewriter, arg, defaultValue,
-                                 /*noneIsDefault=*/false, "a constant int",
-                                 getIntConstant);
+template <typename T>
+FailureOr<T> mlir::joint::getConstantArg(CallFunctionOp op,
+                                         ConversionPatternRewriter &rewriter,
+                                         ArgRef arg,
+                                         std::optional<T> defaultValue) {
+  constexpr bool isBool = std::is_same_v<T, bool>;
+  Attribute attr = getArgAttr(op, arg);
+  bool absent = !attr || (isBool && isa<UnitAttr>(attr));
+  if (absent && defaultValue)
+    return *defaultValue;
+  std::optional<T> value;
+  StringRef expected;
+  if constexpr (std::is_same_v<T, int64_t>) {
+    value = getIntConstant(attr);
+    expected = "a constant int";
+  } else if constexpr (std::is_same_v<T, double>) {
+    value = getNumberConstant(attr);
+    expected = "a constant number";
+  } else if constexpr (isBool) {
+    value = getAttrValue<BoolAttr>(attr);
+    expected = "a constant bool";
+  } else {
+    static_assert(std::is_same_v<T, StringRef>, "no constant reader for T");
+    value = getAttrValue<StringAttr>(attr);
+    expected = "a string";
+  }
+  if (value)
+    return *value;
+  return rewriter.notifyMatchFailure(op, argName(arg) + " is not " + expected);
 }
 
-FailureOr<double> mlir::joint::getFloatArg(CallFunctionOp op,
-                                           ConversionPatternRewriter &rewriter,
-                                           ArgRef arg,
-                                           std::optional<double> defaultValue) {
-  return getConstantArg<double>(op, rewriter, arg, defaultValue,
-                                /*noneIsDefault=*/false, "a constant number",
-                                getNumberConstant);
-}
-
-FailureOr<bool> mlir::joint::getBoolArg(CallFunctionOp op,
-                                        ConversionPatternRewriter &rewriter,
-                                        ArgRef arg,
-                                        std::optional<bool> defaultValue) {
-  return getConstantArg<bool>(op, rewriter, arg, defaultValue,
-                              /*noneIsDefault=*/true, "a constant bool",
-                              getAttrValue<BoolAttr>);
-}
-
-FailureOr<StringRef>
-mlir::joint::getStringArg(CallFunctionOp op,
-                          ConversionPatternRewriter &rewriter, ArgRef arg,
-                          std::optional<StringRef> defaultValue) {
-  return getConstantArg<StringRef>(op, rewriter, arg, defaultValue,
-                                   /*noneIsDefault=*/false, "a string",
-                                   getAttrValue<StringAttr>);
-}
+// The argument types torch schemas pass as constants.
+#define INSTANTIATE_GET_CONSTANT_ARG(T)                                        \
+  template FailureOr<T> mlir::joint::getConstantArg(                           \
+      CallFunctionOp, ConversionPatternRewriter &, ArgRef, std::optional<T>);
+INSTANTIATE_GET_CONSTANT_ARG(int64_t)
+INSTANTIATE_GET_CONSTANT_ARG(double)
+INSTANTIATE_GET_CONSTANT_ARG(bool)
+INSTANTIATE_GET_CONSTANT_ARG(StringRef)
+#undef INSTANTIATE_GET_CONSTANT_ARG
 
 /// The elements of list argument `arg` (a scalar counts as a one-element
 /// list, as torch's int[] accepts); fails when the argument is not passed.
@@ -367,7 +353,8 @@ FailureOr<Value> mlir::joint::getScalarArg(CallFunctionOp op,
       return Value(arith::ConstantOp::create(
           rewriter, loc, rewriter.getIntegerAttr(type, *constant)));
   }
-  FailureOr<double> number = getFloatArg(op, rewriter, arg, defaultValue);
+  FailureOr<double> number =
+      getConstantArg<double>(op, rewriter, arg, defaultValue);
   if (failed(number))
     return failure();
   return createScalarConstant(rewriter, loc, type, *number);
@@ -389,7 +376,8 @@ FailureOr<int64_t> mlir::joint::getDimArg(CallFunctionOp op,
                                           ConversionPatternRewriter &rewriter,
                                           ArgRef arg, int64_t rank,
                                           std::optional<int64_t> defaultValue) {
-  FailureOr<int64_t> dim = getConstantIntArg(op, rewriter, arg, defaultValue);
+  FailureOr<int64_t> dim =
+      getConstantArg<int64_t>(op, rewriter, arg, defaultValue);
   if (failed(dim))
     return failure();
   return normalizeDim(op, rewriter, *dim, rank);
@@ -663,10 +651,8 @@ Value mlir::joint::reshapeTo(OpBuilder &b, Location loc, Value input,
   return tensor::ReshapeOp::create(b, loc, resultType, input, shapeTensor);
 }
 
-/// Folds `fn` over two constants, else builds `Op` on index values.
 template <typename Op, typename Fn>
-static OpFoldResult foldOrCreate(OpBuilder &b, Location loc, OpFoldResult x,
-                                 OpFoldResult y, Fn fn) {
+OpFoldResult IndexArith::foldOrCreate(OpFoldResult x, OpFoldResult y, Fn fn) {
   std::optional<int64_t> cx = getConstantIntValue(x),
                          cy = getConstantIntValue(y);
   if (cx && cy)
@@ -676,52 +662,45 @@ static OpFoldResult foldOrCreate(OpBuilder &b, Location loc, OpFoldResult x,
       .getResult();
 }
 
-OpFoldResult mlir::joint::addIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                                   OpFoldResult y) {
+OpFoldResult IndexArith::add(OpFoldResult x, OpFoldResult y) {
   if (isZeroInteger(y))
     return x;
   return foldOrCreate<arith::AddIOp>(
-      b, loc, x, y, [](int64_t l, int64_t r) { return l + r; });
+      x, y, [](int64_t l, int64_t r) { return l + r; });
 }
-OpFoldResult mlir::joint::subIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                                   OpFoldResult y) {
+OpFoldResult IndexArith::sub(OpFoldResult x, OpFoldResult y) {
   if (isZeroInteger(y))
     return x;
   return foldOrCreate<arith::SubIOp>(
-      b, loc, x, y, [](int64_t l, int64_t r) { return l - r; });
+      x, y, [](int64_t l, int64_t r) { return l - r; });
 }
-OpFoldResult mlir::joint::mulIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                                   OpFoldResult y) {
+OpFoldResult IndexArith::mul(OpFoldResult x, OpFoldResult y) {
   if (isOneInteger(y))
     return x;
   if (isOneInteger(x))
     return y;
   return foldOrCreate<arith::MulIOp>(
-      b, loc, x, y, [](int64_t l, int64_t r) { return l * r; });
+      x, y, [](int64_t l, int64_t r) { return l * r; });
 }
-OpFoldResult mlir::joint::divIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                                   OpFoldResult y) {
+OpFoldResult IndexArith::div(OpFoldResult x, OpFoldResult y) {
   if (isOneInteger(y))
     return x;
   return foldOrCreate<arith::DivSIOp>(
-      b, loc, x, y, [](int64_t l, int64_t r) { return l / r; });
+      x, y, [](int64_t l, int64_t r) { return l / r; });
 }
-OpFoldResult mlir::joint::ceilDivIndex(OpBuilder &b, Location loc,
-                                       OpFoldResult x, OpFoldResult y) {
+OpFoldResult IndexArith::ceilDiv(OpFoldResult x, OpFoldResult y) {
   if (isOneInteger(y))
     return x;
   return foldOrCreate<arith::CeilDivSIOp>(
-      b, loc, x, y, [](int64_t l, int64_t r) { return (l + r - 1) / r; });
+      x, y, [](int64_t l, int64_t r) { return (l + r - 1) / r; });
 }
-OpFoldResult mlir::joint::minIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                                   OpFoldResult y) {
+OpFoldResult IndexArith::min(OpFoldResult x, OpFoldResult y) {
   return foldOrCreate<arith::MinSIOp>(
-      b, loc, x, y, [](int64_t l, int64_t r) { return std::min(l, r); });
+      x, y, [](int64_t l, int64_t r) { return std::min(l, r); });
 }
-OpFoldResult mlir::joint::maxIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                                   OpFoldResult y) {
+OpFoldResult IndexArith::max(OpFoldResult x, OpFoldResult y) {
   return foldOrCreate<arith::MaxSIOp>(
-      b, loc, x, y, [](int64_t l, int64_t r) { return std::max(l, r); });
+      x, y, [](int64_t l, int64_t r) { return std::max(l, r); });
 }
 
 LogicalResult

@@ -121,11 +121,14 @@ FailureOr<Value> getIntArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
                            ConversionPatternRewriter &rewriter, ArgRef arg,
                            std::optional<int64_t> defaultValue = std::nullopt);
 
-/// An int argument that must be a trace-time constant.
-FailureOr<int64_t>
-getConstantIntArg(CallFunctionOp op, ConversionPatternRewriter &rewriter,
-                  ArgRef arg,
-                  std::optional<int64_t> defaultValue = std::nullopt);
+/// A trace-time constant argument: `int64_t` (an int), `double` (a float,
+/// int or bool), `bool` (None also reads as `defaultValue`, as torch passes
+/// None for an omitted flag) or `StringRef` (e.g. gelu's `approximate`).
+/// `defaultValue` is used when the argument is absent.
+template <typename T>
+FailureOr<T> getConstantArg(CallFunctionOp op,
+                            ConversionPatternRewriter &rewriter, ArgRef arg,
+                            std::optional<T> defaultValue = std::nullopt);
 
 /// An int list (`int[]`, `SymInt[]`; a single int is a list of one) as mixed
 /// static/dynamic sizes: IntegerAttr for constants, `index` values for
@@ -138,21 +141,6 @@ getIntListArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
 FailureOr<SmallVector<int64_t>>
 getConstantIntListArg(CallFunctionOp op, ConversionPatternRewriter &rewriter,
                       ArgRef arg);
-
-/// A float (or int, or bool) constant argument as a double.
-FailureOr<double>
-getFloatArg(CallFunctionOp op, ConversionPatternRewriter &rewriter, ArgRef arg,
-            std::optional<double> defaultValue = std::nullopt);
-
-/// A bool constant argument.
-FailureOr<bool> getBoolArg(CallFunctionOp op,
-                           ConversionPatternRewriter &rewriter, ArgRef arg,
-                           std::optional<bool> defaultValue = std::nullopt);
-
-/// A string constant argument (e.g. gelu's `approximate`).
-FailureOr<StringRef>
-getStringArg(CallFunctionOp op, ConversionPatternRewriter &rewriter, ArgRef arg,
-             std::optional<StringRef> defaultValue = std::nullopt);
 
 /// A `ScalarType?` argument as an MLIR element type; a null Type when None
 /// or absent.
@@ -174,7 +162,7 @@ FailureOr<int64_t> normalizeDim(CallFunctionOp op,
                                 int64_t dim, int64_t rank);
 
 /// A constant dim argument normalized against a rank-`rank` tensor
-/// (getConstantIntArg, then normalizeDim; `defaultValue` when absent).
+/// (getConstantArg<int64_t>, then normalizeDim; `defaultValue` when absent).
 FailureOr<int64_t>
 getDimArg(CallFunctionOp op, ConversionPatternRewriter &rewriter, ArgRef arg,
           int64_t rank, std::optional<int64_t> defaultValue = std::nullopt);
@@ -267,24 +255,30 @@ Value reshapeTo(OpBuilder &b, Location loc, Value input,
                 RankedTensorType resultType,
                 ArrayRef<OpFoldResult> resultSizes);
 
-/// Index arithmetic on mixed static/dynamic values: folds when both sides
-/// are constants, else emits `arith` ops on `index`.
-OpFoldResult addIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                      OpFoldResult y);
-OpFoldResult subIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                      OpFoldResult y);
-OpFoldResult mulIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                      OpFoldResult y);
-/// Exact division (`x` a multiple of `y`, both non-negative).
-OpFoldResult divIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                      OpFoldResult y);
-/// Ceiling division for non-negative `x` and positive `y`.
-OpFoldResult ceilDivIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                          OpFoldResult y);
-OpFoldResult minIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                      OpFoldResult y);
-OpFoldResult maxIndex(OpBuilder &b, Location loc, OpFoldResult x,
-                      OpFoldResult y);
+/// Index arithmetic on mixed static/dynamic sizes at one insertion point:
+/// folds when both sides are constants, else emits `arith` ops on `index`.
+class IndexArith {
+public:
+  IndexArith(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  OpFoldResult add(OpFoldResult x, OpFoldResult y);
+  OpFoldResult sub(OpFoldResult x, OpFoldResult y);
+  OpFoldResult mul(OpFoldResult x, OpFoldResult y);
+  /// Exact division (`x` a multiple of `y`, both non-negative).
+  OpFoldResult div(OpFoldResult x, OpFoldResult y);
+  /// Ceiling division for non-negative `x` and positive `y`.
+  OpFoldResult ceilDiv(OpFoldResult x, OpFoldResult y);
+  OpFoldResult min(OpFoldResult x, OpFoldResult y);
+  OpFoldResult max(OpFoldResult x, OpFoldResult y);
+
+private:
+  /// Folds `fn` over two constants, else builds `Op` on index values.
+  template <typename Op, typename Fn>
+  OpFoldResult foldOrCreate(OpFoldResult x, OpFoldResult y, Fn fn);
+
+  OpBuilder &b;
+  Location loc;
+};
 
 } // namespace joint
 } // namespace mlir
