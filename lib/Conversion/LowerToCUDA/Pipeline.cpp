@@ -53,6 +53,10 @@ StringRef joint::getDefaultCUDAToolkitRoot() { return JOINT_CUDA_TOOLKIT_ROOT; }
 
 void joint::buildLowerToCUDATensorPipeline(OpPassManager &pm,
                                            const LowerToCUDAOptions &options) {
+  // SDPA cuDNN supports: shim calls, decided on the graph (the rest
+  // decomposes below).
+  if (options.libraryCalls)
+    pm.addPass(createJointGPUAttentionCalls());
   ConvertJointToLinalgOptions convert;
   convert.keepAo = true; // joint-gpu-offload lowers them to transfers
   pm.addPass(createConvertJointToLinalg(convert));
