@@ -55,6 +55,8 @@ void joint::buildLowerToCUDATensorPipeline(OpPassManager &pm,
                                            const LowerToCUDAOptions &options) {
   // SDPA cuDNN supports: shim calls, decided on the graph (the rest
   // decomposes below).
+  // Node names ride on locations to the kernels (for the runtime's errors).
+  pm.addPass(createJointGPUNameLocations());
   if (options.libraryCalls)
     pm.addPass(createJointGPUAttentionCalls());
   ConvertJointToLinalgOptions convert;
@@ -100,6 +102,7 @@ void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<func::FuncOp>(createJointGPUStreamOrder());
+  pm.addPass(createJointGPUSetNode());
 
   // Device code: NVVM for the chosen chip.
   GpuNVVMAttachTargetOptions target;

@@ -79,6 +79,34 @@ def JointGPUAttentionCalls : Pass<"joint-gpu-attention-calls", "::mlir::ModuleOp
                            "::mlir::memref::MemRefDialect"];
 }
 
+def JointGPUNameLocations : Pass<"joint-gpu-name-locations", "::mlir::ModuleOp"> {
+  let summary = "Wrap every named graph op's location in a NameLoc of its node";
+  let description = [{
+    Runs before `convert-joint-to-linalg`. Every op with a `name` attribute
+    (the graph's nodes, named ao ops) gets `NameLoc(name, loc)`, so the ops
+    lowered from it (linalg ops, loops, kernels, library calls) carry the node
+    name: `joint-gpu-library-calls` passes it to the cuBLAS shim and
+    `joint-gpu-set-node` to the runtime before each launch, and the runtime
+    quotes it in its error messages. Diagnostics still point at the op's file
+    position (inside the NameLoc).
+  }];
+}
+
+def JointGPUSetNode : Pass<"joint-gpu-set-node", "::mlir::ModuleOp"> {
+  let summary = "Name the node of every kernel launch for the runtime's errors";
+  let description = [{
+    Runs after `gpu-kernel-outlining` (and `joint-gpu-stream-order`). Before
+    every top-level `gpu.launch_func` whose location names a node
+    (`joint-gpu-name-locations`) other than the one set last, inserts
+    `joint_runtime_set_node(@name)` (a private constant string), so a failed
+    launch reports "..., kernel 'k', node 'n'" (runtime/cuda/README.md,
+    "Errors"). A call (library shim, ao transfer) sets its own node, so the
+    next launch sets its node again.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def JointGPULibraryCalls : Pass<"joint-gpu-library-calls", "::mlir::func::FuncOp"> {
   let summary = "GEMMs through the runtime's cuBLAS shim";
   let description = [{
