@@ -8,10 +8,11 @@
 // they are); the statistics are the f32 logsumexp [batch, heads_q, seq_q],
 // which the backward consumes; an optional additive bias (torch's float
 // attn_mask, broadcast over batch and heads) goes to `set_bias`. One graph
-// per distinct shape, stride, dtype, scale, mask and bias is built once and cached; its workspace is a stream-ordered
-// runtime allocation, so it counts in the device high-water mark. Without
-// the frontend headers at build time the entry points report that (the
-// lowering keeps its generated-kernel decomposition then).
+// per distinct shape, stride, dtype, scale, mask and bias is built once and
+// cached; its workspace is a stream-ordered runtime allocation, so it counts in
+// the device high-water mark. Without the frontend headers at build time the
+// entry points report that (the lowering keeps its generated-kernel
+// decomposition then).
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,10 +66,9 @@ bool validate(Runtime &rt, const SdpaArgs &a) {
                 "at most 256)");
   if (a.headsQ % a.headsKV != 0)
     return fail("query heads are not a multiple of key/value heads");
-  if (a.biasDims &&
-      ((a.biasDims[0] != 1 && a.biasDims[0] != a.batch) ||
-       (a.biasDims[1] != 1 && a.biasDims[1] != a.headsQ) ||
-       a.biasDims[2] != a.seqQ || a.biasDims[3] != a.seqKV))
+  if (a.biasDims && ((a.biasDims[0] != 1 && a.biasDims[0] != a.batch) ||
+                     (a.biasDims[1] != 1 && a.biasDims[1] != a.headsQ) ||
+                     a.biasDims[2] != a.seqQ || a.biasDims[3] != a.seqKV))
     return fail("bias dims must be [1|batch, 1|heads_q, seq_q, seq_kv]");
   return true;
 }
@@ -162,8 +162,8 @@ std::shared_ptr<fe::graph::Graph> graphFor(Runtime &rt, cudnnHandle_t handle,
   int64_t statsStrides[4] = {a.headsQ * a.seqQ, a.seqQ, 1, 1};
   std::shared_ptr<fe::graph::Tensor_attributes> bias;
   if (a.biasDims)
-    bias = input(*g, "Bias", kBias, a.biasDims[0], a.biasDims[1],
-                 a.biasDims[2], a.biasDims[3], a.biasStrides);
+    bias = input(*g, "Bias", kBias, a.biasDims[0], a.biasDims[1], a.biasDims[2],
+                 a.biasDims[3], a.biasStrides);
   if (!backward) {
     auto options = fe::graph::SDPA_attributes()
                        .set_name("sdpa")
@@ -372,8 +372,8 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_forward(
                          {"o", o},
                          {"o strides", o_strides}});
   if (!a.missing && bias)
-    a.missing = firstNull(
-        {{"bias dims", bias_dims}, {"bias strides", bias_strides}});
+    a.missing =
+        firstNull({{"bias dims", bias_dims}, {"bias strides", bias_strides}});
 #if JOINT_SDPA_AVAILABLE
   std::unordered_map<int64_t, void *> pack = {{kQ, const_cast<void *>(q)},
                                               {kK, const_cast<void *>(k)},
@@ -431,8 +431,8 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_backward(
                          {"dV", d_v},
                          {"dV strides", d_v_strides}});
   if (!a.missing && bias)
-    a.missing = firstNull(
-        {{"bias dims", bias_dims}, {"bias strides", bias_strides}});
+    a.missing =
+        firstNull({{"bias dims", bias_dims}, {"bias strides", bias_strides}});
 #if JOINT_SDPA_AVAILABLE
   std::unordered_map<int64_t, void *> pack = {
       {kQ, const_cast<void *>(q)},

@@ -362,11 +362,10 @@ struct SdpaPattern : JointOpConversion {
       sdpa.scale = createScalarConstant(rw, loc, sdpa.f32, scale);
     } else {
       // torch's default: 1 / sqrt(E).
-      Value e =
-          indexToScalar(rw, loc,
-                        getValueOrCreateConstantIndexOp(
-                            rw, loc, tensor::getMixedSize(rw, loc, q, 3)),
-                        sdpa.f32);
+      Value e = indexToScalar(rw, loc,
+                              getValueOrCreateConstantIndexOp(
+                                  rw, loc, tensor::getMixedSize(rw, loc, q, 3)),
+                              sdpa.f32);
       sdpa.scale = math::RsqrtOp::create(rw, loc, e);
     }
     sdpa.q = sdpa.group(q);
@@ -620,7 +619,8 @@ FailureOr<SdpaCall> mlir::joint::readSdpaCall(CallFunctionOp op,
   OpArgs args(op, operands);
   SdpaCall call;
   call.backward = schema->backward;
-  call.math = op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
+  call.math =
+      op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
   auto tensorAt = [&](int index, const char *name, Value &into) {
     FailureOr<Value> t = args.tensor(index, name);
     if (succeeded(t))

@@ -150,8 +150,8 @@ struct AttentionCallsPass
                " is not an additive bias [1|B, 1|H, L, S] of the "
                "operands' element type";
     }
-    auto out = RankedTensorType::get({p.batch, p.heads, p.seqQ, p.headDim},
-                                     elem);
+    auto out =
+        RankedTensorType::get({p.batch, p.heads, p.seqQ, p.headDim}, elem);
     Operation *op = p.op;
     if (c.backward) {
       if (c.gradOut.getType() != out || c.out.getType() != out)
@@ -243,8 +243,8 @@ struct AttentionCallsPass
     for (int64_t size :
          {p.batch, p.heads, p.headsKV, p.seqQ, p.seqKV, p.headDim})
       i64Const(size);
-    double scale = std::isnan(c.scale) ? 1.0 / std::sqrt(double(p.headDim))
-                                       : c.scale;
+    double scale =
+        std::isnan(c.scale) ? 1.0 / std::sqrt(double(p.headDim)) : c.scale;
     add(arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f32),
                                        APFloat(float(scale))));
     i32Const(c.causal ? 1 : 0);

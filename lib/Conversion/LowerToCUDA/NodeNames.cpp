@@ -71,8 +71,9 @@ struct SetNodePass : public joint::impl::JointGPUSetNodeBase<SetNodePass> {
               module, "joint_runtime_set_node",
               FunctionType::get(ctx, {LLVM::LLVMPointerType::get(ctx)}, {}));
         OpBuilder b(&op);
-        func::CallOp::create(b, op.getLoc(), setNode,
-                             ValueRange{names.getPointer(b, op.getLoc(), node)});
+        func::CallOp::create(
+            b, op.getLoc(), setNode,
+            ValueRange{names.getPointer(b, op.getLoc(), node)});
         current = node;
       }
     }

@@ -48,14 +48,16 @@ struct OffloadPass : public joint::impl::JointGPUOffloadBase<OffloadPass> {
     Type ptr = LLVM::LLVMPointerType::get(ctx);
     Type i64 = IntegerType::get(ctx, 64);
     Type i32 = IntegerType::get(ctx, 32);
-    offloadFn = declareRuntimeFunction(module, "joint_ao_offload",
+    offloadFn =
+        declareRuntimeFunction(module, "joint_ao_offload",
                                FunctionType::get(ctx, {ptr, i64, ptr}, ptr));
     waitFn = declareRuntimeFunction(module, "joint_ao_wait",
-                            FunctionType::get(ctx, {ptr}, i32));
-    reloadFn = declareRuntimeFunction(module, "joint_ao_reload_into",
-                              FunctionType::get(ctx, {ptr, ptr, ptr}, i32));
+                                    FunctionType::get(ctx, {ptr}, i32));
+    reloadFn =
+        declareRuntimeFunction(module, "joint_ao_reload_into",
+                               FunctionType::get(ctx, {ptr, ptr, ptr}, i32));
     releaseFn = declareRuntimeFunction(module, "joint_ao_release",
-                               FunctionType::get(ctx, {ptr}, i32));
+                                       FunctionType::get(ctx, {ptr}, i32));
     bool any = false;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
       if (func.isDeclaration())
