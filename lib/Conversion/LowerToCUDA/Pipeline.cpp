@@ -45,6 +45,12 @@
 using namespace mlir;
 using namespace mlir::joint;
 
+// 1 when the CUDA runtime was built with the cuDNN frontend (its SDPA shims
+// run); set by runtime/cuda/CMakeLists.txt.
+#ifndef JOINT_HAVE_CUDNN_SDPA
+#define JOINT_HAVE_CUDNN_SDPA 0
+#endif
+
 #ifndef JOINT_CUDA_TOOLKIT_ROOT
 #define JOINT_CUDA_TOOLKIT_ROOT ""
 #endif
@@ -53,11 +59,12 @@ StringRef joint::getDefaultCUDAToolkitRoot() { return JOINT_CUDA_TOOLKIT_ROOT; }
 
 void joint::buildLowerToCUDATensorPipeline(OpPassManager &pm,
                                            const LowerToCUDAOptions &options) {
-  // SDPA cuDNN supports: shim calls, decided on the graph (the rest
-  // decomposes below).
   // Node names ride on locations to the kernels (for the runtime's errors).
   pm.addPass(createJointGPUNameLocations());
-  if (options.libraryCalls)
+  // SDPA cuDNN supports: shim calls, decided on the graph (the rest
+  // decomposes below); not when the runtime's shims would only report that
+  // it was built without the cuDNN frontend.
+  if (options.libraryCalls && JOINT_HAVE_CUDNN_SDPA)
     pm.addPass(createJointGPUAttentionCalls());
   ConvertJointToLinalgOptions convert;
   convert.keepAo = true; // joint-gpu-offload lowers them to transfers
