@@ -9,7 +9,11 @@ mark of its allocations) against ``joint-memory-report``'s model; step time
 against torch eager and torch.compile of the same graph; offload D2H/H2D
 bandwidth of the runtime's transfer path against a plain pinned
 ``cuMemcpyAsync`` (torch ``copy_`` with ``non_blocking``) of the same size;
-the share of transfer time hidden behind compute. Results go to
+the share of transfer time hidden behind compute; the cuDNN SDPA library
+path (the runtime's ``joint_cudnn_sdpa_forward``/``_backward`` with a causal
+mask, an additive mask and grouped heads) against torch CUDA: output,
+logsumexp statistics and the three gradients. Compiled bf16 graphs must call
+the SDPA shims (checked without a GPU too). Results go to
 ``bench/gpu.md`` (GPU runs only). Without a GPU every GPU-only part prints
 why it is skipped and the exit status reflects the compile checks only.
 """
@@ -79,6 +83,131 @@ def caller_bytes(descriptor: dict) -> int:
     return total
 
 
+def sdpa_symbols(library: Path) -> set[str]:
+    """The cuDNN SDPA shims ``library`` calls (its undefined dynamic
+    symbols), e.g. {"joint_cudnn_sdpa_forward", "joint_cudnn_sdpa_backward"}."""
+    r = subprocess.run(["nm", "-D", "--undefined-only", str(library)],
+                       capture_output=True, text=True)
+    return set(re.findall(r"\b(joint_cudnn_sdpa_\w+)", r.stdout))
+
+
+def runtime_library():
+    """ctypes handle of the build's libjoint_cuda_runtime.so."""
+    import os
+    build = Path(os.environ.get("JOINT_BUILD_DIR", ROOT / "build"))
+    return ctypes.CDLL(str(build / "lib" / "libjoint_cuda_runtime.so"))
+
+
+def sdpa_library_check() -> tuple[list[str], int]:
+    """The runtime's cuDNN SDPA forward and backward on torch CUDA tensors
+    against torch's f32 reference (autograd through the math formula):
+    output and gradients within 2e-2 x max|ref| (bf16), the statistics (f32
+    natural-log logsumexp, [B, H, L]) within 1e-2 absolute. Markdown lines
+    and the number of failures."""
+    import torch
+    rt = runtime_library()
+    if not rt.joint_cudnn_sdpa_available():
+        print("sdpa: skipped: the runtime was built without the cuDNN "
+              "frontend (pip install nvidia-cudnn-frontend, reconfigure)")
+        return ["", "cuDNN SDPA: skipped (runtime built without the "
+                "frontend)."], 0
+    P = ctypes.c_void_p
+    rt.joint_runtime_last_error.restype = ctypes.c_char_p
+    rt.joint_runtime_set_compute_stream.argtypes = [P]
+    i64, f32, i32 = ctypes.c_int64, ctypes.c_float, ctypes.c_int32
+    common = [ctypes.c_char_p, i32] + [i64] * 6 + [f32, i32]
+    rt.joint_cudnn_sdpa_forward.argtypes = common + [P] * 12
+    rt.joint_cudnn_sdpa_backward.argtypes = common + [P] * 20
+    rt.joint_runtime_set_compute_stream(
+        P(torch.cuda.current_stream().cuda_stream))
+    keep = []  # stride arrays stay alive until the calls returned
+
+    def st(t):
+        a = (ctypes.c_int64 * 4)(*t.stride())
+        keep.append(a)
+        return ctypes.cast(a, P)
+
+    def ptr(t):
+        return P(t.data_ptr()) if t is not None else None
+
+    lines = ["", "cuDNN SDPA through the runtime's shims against torch "
+             "(f32 reference; max|got - ref| / max|ref|):", "",
+             "| case | out | lse (abs) | dq | dk | dv | status |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    failures = 0
+    torch.manual_seed(0)
+    B, H, L, E = 2, 8, 128, 64
+    for name, hk, causal, masked in (("causal", 8, True, False),
+                                      ("additive mask", 8, False, True),
+                                      ("grouped heads 8/2, causal", 2, True,
+                                       False)):
+        dev, bf = "cuda", torch.bfloat16
+        q = torch.randn(B, H, L, E, device=dev, dtype=bf)
+        k = torch.randn(B, hk, L, E, device=dev, dtype=bf)
+        v = torch.randn(B, hk, L, E, device=dev, dtype=bf)
+        do = torch.randn(B, H, L, E, device=dev, dtype=bf)
+        mask = None
+        if masked:  # Llama's form: 0 / -inf, [B, 1, L, S], bf16
+            keepm = torch.rand(B, 1, L, L, device=dev) > 0.3
+            keepm[..., 0] = True
+            mask = torch.zeros(B, 1, L, L, device=dev, dtype=bf).masked_fill(
+                ~keepm, float("-inf"))
+        scale = E ** -0.5
+        o = torch.empty_like(q)
+        lse = torch.empty(B, H, L, device=dev, dtype=torch.float32)
+        dq, dk, dv = torch.empty_like(q), torch.empty_like(k), \
+            torch.empty_like(v)
+        md = (ctypes.c_int64 * 4)(*mask.shape) if masked else None
+        mdp = ctypes.cast(md, P) if masked else None
+        head = [b"sdpa_check", 1, B, H, hk, L, L, E, scale, int(causal)]
+        status = rt.joint_cudnn_sdpa_forward(
+            *head, ptr(q), st(q), ptr(k), st(k), ptr(v), st(v), ptr(o), st(o),
+            ptr(lse), ptr(mask), mdp, st(mask) if masked else None)
+        if status == 0:
+            status = rt.joint_cudnn_sdpa_backward(
+                *head, ptr(q), st(q), ptr(k), st(k), ptr(v), st(v), ptr(o),
+                st(o), ptr(do), st(do), ptr(lse), ptr(dq), st(dq), ptr(dk),
+                st(dk), ptr(dv), st(dv), ptr(mask), mdp,
+                st(mask) if masked else None)
+        torch.cuda.synchronize()
+        if status != 0:
+            failures += 1
+            err = rt.joint_runtime_last_error().decode()
+            rt.joint_runtime_clear_error()
+            print(f"sdpa {name}: FAILED: {err}")
+            lines.append(f"| {name} | | | | | | FAILED: {err} |")
+            continue
+        # Reference in f32 with torch's semantics (is_causal top-left).
+        qf, kf, vf = (t.float().requires_grad_() for t in (q, k, v))
+        g = H // hk
+        kr, vr = kf.repeat_interleave(g, 1), vf.repeat_interleave(g, 1)
+        x = (qf @ kr.transpose(-1, -2)) * scale
+        if masked:
+            x = x + mask.float()
+        if causal:
+            x = x.masked_fill(torch.ones(L, L, device=dev, dtype=torch.bool)
+                              .triu(1), float("-inf"))
+        ref_lse = torch.logsumexp(x, -1)
+        ref_o = torch.softmax(x, -1) @ vr
+        ref_o.backward(do.float())
+
+        def rel(got, ref):
+            return ((got.float() - ref).abs().max() /
+                    ref.abs().max().clamp_min(1e-30)).item()
+
+        errs = [rel(o, ref_o.detach()),
+                (lse - ref_lse.detach()).abs().max().item(),
+                rel(dq, qf.grad), rel(dk, kf.grad), rel(dv, vf.grad)]
+        ok = errs[1] <= 1e-2 and all(e <= 2e-2 for i, e in enumerate(errs)
+                                     if i != 1)
+        failures += 0 if ok else 1
+        print(f"sdpa {name}: {'ok' if ok else 'MISMATCH'} "
+              + " ".join(f"{e:.2e}" for e in errs))
+        lines.append(f"| {name} | " + " | ".join(f"{e:.2e}" for e in errs)
+                     + f" | {'ok' if ok else 'MISMATCH'} |")
+    return lines, failures
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--graphs", default=",".join(GRAPHS),
@@ -103,12 +232,20 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 libs[g, name] = compile_graph(GRAPHS[g], pipeline=pipe,
                                               target="cuda")
+                shims = sdpa_symbols(libs[g, name])
                 print(f"compile {g} {name}: ok "
-                      f"({time.perf_counter() - t0:.1f} s)")
+                      f"({time.perf_counter() - t0:.1f} s), SDPA "
+                      f"{'through cuDNN' if shims else 'as generated kernels'}")
+                if "bf16" in GRAPHS[g].name and len(shims) != 2:
+                    # bf16 Llama attention is within cuDNN's support.
+                    failures += 1
+                    print(f"compile {g} {name}: FAILED: expected calls to "
+                          f"both cuDNN SDPA shims, found {sorted(shims)}")
             except CompileError as e:
                 failures += 1
                 print(f"compile {g} {name}: FAILED\n{e}")
     if reason:
+        print(f"device-check: cuDNN SDPA library check skipped: {reason}")
         return 1 if failures else 0
     return run_on_gpu(a, libs, failures)
 
@@ -235,6 +372,8 @@ def run_on_gpu(a, libs, failures: int) -> int:
     over = lambda: time.perf_counter() - start > BUDGET_S  # noqa: E731
     pool = DriverPool(torch.cuda.current_device())
     rows, torch_times, step_times, rt = [], {}, {}, None
+    sdpa_lines, sdpa_failures = sdpa_library_check()
+    failures += sdpa_failures
     for (g, name), lib in libs.items():
         graph = GRAPHS[g]
         doc = read_document(str(graph))
@@ -299,6 +438,8 @@ def run_on_gpu(a, libs, failures: int) -> int:
                                        else " off")) if model else "n/a"
         lines.append(f"| {g} | {name} | {ok} | {peak} | {dpeak} | {model} | "
                      f"{pm} | {t * 1e3:.2f} | {re_:.2f} | {rc:.2f} |")
+
+    lines += sdpa_lines
 
     # Offload transfers: the runtime's path against a plain pinned copy.
     if rt is not None and not over():

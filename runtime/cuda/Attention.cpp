@@ -6,11 +6,13 @@
 // uses), run on the runtime's compute stream. Operands are 4-d
 // [batch, heads, seq, head_dim] with element strides (torch views pass as
 // they are); the statistics are the f32 logsumexp [batch, heads_q, seq_q],
-// which the backward consumes. One graph per distinct shape, stride, dtype,
-// scale and mask is built once and cached; its workspace is a stream-ordered
-// runtime allocation, so it counts in the device high-water mark. Without
-// the frontend headers at build time the entry points report that (the
-// lowering keeps its generated-kernel decomposition then).
+// which the backward consumes; an optional additive bias (torch's float
+// attn_mask, broadcast over batch and heads) goes to `set_bias`. One graph
+// per distinct shape, stride, dtype, scale, mask and bias is built once and
+// cached; its workspace is a stream-ordered runtime allocation, so it counts in
+// the device high-water mark. Without the frontend headers at build time the
+// entry points report that (the lowering keeps its generated-kernel
+// decomposition then).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +33,9 @@ struct SdpaArgs {
   const int64_t *strides[9]; // q k v o dO dQ dK dV (unused ones null)
   float scale;
   bool causal;
+  /// Additive bias (torch's float attn_mask): dims [1|batch, 1|heads_q,
+  /// seq_q, seq_kv] and element strides; null dims when there is none.
+  const int64_t *biasDims = nullptr, *biasStrides = nullptr;
   const char *missing = nullptr; ///< first null operand or stride array
 };
 
@@ -61,6 +66,10 @@ bool validate(Runtime &rt, const SdpaArgs &a) {
                 "at most 256)");
   if (a.headsQ % a.headsKV != 0)
     return fail("query heads are not a multiple of key/value heads");
+  if (a.biasDims && ((a.biasDims[0] != 1 && a.biasDims[0] != a.batch) ||
+                     (a.biasDims[1] != 1 && a.biasDims[1] != a.headsQ) ||
+                     a.biasDims[2] != a.seqQ || a.biasDims[3] != a.seqKV))
+    return fail("bias dims must be [1|batch, 1|heads_q, seq_q, seq_kv]");
   return true;
 }
 
@@ -78,7 +87,7 @@ namespace fe = cudnn_frontend;
 
 namespace {
 
-enum Uid : int64_t { kQ = 1, kK, kV, kO, kStats, kDO, kDQ, kDK, kDV };
+enum Uid : int64_t { kQ = 1, kK, kV, kO, kStats, kDO, kDQ, kDK, kDV, kBias };
 
 struct DnnState {
   std::map<int, cudnnHandle_t> handles;
@@ -101,6 +110,10 @@ std::string cacheKey(const SdpaArgs &a, bool backward, bool stats, int device) {
     if (s)
       for (int i = 0; i < 4; ++i)
         key += "," + std::to_string(s[i]);
+  if (a.biasDims)
+    for (int i = 0; i < 4; ++i)
+      key += " b" + std::to_string(a.biasDims[i]) + ":" +
+             std::to_string(a.biasStrides[i]);
   return key;
 }
 
@@ -147,12 +160,18 @@ std::shared_ptr<fe::graph::Graph> graphFor(Runtime &rt, cudnnHandle_t handle,
       input(*g, "V", kV, a.batch, a.headsKV, a.seqKV, a.headDim, a.strides[2]);
   // Statistics: contiguous f32 [batch, heads_q, seq_q, 1].
   int64_t statsStrides[4] = {a.headsQ * a.seqQ, a.seqQ, 1, 1};
+  std::shared_ptr<fe::graph::Tensor_attributes> bias;
+  if (a.biasDims)
+    bias = input(*g, "Bias", kBias, a.biasDims[0], a.biasDims[1], a.biasDims[2],
+                 a.biasDims[3], a.biasStrides);
   if (!backward) {
     auto options = fe::graph::SDPA_attributes()
                        .set_name("sdpa")
                        .set_generate_stats(stats)
                        .set_attn_scale(a.scale)
                        .set_causal_mask(a.causal);
+    if (bias)
+      options.set_bias(bias);
     auto [o, lse] = g->sdpa(q, k, v, options);
     output(o, kO, a.batch, a.headsQ, a.seqQ, a.headDim, a.strides[3]);
     if (stats) {
@@ -175,6 +194,8 @@ std::shared_ptr<fe::graph::Graph> graphFor(Runtime &rt, cudnnHandle_t handle,
                        .set_name("sdpa_backward")
                        .set_attn_scale(a.scale)
                        .set_causal_mask(a.causal);
+    if (bias)
+      options.set_bias(bias);
     auto [dQ, dK, dV] = g->sdpa_backward(q, k, v, o, dO, lse, options);
     output(dQ, kDQ, a.batch, a.headsQ, a.seqQ, a.headDim, a.strides[5]);
     output(dK, kDK, a.batch, a.headsKV, a.seqKV, a.headDim, a.strides[6]);
@@ -327,7 +348,8 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_forward(
     int64_t heads_kv, int64_t seq_q, int64_t seq_kv, int64_t head_dim,
     float scale, int32_t causal, const void *q, const int64_t *q_strides,
     const void *k, const int64_t *k_strides, const void *v,
-    const int64_t *v_strides, void *o, const int64_t *o_strides, float *stats) {
+    const int64_t *v_strides, void *o, const int64_t *o_strides, float *stats,
+    const void *bias, const int64_t *bias_dims, const int64_t *bias_strides) {
   SdpaArgs a{"joint_cudnn_sdpa_forward",
              dtype,
              batch,
@@ -338,7 +360,9 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_forward(
              head_dim,
              {q_strides, k_strides, v_strides, o_strides},
              scale,
-             causal != 0};
+             causal != 0,
+             bias ? bias_dims : nullptr,
+             bias ? bias_strides : nullptr};
   a.missing = firstNull({{"q", q},
                          {"q strides", q_strides},
                          {"k", k},
@@ -347,6 +371,9 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_forward(
                          {"v strides", v_strides},
                          {"o", o},
                          {"o strides", o_strides}});
+  if (!a.missing && bias)
+    a.missing =
+        firstNull({{"bias dims", bias_dims}, {"bias strides", bias_strides}});
 #if JOINT_SDPA_AVAILABLE
   std::unordered_map<int64_t, void *> pack = {{kQ, const_cast<void *>(q)},
                                               {kK, const_cast<void *>(k)},
@@ -354,6 +381,8 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_forward(
                                               {kO, o}};
   if (stats)
     pack[kStats] = stats;
+  if (bias)
+    pack[kBias] = const_cast<void *>(bias);
   return run(a, node, /*backward=*/false, stats != nullptr, std::move(pack));
 #else
   return unavailable(a, node);
@@ -368,7 +397,8 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_backward(
     const int64_t *v_strides, const void *o, const int64_t *o_strides,
     const void *d_o, const int64_t *d_o_strides, const float *stats, void *d_q,
     const int64_t *d_q_strides, void *d_k, const int64_t *d_k_strides,
-    void *d_v, const int64_t *d_v_strides) {
+    void *d_v, const int64_t *d_v_strides, const void *bias,
+    const int64_t *bias_dims, const int64_t *bias_strides) {
   SdpaArgs a{"joint_cudnn_sdpa_backward",
              dtype,
              batch,
@@ -380,7 +410,9 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_backward(
              {q_strides, k_strides, v_strides, o_strides, d_o_strides,
               d_q_strides, d_k_strides, d_v_strides},
              scale,
-             causal != 0};
+             causal != 0,
+             bias ? bias_dims : nullptr,
+             bias ? bias_strides : nullptr};
   a.missing = firstNull({{"q", q},
                          {"q strides", q_strides},
                          {"k", k},
@@ -398,6 +430,9 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_backward(
                          {"dK strides", d_k_strides},
                          {"dV", d_v},
                          {"dV strides", d_v_strides}});
+  if (!a.missing && bias)
+    a.missing =
+        firstNull({{"bias dims", bias_dims}, {"bias strides", bias_strides}});
 #if JOINT_SDPA_AVAILABLE
   std::unordered_map<int64_t, void *> pack = {
       {kQ, const_cast<void *>(q)},
@@ -409,6 +444,8 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_backward(
       {kDQ, d_q},
       {kDK, d_k},
       {kDV, d_v}};
+  if (bias)
+    pack[kBias] = const_cast<void *>(bias);
   return run(a, node, /*backward=*/true, true, std::move(pack));
 #else
   return unavailable(a, node);

@@ -118,17 +118,21 @@ int32_t joint_cudnn_sdpa_available(void);
  * [batch, heads, seq, head_dim] with 4 element strides each; k and v have
  * heads_kv heads (heads_q a multiple of it). `stats` is the f32 logsumexp,
  * contiguous [batch, heads_q, seq_q]; NULL skips it (inference). `causal` is
- * torch's is_causal (top-left aligned). Supported: bf16/f16, head_dim a
- * multiple of 8 up to 256; anything else returns
- * JOINT_STATUS_INVALID_ARGUMENT, so the lowering keeps its decomposition. */
+ * torch's is_causal (top-left aligned). `bias` (NULL: none) is an additive
+ * mask of the io dtype (torch's float attn_mask), dims `bias_dims`
+ * [1|batch, 1|heads_q, seq_q, seq_kv] with element strides `bias_strides`.
+ * Supported: bf16/f16, head_dim a multiple of 8 up to 256; anything else
+ * returns JOINT_STATUS_INVALID_ARGUMENT, so the lowering keeps its
+ * decomposition. */
 int32_t joint_cudnn_sdpa_forward(
     const char *node, int32_t dtype, int64_t batch, int64_t heads_q,
     int64_t heads_kv, int64_t seq_q, int64_t seq_kv, int64_t head_dim,
     float scale, int32_t causal, const void *q, const int64_t *q_strides,
     const void *k, const int64_t *k_strides, const void *v,
-    const int64_t *v_strides, void *o, const int64_t *o_strides, float *stats);
+    const int64_t *v_strides, void *o, const int64_t *o_strides, float *stats,
+    const void *bias, const int64_t *bias_dims, const int64_t *bias_strides);
 /* Backward of the above from the saved o and stats: dq, dk, dv (dk, dv with
- * heads_kv heads). */
+ * heads_kv heads); the same bias as the forward (no bias gradient). */
 int32_t joint_cudnn_sdpa_backward(
     const char *node, int32_t dtype, int64_t batch, int64_t heads_q,
     int64_t heads_kv, int64_t seq_q, int64_t seq_kv, int64_t head_dim,
@@ -137,7 +141,8 @@ int32_t joint_cudnn_sdpa_backward(
     const int64_t *v_strides, const void *o, const int64_t *o_strides,
     const void *d_o, const int64_t *d_o_strides, const float *stats, void *d_q,
     const int64_t *d_q_strides, void *d_k, const int64_t *d_k_strides,
-    void *d_v, const int64_t *d_v_strides);
+    void *d_v, const int64_t *d_v_strides, const void *bias,
+    const int64_t *bias_dims, const int64_t *bias_strides);
 
 #ifdef __cplusplus
 }

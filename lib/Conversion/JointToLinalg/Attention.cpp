@@ -87,6 +87,13 @@ const SdpaSchema kSchemas[] = {
 const char *kArgNames[] = {"grad_out", "query", "key",
                            "value",    "out",   "logsumexp"};
 
+const SdpaSchema *lookupSchema(CallFunctionOp op) {
+  for (const SdpaSchema &s : kSchemas)
+    if (s.target == op.getTarget())
+      return &s;
+  return nullptr;
+}
+
 /// The pieces shared by the forward and backward decompositions.
 struct Sdpa {
   OpBuilder &b;
@@ -406,48 +413,18 @@ struct SdpaPattern : JointOpConversion {
 
   LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
                         ConversionPatternRewriter &rw) const override {
-    const SdpaSchema *schema = nullptr;
-    for (const SdpaSchema &s : kSchemas)
-      if (s.target == op.getTarget())
-        schema = &s;
+    const SdpaSchema *schema = lookupSchema(op);
     OpArgs args(op, adaptor.getOperands());
-    auto tensorAt = [&](int index, const char *name) -> FailureOr<Value> {
-      if (index < 0)
-        return failure();
-      return args.tensor(index, name);
-    };
-    FailureOr<Value> q = tensorAt(schema->q, "query");
-    FailureOr<Value> k = tensorAt(schema->k, "key");
-    FailureOr<Value> v = tensorAt(schema->v, "value");
-    if (failed(q) || failed(k) || failed(v))
-      return rw.notifyMatchFailure(op, "query/key/value must be tensors");
-    for (Value t : {*q, *k, *v})
-      if (cast<RankedTensorType>(t.getType()).getRank() != 4)
-        return rw.notifyMatchFailure(op, "expected 4-D [B, H, L, E] operands");
-    FailureOr<double> dropout =
-        args.getFloat(schema->dropout, "dropout_p", 0.0);
-    if (failed(dropout) || *dropout != 0.0)
-      return rw.notifyMatchFailure(
-          op, "dropout_p != 0 needs the RNG and is not supported");
-    FailureOr<bool> causal = args.getBool(schema->causal, "is_causal", false);
-    if (failed(causal))
-      return rw.notifyMatchFailure(op, "is_causal must be a constant");
-    Value mask;
-    if (schema->mask >= 0 && !args.isNone(schema->mask, schema->maskName)) {
-      FailureOr<Value> m = args.tensor(schema->mask, schema->maskName);
-      if (failed(m) || cast<RankedTensorType>(m->getType()).getRank() > 4)
-        return rw.notifyMatchFailure(op, "attention mask must be a tensor "
-                                         "broadcastable to [B, H, L, S]");
-      mask = *m;
-    }
-    if (op.getTarget() == "aten::_scaled_dot_product_attention_math.default" &&
-        !args.isNone(6, "dropout_mask"))
-      return rw.notifyMatchFailure(op, "dropout_mask is not supported");
+    std::string reason;
+    FailureOr<SdpaCall> call = readSdpaCall(op, adaptor.getOperands(), reason);
+    if (failed(call))
+      return rw.notifyMatchFailure(op, reason);
+    Value q = call->q, k = call->k, v = call->v;
 
     Location loc = op.getLoc();
     Sdpa sdpa(rw, loc);
-    auto qType = cast<RankedTensorType>(q->getType());
-    auto kType = cast<RankedTensorType>(k->getType());
+    auto qType = cast<RankedTensorType>(q.getType());
+    auto kType = cast<RankedTensorType>(k.getType());
     int64_t h = qType.getDimSize(1), hk = kType.getDimSize(1);
     if (h != hk) {
       if (ShapedType::isDynamic(h) || ShapedType::isDynamic(hk) || hk == 0 ||
@@ -456,8 +433,8 @@ struct SdpaPattern : JointOpConversion {
             op, "query heads must be a static multiple of key/value heads");
       sdpa.groups = h / hk;
     }
-    sdpa.causal = *causal;
-    sdpa.mask = mask;
+    sdpa.causal = call->causal;
+    sdpa.mask = call->mask;
     Type elem = qType.getElementType();
     if (!isMathVariant(op) && (elem.isBF16() || elem.isF16()))
       sdpa.reduced = elem;
@@ -466,27 +443,24 @@ struct SdpaPattern : JointOpConversion {
     sdpa.cpuExp = sdpa.reduced && !schema->backward &&
                   op.getTarget() == kSchemas[0].target &&
                   (ShapedType::isDynamic(keys) || keys >= 16);
-    FailureOr<double> scale = args.getFloat(schema->scale, "scale", NAN);
-    if (failed(scale))
-      return rw.notifyMatchFailure(op, "scale must be a constant or None");
-    if (!std::isnan(*scale)) {
-      sdpa.scale = createScalarConstant(rw, loc, sdpa.f32, *scale);
+    double scale = call->scale;
+    if (!std::isnan(scale)) {
+      sdpa.scale = createScalarConstant(rw, loc, sdpa.f32, scale);
     } else {
       // torch's default: 1 / sqrt(E).
-      Value e =
-          indexToScalar(rw, loc,
-                        getValueOrCreateConstantIndexOp(
-                            rw, loc, tensor::getMixedSize(rw, loc, *q, 3)),
-                        sdpa.f32);
+      Value e = indexToScalar(rw, loc,
+                              getValueOrCreateConstantIndexOp(
+                                  rw, loc, tensor::getMixedSize(rw, loc, q, 3)),
+                              sdpa.f32);
       sdpa.scale = math::RsqrtOp::create(rw, loc, e);
     }
-    sdpa.q = sdpa.group(*q);
-    sdpa.k = *k;
-    sdpa.v = *v;
+    sdpa.q = sdpa.group(q);
+    sdpa.k = k;
+    sdpa.v = v;
 
     if (!schema->backward)
       return rewriteForward(op, rw, sdpa);
-    return rewriteBackward(op, args, *schema, rw, sdpa);
+    return rewriteBackward(op, args, *call, rw, sdpa);
   }
 
   static bool isMathVariant(CallFunctionOp op) {
@@ -597,16 +571,11 @@ struct SdpaPattern : JointOpConversion {
   }
 
   LogicalResult rewriteBackward(CallFunctionOp op, const OpArgs &args,
-                                const SdpaSchema &schema,
+                                const SdpaCall &call,
                                 ConversionPatternRewriter &rw,
                                 Sdpa &sdpa) const {
     Location loc = op.getLoc();
-    FailureOr<Value> dO = args.tensor(schema.gradOut, kArgNames[0]);
-    FailureOr<Value> o = args.tensor(schema.out, kArgNames[4]);
-    FailureOr<Value> lseIn = args.tensor(schema.lse, kArgNames[5]);
-    if (failed(dO) || failed(o) || failed(lseIn))
-      return rw.notifyMatchFailure(op,
-                                   "grad_out/out/logsumexp must be tensors");
+    Value dO = call.gradOut, o = call.out, lseIn = call.logsumexp;
     if (op.getTarget() ==
         "aten::_scaled_dot_product_efficient_attention_backward.default") {
       FailureOr<SmallVector<bool>> gradMask =
@@ -625,7 +594,7 @@ struct SdpaPattern : JointOpConversion {
     }
     // Saved lse back to [B,H,L] f32: drop cuDNN's unit dim or efficient's
     // padding.
-    Value lse = *lseIn;
+    Value lse = lseIn;
     auto lType = cast<RankedTensorType>(lse.getType());
     if (lType.getRank() == 4)
       lse = tensor::CollapseShapeOp::create(
@@ -657,8 +626,8 @@ struct SdpaPattern : JointOpConversion {
           ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}},
           ArrayRef<OpFoldResult>{sizes[0], hk, rw.getIndexAttr(g), sizes[2]});
     }
-    Value gdO = sdpa.group(*dO);
-    Value gO = sdpa.group(*o);
+    Value gdO = sdpa.group(dO);
+    Value gO = sdpa.group(o);
     Value x = sdpa.logits();
     Value p = sdpa.probs(x, lse, sdpa.f32);
     auto d = [&](unsigned i) { return sdpa.d(i); };
@@ -722,6 +691,61 @@ struct SdpaPattern : JointOpConversion {
 };
 
 } // namespace
+
+FailureOr<SdpaCall> mlir::joint::readSdpaCall(CallFunctionOp op,
+                                              ValueRange operands,
+                                              std::string &reason) {
+  auto refuse = [&](const char *why) -> FailureOr<SdpaCall> {
+    reason = why;
+    return failure();
+  };
+  const SdpaSchema *schema = lookupSchema(op);
+  if (!schema)
+    return refuse("not a scaled dot product attention variant");
+  OpArgs args(op, operands);
+  SdpaCall call;
+  call.backward = schema->backward;
+  call.math =
+      op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
+  auto tensorAt = [&](int index, const char *name, Value &into) {
+    FailureOr<Value> t = args.tensor(index, name);
+    if (succeeded(t))
+      into = *t;
+    return succeeded(t);
+  };
+  if (!tensorAt(schema->q, kArgNames[1], call.q) ||
+      !tensorAt(schema->k, kArgNames[2], call.k) ||
+      !tensorAt(schema->v, kArgNames[3], call.v))
+    return refuse("query/key/value must be tensors");
+  for (Value t : {call.q, call.k, call.v})
+    if (cast<RankedTensorType>(t.getType()).getRank() != 4)
+      return refuse("expected 4-D [B, H, L, E] operands");
+  FailureOr<double> dropout = args.getFloat(schema->dropout, "dropout_p", 0.0);
+  if (failed(dropout) || *dropout != 0.0)
+    return refuse("dropout_p != 0 needs the RNG and is not supported");
+  FailureOr<bool> causal = args.getBool(schema->causal, "is_causal", false);
+  if (failed(causal))
+    return refuse("is_causal must be a constant");
+  call.causal = *causal;
+  if (schema->mask >= 0 && !args.isNone(schema->mask, schema->maskName)) {
+    if (!tensorAt(schema->mask, schema->maskName, call.mask) ||
+        cast<RankedTensorType>(call.mask.getType()).getRank() > 4)
+      return refuse("attention mask must be a tensor broadcastable to "
+                    "[B, H, L, S]");
+  }
+  if (call.math && !args.isNone(6, "dropout_mask"))
+    return refuse("dropout_mask is not supported");
+  FailureOr<double> scale = args.getFloat(schema->scale, "scale", NAN);
+  if (failed(scale))
+    return refuse("scale must be a constant or None");
+  call.scale = *scale;
+  if (schema->backward &&
+      (!tensorAt(schema->gradOut, kArgNames[0], call.gradOut) ||
+       !tensorAt(schema->out, kArgNames[4], call.out) ||
+       !tensorAt(schema->lse, kArgNames[5], call.logsumexp)))
+    return refuse("grad_out/out/logsumexp must be tensors");
+  return call;
+}
 
 void mlir::joint::populateAttentionPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,

@@ -280,6 +280,9 @@ void ConvertJointToLinalgPass::runOnOperation() {
                          linalg::LinalgDialect, math::MathDialect,
                          scf::SCFDialect, tensor::TensorDialect>();
   target.addLegalOp<ModuleOp, SchemaOp>();
+  // Buffers and runtime calls a target placed in the graph before (the CUDA
+  // pipeline's joint-gpu-attention-calls) stay.
+  target.addLegalDialect("memref", "llvm");
   // The op being legalized is the last one whose legality was asked; the
   // diagnostic handler below attributes failures and refusals to it.
   Operation *current = nullptr;

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeCalls.h"
 #include "Utils.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -54,6 +55,7 @@ struct LibraryCallsPass
     if (func.isDeclaration())
       return;
     auto module = func->getParentOfType<ModuleOp>();
+    joint::NodeNameTable names(module);
     SmallVector<linalg::LinalgOp> gemms;
     for (Operation &op : func.getBody().front())
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
@@ -75,13 +77,13 @@ struct LibraryCallsPass
       int32_t dtype = gemmDtype(typeA.getElementType(), typeC.getElementType());
       if (!defaultMaps || dtype < 0)
         continue;
-      replace(module, op, a, b, c, dtype);
+      replace(module, names, op, a, b, c, dtype);
     }
   }
 
   /// C[(batch,) m, n] += A[(batch,) m, k] B[(batch,) k, n] as a shim call.
-  void replace(ModuleOp module, linalg::LinalgOp op, Value a, Value b, Value c,
-               int32_t dtype) {
+  void replace(ModuleOp module, joint::NodeNameTable &names,
+               linalg::LinalgOp op, Value a, Value b, Value c, int32_t dtype) {
     OpBuilder b0(op);
     Location loc = op.getLoc();
     Type i64 = b0.getI64Type(), i32 = b0.getI32Type(), f32 = b0.getF32Type();
@@ -92,11 +94,7 @@ struct LibraryCallsPass
       Value d = memref::DimOp::create(b0, loc, v, i);
       return arith::IndexCastOp::create(b0, loc, i64, d);
     };
-    auto pointer = [&](Value v) -> Value {
-      Value index = memref::ExtractAlignedPointerAsIndexOp::create(b0, loc, v);
-      Value asInt = arith::IndexCastOp::create(b0, loc, i64, index);
-      return LLVM::IntToPtrOp::create(b0, loc, ptr, asInt);
-    };
+    auto pointer = [&](Value v) { return joint::getBufferPointer(b0, loc, v); };
     auto i32Const = [&](int32_t v) -> Value {
       return arith::ConstantIntOp::create(b0, loc, i32, v);
     };
@@ -104,7 +102,10 @@ struct LibraryCallsPass
     Value one = arith::ConstantFloatOp::create(b0, loc, cast<FloatType>(f32),
                                                APFloat(1.0f));
     Value zero = i32Const(0);
-    Value node = LLVM::ZeroOp::create(b0, loc, ptr);
+    // The node the GEMM came from (joint-gpu-name-locations), for messages.
+    StringRef nodeName = joint::getNodeName(loc);
+    Value node = nodeName.empty() ? LLVM::ZeroOp::create(b0, loc, ptr)
+                                  : names.getPointer(b0, loc, nodeName);
     // Row-major, no transposes: lda = k, ldb = ldc = n.
     SmallVector<Value> args = {node, i32Const(dtype), zero, zero, m, n, k, one};
     SmallVector<Type> types = {ptr, i32, i32, i32, i64, i64, i64, f32};
@@ -136,12 +137,7 @@ struct LibraryCallsPass
     StringRef name =
         batched ? "joint_cublas_gemm_strided_batched" : "joint_cublas_gemm";
     auto fnType = FunctionType::get(b0.getContext(), types, {i32});
-    auto fn = module.lookupSymbol<func::FuncOp>(name);
-    if (!fn) {
-      OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-      fn = func::FuncOp::create(mb, module.getLoc(), name, fnType);
-      fn.setPrivate();
-    }
+    func::FuncOp fn = joint::declareRuntimeFunction(module, name, fnType);
     func::CallOp::create(b0, loc, fn, args);
     op->erase();
   }

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeCalls.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -35,33 +36,27 @@ using namespace mlir;
 
 namespace {
 
-/// Declares (once) the runtime function `name` in `module`.
-static func::FuncOp declareRuntime(ModuleOp module, StringRef name,
-                                   FunctionType type) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
-  fn.setPrivate();
-  return fn;
-}
+using joint::declareRuntimeFunction;
 
 struct OffloadPass : public joint::impl::JointGPUOffloadBase<OffloadPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    names.clear();
+    joint::NodeNameTable table(module);
+    names = &table;
     Type ptr = LLVM::LLVMPointerType::get(ctx);
     Type i64 = IntegerType::get(ctx, 64);
     Type i32 = IntegerType::get(ctx, 32);
-    offloadFn = declareRuntime(module, "joint_ao_offload",
+    offloadFn =
+        declareRuntimeFunction(module, "joint_ao_offload",
                                FunctionType::get(ctx, {ptr, i64, ptr}, ptr));
-    waitFn = declareRuntime(module, "joint_ao_wait",
-                            FunctionType::get(ctx, {ptr}, i32));
-    reloadFn = declareRuntime(module, "joint_ao_reload_into",
-                              FunctionType::get(ctx, {ptr, ptr, ptr}, i32));
-    releaseFn = declareRuntime(module, "joint_ao_release",
-                               FunctionType::get(ctx, {ptr}, i32));
+    waitFn = declareRuntimeFunction(module, "joint_ao_wait",
+                                    FunctionType::get(ctx, {ptr}, i32));
+    reloadFn =
+        declareRuntimeFunction(module, "joint_ao_reload_into",
+                               FunctionType::get(ctx, {ptr, ptr, ptr}, i32));
+    releaseFn = declareRuntimeFunction(module, "joint_ao_release",
+                                       FunctionType::get(ctx, {ptr}, i32));
     bool any = false;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
       if (func.isDeclaration())
@@ -182,13 +177,8 @@ struct OffloadPass : public joint::impl::JointGPUOffloadBase<OffloadPass> {
         /*read_only=*/true);
   }
 
-  /// The data pointer of an identity-layout (offset 0) memref.
   static Value pointerOf(OpBuilder &b, Location loc, Value buffer) {
-    Value index =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-    return LLVM::IntToPtrOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
+    return joint::getBufferPointer(b, loc, buffer);
   }
 
   /// Bytes of `tensor` (elements times the storage size of its element
@@ -221,22 +211,11 @@ struct OffloadPass : public joint::impl::JointGPUOffloadBase<OffloadPass> {
   /// global per distinct name), for the runtime's error messages.
   Value nodeName(ModuleOp module, OpBuilder &b, Location loc, Operation *op) {
     auto attr = op->getAttrOfType<StringAttr>("name");
-    std::string text = attr ? attr.getValue().str() : std::string();
-    LLVM::GlobalOp &global = names[text];
-    if (!global) {
-      OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-      std::string value = text + '\0';
-      auto type = LLVM::LLVMArrayType::get(mb.getI8Type(), value.size());
-      std::string symbol = "__joint_node_" + std::to_string(names.size() - 1);
-      global = LLVM::GlobalOp::create(mb, loc, type, /*isConstant=*/true,
-                                      LLVM::Linkage::Private, symbol,
-                                      mb.getStringAttr(value));
-    }
-    return LLVM::AddressOfOp::create(b, loc, global);
+    return names->getPointer(b, loc, attr ? attr.getValue() : StringRef());
   }
 
   func::FuncOp offloadFn, waitFn, reloadFn, releaseFn;
-  std::map<std::string, LLVM::GlobalOp> names;
+  joint::NodeNameTable *names = nullptr;
 };
 
 } // namespace

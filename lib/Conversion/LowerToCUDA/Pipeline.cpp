@@ -43,6 +43,12 @@
 using namespace mlir;
 using namespace mlir::joint;
 
+// 1 when the CUDA runtime was built with the cuDNN frontend (its SDPA shims
+// run); set by runtime/cuda/CMakeLists.txt.
+#ifndef JOINT_HAVE_CUDNN_SDPA
+#define JOINT_HAVE_CUDNN_SDPA 0
+#endif
+
 #ifndef JOINT_CUDA_TOOLKIT_ROOT
 #define JOINT_CUDA_TOOLKIT_ROOT ""
 #endif
@@ -51,6 +57,13 @@ StringRef joint::getDefaultCUDAToolkitRoot() { return JOINT_CUDA_TOOLKIT_ROOT; }
 
 void joint::buildLowerToCUDATensorPipeline(OpPassManager &pm,
                                            const LowerToCUDAOptions &options) {
+  // Node names ride on locations to the kernels (for the runtime's errors).
+  pm.addPass(createJointGPUNameLocations());
+  // SDPA cuDNN supports: shim calls, decided on the graph (the rest
+  // decomposes below); not when the runtime's shims would only report that
+  // it was built without the cuDNN frontend.
+  if (options.libraryCalls && JOINT_HAVE_CUDNN_SDPA)
+    pm.addPass(createJointGPUAttentionCalls());
   ConvertJointToLinalgOptions convert;
   convert.keepAo = true; // joint-gpu-offload lowers them to transfers
   pm.addPass(createConvertJointToLinalg(convert));
@@ -87,6 +100,7 @@ void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<func::FuncOp>(createJointGPUStreamOrder());
+  pm.addPass(createJointGPUSetNode());
 
   // Device code: NVVM for the chosen chip.
   GpuNVVMAttachTargetOptions target;

@@ -175,25 +175,44 @@ int main() {
   float lse[4 * 16];
   std::printf("sdpa available %d\n", joint_cudnn_sdpa_available());
   joint_cudnn_sdpa_forward("sdpa_1", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16, 64,
-                           0.125f, 1, h, s, h, s, h, s, h, s, lse);
+                           0.125f, 1, h, s, h, s, h, s, h, s, lse, nullptr,
+                           nullptr, nullptr);
   report("joint_cudnn_sdpa_forward");
   joint_cudnn_sdpa_forward("sdpa_1", JOINT_DTYPE_F32, 1, 4, 2, 16, 16, 64,
-                           0.125f, 1, h, s, h, s, h, s, h, s, lse);
+                           0.125f, 1, h, s, h, s, h, s, h, s, lse, nullptr,
+                           nullptr, nullptr);
   report("joint_cudnn_sdpa_forward in f32");
   joint_cudnn_sdpa_forward("sdpa_1", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16, 72 + 1,
-                           0.125f, 1, h, s, h, s, h, s, h, s, lse);
+                           0.125f, 1, h, s, h, s, h, s, h, s, lse, nullptr,
+                           nullptr, nullptr);
   report("joint_cudnn_sdpa_forward with head_dim 73");
   joint_cudnn_sdpa_forward("sdpa_1", JOINT_DTYPE_BF16, 1, 4, 3, 16, 16, 64,
-                           0.125f, 1, h, s, h, s, h, s, h, s, lse);
+                           0.125f, 1, h, s, h, s, h, s, h, s, lse, nullptr,
+                           nullptr, nullptr);
   report("joint_cudnn_sdpa_forward with 4 over 3 heads");
   joint_cudnn_sdpa_backward("sdpa_1_bwd", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16, 64,
                             0.125f, 1, h, s, h, s, h, s, h, s, h, s, lse, h, s,
-                            h, s, h, s);
+                            h, s, h, s, nullptr, nullptr, nullptr);
   report("joint_cudnn_sdpa_backward");
   joint_cudnn_sdpa_backward("sdpa_1_bwd", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16, 64,
                             0.125f, 1, h, s, h, s, h, s, h, s, h, s, nullptr, h,
-                            s, h, s, h, s);
+                            s, h, s, h, s, nullptr, nullptr, nullptr);
   report("joint_cudnn_sdpa_backward without stats");
+  // An additive mask [batch, 1, seq_q, seq_kv] (torch's float attn_mask).
+  int64_t maskDims[4] = {1, 1, 16, 16}, maskStrides[4] = {256, 256, 16, 1};
+  joint_cudnn_sdpa_forward("sdpa_2", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16, 64,
+                           0.125f, 0, h, s, h, s, h, s, h, s, lse, h, maskDims,
+                           maskStrides);
+  report("joint_cudnn_sdpa_forward with a mask");
+  maskDims[3] = 8;
+  joint_cudnn_sdpa_backward("sdpa_2_bwd", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16, 64,
+                            0.125f, 0, h, s, h, s, h, s, h, s, h, s, lse, h, s,
+                            h, s, h, s, h, maskDims, maskStrides);
+  report("joint_cudnn_sdpa_backward with a mask of 8 keys");
+  joint_cudnn_sdpa_forward("sdpa_2", JOINT_DTYPE_BF16, 1, 4, 2, 16, 16, 64,
+                           0.125f, 0, h, s, h, s, h, s, h, s, lse, h, nullptr,
+                           maskStrides);
+  report("joint_cudnn_sdpa_forward with a mask without dims");
 
   JointRuntimeStats stats;
   joint_runtime_get_stats(&stats);

@@ -86,3 +86,43 @@ func.func @fallbacks(%i: memref<8x16xi64>, %j: memref<16x4xi64>, %k: memref<8x4x
   linalg.matmul ins(%a2, %hb : memref<8x16xf32>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>)
   return
 }
+
+// -----
+
+// The GEMM's node (a NameLoc from joint-gpu-name-locations) reaches the shim
+// as a private string, for the runtime's messages.
+// CHECK: module {
+// CHECK-NEXT: llvm.mlir.global private constant @__joint_node_0("mm_3\00") {addr_space = 0 : i32}
+// CHECK-NEXT: func.func @named(%arg0: memref<8x16xf32>, %arg1: memref<16x4xf32>, %arg2: memref<8x4xf32>) {
+// CHECK-NEXT: %c0 = arith.constant 0 : index
+// CHECK-NEXT: %dim = memref.dim %arg0, %c0 : memref<8x16xf32>
+// CHECK-NEXT: %0 = arith.index_cast %dim : index to i64
+// CHECK-NEXT: %c1 = arith.constant 1 : index
+// CHECK-NEXT: %dim_0 = memref.dim %arg0, %c1 : memref<8x16xf32>
+// CHECK-NEXT: %1 = arith.index_cast %dim_0 : index to i64
+// CHECK-NEXT: %c1_1 = arith.constant 1 : index
+// CHECK-NEXT: %dim_2 = memref.dim %arg1, %c1_1 : memref<16x4xf32>
+// CHECK-NEXT: %2 = arith.index_cast %dim_2 : index to i64
+// CHECK-NEXT: %cst = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %c0_i32 = arith.constant 0 : i32
+// CHECK-NEXT: %3 = llvm.mlir.addressof @__joint_node_0 : !llvm.ptr
+// CHECK-NEXT: %c0_i32_3 = arith.constant 0 : i32
+// CHECK-NEXT: %intptr = memref.extract_aligned_pointer_as_index %arg0 : memref<8x16xf32> -> index
+// CHECK-NEXT: %4 = arith.index_cast %intptr : index to i64
+// CHECK-NEXT: %5 = llvm.inttoptr %4 : i64 to !llvm.ptr
+// CHECK-NEXT: %intptr_4 = memref.extract_aligned_pointer_as_index %arg1 : memref<16x4xf32> -> index
+// CHECK-NEXT: %6 = arith.index_cast %intptr_4 : index to i64
+// CHECK-NEXT: %7 = llvm.inttoptr %6 : i64 to !llvm.ptr
+// CHECK-NEXT: %intptr_5 = memref.extract_aligned_pointer_as_index %arg2 : memref<8x4xf32> -> index
+// CHECK-NEXT: %8 = arith.index_cast %intptr_5 : index to i64
+// CHECK-NEXT: %9 = llvm.inttoptr %8 : i64 to !llvm.ptr
+// CHECK-NEXT: %10 = call @joint_cublas_gemm(%3, %c0_i32_3, %c0_i32, %c0_i32, %0, %2, %1, %cst, %5, %1, %7, %2, %cst, %9, %2) : (!llvm.ptr, i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64) -> i32
+// CHECK-NEXT: return
+// CHECK-NEXT: }
+// CHECK-NEXT: func.func private @joint_cublas_gemm(!llvm.ptr, i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64) -> i32
+// CHECK-NEXT: }
+
+func.func @named(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>) loc("mm_3"("g.json":7:1))
+  return
+}

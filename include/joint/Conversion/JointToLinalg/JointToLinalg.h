@@ -17,6 +17,30 @@
 namespace mlir {
 namespace joint {
 
+class CallFunctionOp;
+
+/// The operands and constant arguments of one recorded SDPA call, read from
+/// its `args`/`kwargs` by the schema positions of its variant (`_for_cpu`,
+/// flash, efficient, cuDNN, math; forward or backward).
+struct SdpaCall {
+  bool backward = false;
+  bool math = false;   ///< `_scaled_dot_product_attention_math` (returns P)
+  Value q, k, v;       ///< [B, H, L, E], [B, Hk, S, E], [B, Hk, S, Ev]
+  Value mask;          ///< attn_mask / attn_bias; null when None
+  Value gradOut, out;  ///< backward: dO and the forward's output
+  Value logsumexp;     ///< backward: the saved statistics
+  bool causal = false; ///< torch's is_causal (top-left)
+  double scale = 0;    ///< NaN when None (torch's default 1/sqrt(E))
+};
+
+/// Reads `op` (its operands as `operands`, e.g. a conversion's remapped
+/// values) when its target is an SDPA variant. Failure with `reason` when it
+/// is not one, or an argument is outside what the lowering supports: 4-D
+/// q/k/v, dropout_p 0 (no RNG), constant is_causal/scale, a mask of rank <= 4,
+/// no dropout_mask, tensor dO/out/logsumexp.
+FailureOr<SdpaCall> readSdpaCall(CallFunctionOp op, ValueRange operands,
+                                 std::string &reason);
+
 // Core families (lower-core).
 
 /// Pointwise aten ops (arithmetic, math, comparisons, bitwise, where, casts)

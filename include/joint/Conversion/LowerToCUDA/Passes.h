@@ -65,8 +65,9 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
       llvm::cl::list_init<int64_t>({16, 16})};
   PassOptions::Option<bool> libraryCalls{
       *this, "library-calls",
-      llvm::cl::desc("GEMMs cuBLAS supports through the runtime's shim "
-                     "(joint-gpu-library-calls); off: generated kernels"),
+      llvm::cl::desc("GEMMs cuBLAS supports and SDPA cuDNN supports through "
+                     "the runtime's shims (joint-gpu-library-calls, "
+                     "joint-gpu-attention-calls); off: generated kernels"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> binary{
       *this, "binary",
@@ -76,8 +77,9 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
 };
 
 /// The two halves of `joint-lower-to-cuda` (a builtin.module pass manager).
-/// The tensor half: convert-joint-to-linalg{keep-ao} (ao ops stay for
-/// joint-gpu-offload) and joint-cpu-entry (the CPU's ABI).
+/// The tensor half: joint-gpu-attention-calls (with `library-calls`),
+/// convert-joint-to-linalg{keep-ao} (ao ops stay for joint-gpu-offload) and
+/// joint-cpu-entry (the CPU's ABI).
 void buildLowerToCUDATensorPipeline(OpPassManager &pm,
                                     const LowerToCUDAOptions &options);
 /// From `@joint_entry` on tensors: ao ops to runtime transfers,

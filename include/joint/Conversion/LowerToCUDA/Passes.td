@@ -43,6 +43,70 @@ def JointGPUOffload : Pass<"joint-gpu-offload", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def JointGPUAttentionCalls : Pass<"joint-gpu-attention-calls", "::mlir::ModuleOp"> {
+  let summary = "SDPA forward and backward through the runtime's cuDNN shim";
+  let description = [{
+    Runs on the joint graphs, before `convert-joint-to-linalg` (which would
+    decompose them into contraction and softmax kernels). Every recorded SDPA
+    call (`_for_cpu`, flash, efficient, cuDNN or math variant, forward or
+    backward) that cuDNN's fused flash attention supports becomes a call to
+    `joint_cudnn_sdpa_forward` / `joint_cudnn_sdpa_backward` on the compute
+    stream: operands as pointers of identity-layout buffers
+    (`bufferization.to_buffer read_only`), results as `memref.alloc`s written
+    by the call and read through `bufferization.to_tensor restrict writable`,
+    sizes and strides as private constant i64 arrays, the node name as a
+    private string for the runtime's messages. Supported (the shim's rule,
+    cuDNN 9 frontend): static shapes, bf16/f16, head_dim a multiple of 8 up
+    to 256, query heads a multiple of key/value heads, dropout 0, is_causal
+    (top-left) or not, no mask or a float mask of the operands' type with
+    dims [1|B, 1|H, L, S] (cuDNN's additive bias); statistics in cuDNN's
+    layout, f32 [B, H, L] or [B, H, L, 1] (torch's flash and cuDNN variants;
+    the efficient variant only when L needs no padding to 32); the math
+    variant only when its attention weights are unused; a forward only when
+    its bookkeeping results (RNG state, offsets) feed nothing but backward
+    calls that cuDNN runs too. Everything else keeps the decomposition (the
+    fallback); `remarks` says why per call.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for every SDPA call kept as generated kernels, "
+           "with the reason">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def JointGPUNameLocations : Pass<"joint-gpu-name-locations", "::mlir::ModuleOp"> {
+  let summary = "Wrap every named graph op's location in a NameLoc of its node";
+  let description = [{
+    Runs before `convert-joint-to-linalg`. Every op with a `name` attribute
+    (the graph's nodes, named ao ops) gets `NameLoc(name, loc)`, so the ops
+    lowered from it (linalg ops, loops, kernels, library calls) carry the node
+    name: `joint-gpu-library-calls` passes it to the cuBLAS shim and
+    `joint-gpu-set-node` to the runtime before each launch, and the runtime
+    quotes it in its error messages. Diagnostics still point at the op's file
+    position (inside the NameLoc).
+  }];
+}
+
+def JointGPUSetNode : Pass<"joint-gpu-set-node", "::mlir::ModuleOp"> {
+  let summary = "Name the node of every kernel launch for the runtime's errors";
+  let description = [{
+    Runs after `gpu-kernel-outlining` (and `joint-gpu-stream-order`). Before
+    every top-level `gpu.launch_func` whose location names a node
+    (`joint-gpu-name-locations`) other than the one set last, inserts
+    `joint_runtime_set_node(@name)` (a private constant string), so a failed
+    launch reports "..., kernel 'k', node 'n'" (runtime/cuda/README.md,
+    "Errors"). A call (library shim, ao transfer) sets its own node, so the
+    next launch sets its node again.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def JointGPULibraryCalls : Pass<"joint-gpu-library-calls", "::mlir::func::FuncOp"> {
   let summary = "GEMMs through the runtime's cuBLAS shim";
   let description = [{

@@ -1,0 +1,326 @@
+//===- AttentionCalls.cpp - SDPA through the runtime's cuDNN shim -*- C++ -*-=//
+//
+// Implements `joint-gpu-attention-calls`: before convert-joint-to-linalg
+// (which decomposes every SDPA variant into contractions and softmax
+// kernels), each recorded SDPA forward and backward that cuDNN's fused flash
+// attention supports becomes a call to `joint_cudnn_sdpa_forward` /
+// `joint_cudnn_sdpa_backward` on the compute stream. Operands reach the shim
+// as pointers of identity-layout buffers (`bufferization.to_buffer
+// read_only`; bufferization copies a strided value first), results are step
+// allocations (`memref.alloc`, stream-ordered device allocations later) seen
+// as tensors through `bufferization.to_tensor restrict writable`, as
+// joint-gpu-offload's reloads. The support rule is the shim's (cuDNN 9
+// frontend: bf16/f16, head_dim a multiple of 8 up to 256, query heads a
+// multiple of key/value heads) plus what the lowering can describe: static
+// shapes, no dropout, a float mask of the operands' type broadcast over batch
+// and heads only (an additive bias), and the statistics as cuDNN keeps them
+// (f32 natural-log logsumexp, contiguous [B, H, L] = torch's flash and cuDNN
+// layouts; the efficient variant's [B, H, pad32(L)] only when L needs no
+// padding). Anything else stays the decomposition (the fallback), with a
+// remark under `remarks`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeCalls.h"
+
+#include "joint/Conversion/JointToLinalg/JointToLinalg.h"
+#include "joint/Conversion/LowerToCUDA/Passes.h"
+#include "joint/Dialect/Joint/IR/JointOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <cmath>
+#include <map>
+
+namespace mlir {
+namespace joint {
+#define GEN_PASS_DEF_JOINTGPUATTENTIONCALLS
+#include "joint/Conversion/LowerToCUDA/Passes.h.inc"
+} // namespace joint
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::joint;
+
+namespace {
+
+// joint_cuda_runtime.h's JOINT_DTYPE_* codes.
+constexpr int32_t kBF16 = 1, kF16 = 2;
+
+/// One SDPA call cuDNN runs, with its sizes.
+struct Plan {
+  CallFunctionOp op;
+  SdpaCall call;
+  int64_t batch, heads, headsKV, seqQ, seqKV, headDim;
+};
+
+std::string str(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// Row-major strides of `shape`.
+SmallVector<int64_t> contiguousStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = int64_t(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+struct AttentionCallsPass
+    : public joint::impl::JointGPUAttentionCallsBase<AttentionCallsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    arrays.clear();
+    counter = 0;
+    SmallVector<CallFunctionOp> forward, backward;
+    DenseMap<Operation *, SdpaCall> calls;
+    module.walk([&](CallFunctionOp op) {
+      std::string reason;
+      FailureOr<SdpaCall> call = readSdpaCall(op, op.getInputs(), reason);
+      if (failed(call))
+        return; // not SDPA, or refused by the decomposition with the reason
+      calls[op] = *call;
+      (call->backward ? backward : forward).push_back(op);
+    });
+    if (calls.empty())
+      return;
+    // A forward's bookkeeping results (RNG state, sequence offsets) may feed
+    // only backward calls that cuDNN runs too (they ignore them).
+    SmallVector<Plan> plans;
+    DenseSet<Operation *> onLibrary;
+    for (CallFunctionOp op : llvm::concat<CallFunctionOp>(backward, forward)) {
+      Plan plan{op, calls[op], 0, 0, 0, 0, 0, 0};
+      std::string reason = checkSupport(plan, onLibrary);
+      if (!reason.empty()) {
+        if (remarks)
+          op.emitRemark() << "SDPA of node '" << op.getName()
+                          << "' stays generated kernels: " << reason;
+        continue;
+      }
+      onLibrary.insert(op);
+      plans.push_back(plan);
+    }
+    NodeNameTable names(module);
+    for (Plan &plan : plans)
+      rewrite(module, names, plan);
+  }
+
+  /// Why cuDNN cannot run `p.op` (empty when it can); fills the sizes.
+  std::string checkSupport(Plan &p, const DenseSet<Operation *> &onLibrary) {
+    const SdpaCall &c = p.call;
+    auto q = cast<RankedTensorType>(c.q.getType());
+    auto k = cast<RankedTensorType>(c.k.getType());
+    auto v = cast<RankedTensorType>(c.v.getType());
+    if (!q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
+      return "dynamic sizes (the shim's graphs are built for static shapes)";
+    Type elem = q.getElementType();
+    if (!elem.isBF16() && !elem.isF16())
+      return "element type " + str(elem) + " (cuDNN SDPA runs bf16 or f16)";
+    if (k.getElementType() != elem || v.getElementType() != elem)
+      return "query, key and value differ in element type";
+    p.batch = q.getDimSize(0);
+    p.heads = q.getDimSize(1);
+    p.seqQ = q.getDimSize(2);
+    p.headDim = q.getDimSize(3);
+    p.headsKV = k.getDimSize(1);
+    p.seqKV = k.getDimSize(2);
+    if (k.getShape() != v.getShape() || k.getDimSize(0) != p.batch ||
+        k.getDimSize(3) != p.headDim)
+      return "key/value shapes do not match the query's";
+    if (p.headDim % 8 != 0 || p.headDim > 256)
+      return "head_dim " + std::to_string(p.headDim) +
+             " (cuDNN: a multiple of 8 up to 256)";
+    if (p.headsKV == 0 || p.heads % p.headsKV != 0)
+      return "query heads are not a multiple of key/value heads";
+    if (c.mask) {
+      auto m = cast<RankedTensorType>(c.mask.getType());
+      if (m.getElementType() != elem || m.getRank() != 4 ||
+          !m.hasStaticShape() ||
+          (m.getDimSize(0) != 1 && m.getDimSize(0) != p.batch) ||
+          (m.getDimSize(1) != 1 && m.getDimSize(1) != p.heads) ||
+          m.getDimSize(2) != p.seqQ || m.getDimSize(3) != p.seqKV)
+        return "mask " + str(m) +
+               " is not an additive bias [1|B, 1|H, L, S] of the "
+               "operands' element type";
+    }
+    auto out =
+        RankedTensorType::get({p.batch, p.heads, p.seqQ, p.headDim}, elem);
+    Operation *op = p.op;
+    if (c.backward) {
+      if (c.gradOut.getType() != out || c.out.getType() != out)
+        return "grad_out/out are not " + str(out);
+      if (!isStats(c.logsumexp.getType(), p))
+        return "saved logsumexp " + str(c.logsumexp.getType()) +
+               " is not cuDNN's f32 [B, H, L] statistics";
+      if (op->getNumResults() < 3 || op->getResult(0).getType() != q ||
+          op->getResult(1).getType() != k || op->getResult(2).getType() != v)
+        return "gradients do not have the operands' types";
+      for (Value r : op->getResults().drop_front(3))
+        if (!r.use_empty())
+          return "the attention bias gradient is used";
+      return "";
+    }
+    if (op->getNumResults() < 2 || op->getResult(0).getType() != out)
+      return "output is not " + str(out);
+    Value second = op->getResult(1);
+    if (c.math ? !second.use_empty() : !isStats(second.getType(), p))
+      return c.math ? "the attention weights are used"
+                    : "logsumexp " + str(second.getType()) +
+                          " is not cuDNN's f32 [B, H, L] statistics";
+    for (Value r : op->getResults().drop_front(2))
+      for (Operation *user : r.getUsers())
+        if (!onLibrary.contains(user))
+          return "a result beyond output/logsumexp feeds node '" +
+                 (isa<CallFunctionOp>(user)
+                      ? cast<CallFunctionOp>(user).getName().str()
+                      : user->getName().getStringRef().str()) +
+                 "', which cuDNN does not run";
+    return "";
+  }
+
+  /// f32 [B, H, L] or [B, H, L, 1]: cuDNN's contiguous statistics.
+  static bool isStats(Type type, const Plan &p) {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || !t.getElementType().isF32())
+      return false;
+    SmallVector<int64_t> flat = {p.batch, p.heads, p.seqQ};
+    if (t.getShape() == ArrayRef<int64_t>(flat))
+      return true;
+    flat.push_back(1);
+    return t.getShape() == ArrayRef<int64_t>(flat);
+  }
+
+  /// Replaces `p.op` by the shim call.
+  void rewrite(ModuleOp module, NodeNameTable &names, Plan &p) {
+    MLIRContext *ctx = &getContext();
+    OpBuilder b(p.op);
+    Location loc = p.op.getLoc();
+    Type ptr = LLVM::LLVMPointerType::get(ctx);
+    Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
+    const SdpaCall &c = p.call;
+    SmallVector<Value> args;
+    SmallVector<Type> types;
+    auto add = [&](Value v) {
+      args.push_back(v);
+      types.push_back(v.getType());
+    };
+    auto i32Const = [&](int64_t v) {
+      add(arith::ConstantIntOp::create(b, loc, i32, v));
+    };
+    auto i64Const = [&](int64_t v) {
+      add(arith::ConstantIntOp::create(b, loc, i64, v));
+    };
+    // Operand `t` read in place, with its contiguous strides.
+    auto operand = [&](Value t) {
+      auto type = cast<RankedTensorType>(t.getType());
+      Value buffer = bufferization::ToBufferOp::create(
+          b, loc, MemRefType::get(type.getShape(), type.getElementType()), t,
+          /*read_only=*/true);
+      add(getBufferPointer(b, loc, buffer));
+      add(int64Array(module, b, loc, contiguousStrides(type.getShape())));
+    };
+    // A result of type `type` written by the shim: its pointer (and strides
+    // unless `stats`); returns the tensor that replaces the op's result.
+    auto result = [&](Type type, bool stats) -> Value {
+      auto t = cast<RankedTensorType>(type);
+      auto bufferType = MemRefType::get(t.getShape(), t.getElementType());
+      Value buffer = memref::AllocOp::create(b, loc, bufferType);
+      add(getBufferPointer(b, loc, buffer));
+      if (!stats)
+        add(int64Array(module, b, loc, contiguousStrides(t.getShape())));
+      return buffer;
+    };
+    add(names.getPointer(b, loc, p.op.getName()));
+    auto elem = cast<RankedTensorType>(c.q.getType()).getElementType();
+    i32Const(elem.isBF16() ? kBF16 : kF16);
+    for (int64_t size :
+         {p.batch, p.heads, p.headsKV, p.seqQ, p.seqKV, p.headDim})
+      i64Const(size);
+    double scale =
+        std::isnan(c.scale) ? 1.0 / std::sqrt(double(p.headDim)) : c.scale;
+    add(arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f32),
+                                       APFloat(float(scale))));
+    i32Const(c.causal ? 1 : 0);
+    operand(c.q);
+    operand(c.k);
+    operand(c.v);
+    SmallVector<Value> buffers; // the results' buffers, in result order
+    if (c.backward) {
+      operand(c.out);
+      operand(c.gradOut);
+      Value lse = c.logsumexp;
+      auto lseType = cast<RankedTensorType>(lse.getType());
+      add(getBufferPointer(
+          b, loc,
+          bufferization::ToBufferOp::create(
+              b, loc,
+              MemRefType::get(lseType.getShape(), lseType.getElementType()),
+              lse, /*read_only=*/true)));
+      for (unsigned i = 0; i < 3; ++i)
+        buffers.push_back(result(p.op->getResult(i).getType(), false));
+    } else {
+      buffers.push_back(result(p.op->getResult(0).getType(), false));
+      if (c.math) // the attention weights are unused: no statistics
+        add(LLVM::ZeroOp::create(b, loc, ptr));
+      else
+        buffers.push_back(result(p.op->getResult(1).getType(), true));
+    }
+    if (c.mask) {
+      auto m = cast<RankedTensorType>(c.mask.getType());
+      Value buffer = bufferization::ToBufferOp::create(
+          b, loc, MemRefType::get(m.getShape(), m.getElementType()), c.mask,
+          /*read_only=*/true);
+      add(getBufferPointer(b, loc, buffer));
+      add(int64Array(module, b, loc, m.getShape()));
+      add(int64Array(module, b, loc, contiguousStrides(m.getShape())));
+    } else {
+      for (int i = 0; i < 3; ++i)
+        add(LLVM::ZeroOp::create(b, loc, ptr));
+    }
+    StringRef name =
+        c.backward ? "joint_cudnn_sdpa_backward" : "joint_cudnn_sdpa_forward";
+    func::FuncOp fn = declareRuntimeFunction(
+        module, name, FunctionType::get(ctx, types, {i32}));
+    func::CallOp::create(b, loc, fn, args);
+    for (auto [i, buffer] : llvm::enumerate(buffers)) {
+      Value tensor = bufferization::ToTensorOp::create(
+          b, loc, p.op->getResult(i).getType(), buffer, /*restrict=*/true,
+          /*writable=*/true);
+      p.op->getResult(i).replaceAllUsesWith(tensor);
+    }
+    p.op->erase();
+  }
+
+  /// `!llvm.ptr` to a private constant i64 array holding `values` (one
+  /// global per distinct array).
+  Value int64Array(ModuleOp module, OpBuilder &b, Location loc,
+                   ArrayRef<int64_t> values) {
+    LLVM::GlobalOp &global = arrays[SmallVector<int64_t>(values)];
+    if (!global) {
+      OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+      auto type = LLVM::LLVMArrayType::get(mb.getI64Type(), values.size());
+      auto value = DenseElementsAttr::get(
+          RankedTensorType::get({int64_t(values.size())}, mb.getI64Type()),
+          values);
+      std::string symbol = "__joint_sdpa_sizes_" + std::to_string(counter++);
+      while (module.lookupSymbol(symbol))
+        symbol = "__joint_sdpa_sizes_" + std::to_string(counter++);
+      global = LLVM::GlobalOp::create(mb, module.getLoc(), type,
+                                      /*isConstant=*/true,
+                                      LLVM::Linkage::Private, symbol, value);
+    }
+    return LLVM::AddressOfOp::create(b, loc, global);
+  }
+
+  std::map<SmallVector<int64_t>, LLVM::GlobalOp> arrays;
+  unsigned counter = 0;
+};
+
+} // namespace
