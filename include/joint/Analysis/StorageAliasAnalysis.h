@@ -88,6 +88,14 @@ public:
   /// True when `op` writes nothing and every tensor result lives in an
   /// operand's storage: a view (t, view, expand, alias, split, ...).
   bool isView(Operation *op) const;
+  /// The first operand of `op` in storage `s` (a view's source when `s` is
+  /// the view's storage); null when no operand is.
+  Value getOperandIn(Operation *op, const Storage *s) const {
+    for (Value operand : op->getOperands())
+      if (lookup(operand) == s)
+        return operand;
+    return {};
+  }
   /// Storages in order of their owners.
   ArrayRef<Storage *> getStorages() const { return ordered; }
   const OperatorTable &getOperatorTable() const { return table; }

@@ -233,12 +233,7 @@ std::optional<std::string> OffloadEligibility::resolve(const Storage *s,
         // Mark the view and its ancestors up to the base for replay.
         Operation *op = def;
         while (op && needed.insert(op)) {
-          Value parent;
-          for (Value operand : op->getOperands())
-            if (aliases.lookup(operand) == s) {
-              parent = operand;
-              break;
-            }
+          Value parent = aliases.getOperandIn(op, s);
           if (!parent)
             return "the backward reads view '" + nodeName(op) +
                    "', which cannot be rebuilt from the base";

@@ -241,12 +241,7 @@ FailureOr<Value> RematState::replayViewOfOffloaded(Value v, Operation *target,
   if (!def || !def.isForward() || !s || s->owner == v ||
       !reloads.count(s->owner) || !aliases.isView(def))
     return v;
-  Value parent;
-  for (Value operand : def->getOperands())
-    if (aliases.lookup(operand) == s) {
-      parent = operand;
-      break;
-    }
+  Value parent = aliases.getOperandIn(def, s);
   if (!parent)
     return v;
   FailureOr<Value> reloaded = operandForClone(parent, target, rewriter);
