@@ -231,6 +231,8 @@ static Intervals intervalsOf(const Unit &u) {
 struct OffloadGroup {
   unsigned producer = 0; // body index
   SmallVector<unsigned, 2> members;
+  /// Body indices of the ops defining the offloaded storages.
+  SmallVector<unsigned, 2> defs;
   int64_t bytes = 0;
   std::optional<unsigned> block;
   bool chosen = false, disabled = false;
@@ -244,9 +246,14 @@ struct Measurement {
   double recomputeSeconds = 0;
   double exposedSeconds = 0;
   std::string peakNode;
-  /// Body indices of the planned offload ops one of whose copies stalls
-  /// the compute stream (exposed transfer time > 0).
+  /// Body indices of the ops defining the storages whose planned copies
+  /// stall the compute stream (exposed transfer time > 0): excluded by
+  /// storage, not by tagged op, since another view of a stalled storage
+  /// would offload it again.
   SmallVector<unsigned> exposedOffloads;
+  /// The same for every offload candidate in the transformer blocks of those
+  /// stalls (the link is saturated there: a neighbour would stall next).
+  SmallVector<unsigned> exposedBlockOffloads;
 };
 
 /// The planner for one graph: analyses of the input, the greedy, and the
@@ -549,7 +556,9 @@ void Planner::buildOffloadGroups() {
     previous = block;
   }
   for (auto &[index, list] : offloadable) {
-    if (!allowOffload || excluded.contains(index))
+    if (!allowOffload || excluded.contains(index) ||
+        llvm::any_of(
+            list, [&](auto entry) { return excluded.contains(entry.first); }))
       continue;
     OffloadGroup g;
     g.producer = index;
@@ -564,8 +573,10 @@ void Planner::buildOffloadGroups() {
         usable = false;
         break;
       }
-      if (!llvm::is_contained(g.members, it->second))
+      if (!llvm::is_contained(g.members, it->second)) {
         g.members.push_back(it->second);
+        g.defs.push_back(def);
+      }
     }
     if (!usable)
       continue;
@@ -957,7 +968,7 @@ FailureOr<Measurement> Planner::measure() {
     if (g.chosen)
       for (unsigned ui : g.members)
         if (auto def = units[ui].storage->owner.getDefiningOp<CallFunctionOp>())
-          groupOfBase[def.getName()] = g.producer;
+          groupOfBase[def.getName()] = &g - groups.data();
   llvm::DenseSet<unsigned> stalled;
   for (const Transfer &t : costs.getTransfers()) {
     if (t.exposedSeconds <= 0 || !t.copy || t.copy->getNumOperands() == 0)
@@ -972,8 +983,18 @@ FailureOr<Measurement> Planner::measure() {
     if (!def)
       continue;
     auto it = groupOfBase.find(def.getName());
-    if (it != groupOfBase.end() && stalled.insert(it->second).second)
-      m.exposedOffloads.push_back(it->second);
+    if (it != groupOfBase.end())
+      stalled.insert(it->second);
+  }
+  llvm::DenseSet<unsigned> stalledBlocks;
+  for (unsigned gi : stalled)
+    if (groups[gi].block)
+      stalledBlocks.insert(*groups[gi].block);
+  for (auto [gi, g] : llvm::enumerate(groups)) {
+    if (stalled.contains(gi))
+      llvm::append_range(m.exposedOffloads, g.defs);
+    if (stalled.contains(gi) || (g.block && stalledBlocks.contains(*g.block)))
+      llvm::append_range(m.exposedBlockOffloads, g.defs);
   }
   if (Operation *op = mem.getPeakOp())
     if (auto call = dyn_cast<CallFunctionOp>(op))
@@ -1189,11 +1210,12 @@ static constexpr unsigned kOffloadRounds = 3;
 
 /// The fastest measured plan of `graph` within the budget, or null after an
 /// error. Candidates: recompute only, and recompute + offload, where each
-/// round excludes the offload ops whose copies the cost model found exposed
-/// in the previous round's measurement (the greedy's link-capacity estimate
-/// is optimistic; the measurement is the FIFO copy streams of the cost
-/// model). The recompute-only plan is always a candidate, so adding offload
-/// never gives a slower plan.
+/// round excludes the offloads whose copies the cost model found exposed in
+/// the previous round's measurement: after the first round the stalled
+/// storages, after later rounds every candidate of their blocks (the
+/// greedy's link-capacity estimate is optimistic; the measurement is the
+/// FIFO copy streams of the cost model). The recompute-only plan is always a
+/// candidate, so adding offload never gives a slower plan.
 static std::unique_ptr<Planner> planGraph(ModuleOp module, GraphOp graph,
                                           const StorageAliasAnalysis &aliases,
                                           const HardwareModel &hw,
@@ -1225,7 +1247,10 @@ static std::unique_ptr<Planner> planGraph(ModuleOp module, GraphOp graph,
       break;
     }
     if (offload) {
-      ArrayRef<unsigned> exposed = p->getMeasurement().exposedOffloads;
+      // First the stalled storages only, then their whole blocks.
+      ArrayRef<unsigned> exposed =
+          round == 0 ? p->getMeasurement().exposedOffloads
+                     : p->getMeasurement().exposedBlockOffloads;
       again = !exposed.empty() && p->getNumOffloaded();
       excluded.insert(exposed.begin(), exposed.end());
     }
