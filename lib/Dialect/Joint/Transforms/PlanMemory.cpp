@@ -234,6 +234,9 @@ struct OffloadGroup {
   /// Body indices of the ops defining the offloaded storages.
   SmallVector<unsigned, 2> defs;
   int64_t bytes = 0;
+  /// The smallest last forward use and the largest first backward use of
+  /// the members: no member is backward-only live outside (begin, end).
+  unsigned spanBegin = 0, spanEnd = 0;
   std::optional<unsigned> block;
   bool chosen = false, disabled = false;
   unsigned prefetch = 0, defer = 0;
@@ -580,9 +583,12 @@ void Planner::buildOffloadGroups() {
     }
     if (!usable)
       continue;
+    g.spanBegin = kNone;
     for (unsigned ui : g.members) {
       units[ui].group = groups.size();
       g.bytes += units[ui].bytes;
+      g.spanBegin = std::min(g.spanBegin, units[ui].lastForward);
+      g.spanEnd = std::max(g.spanEnd, units[ui].firstBackward);
     }
     groups.push_back(std::move(g));
   }
@@ -823,14 +829,16 @@ bool Planner::greedy(int64_t target) {
     std::optional<std::tuple<unsigned, unsigned, unsigned>> bestOffload, hidden;
     double hiddenValue = -1;
     for (auto [gi, g] : llvm::enumerate(groups)) {
-      if (g.chosen || g.disabled ||
+      // Only a member live at `p` only for the backward can lower it (the
+      // span test first: it is the one that rejects most groups).
+      if (p <= g.spanBegin || p >= g.spanEnd || g.chosen || g.disabled ||
           (hostBudgetBytes && hostUsed + g.bytes > hostBudgetBytes) ||
+          llvm::none_of(g.members,
+                        [&](unsigned ui) {
+                          return units[ui].lastForward < p &&
+                                 p < units[ui].firstBackward;
+                        }) ||
           cloned.contains(memory.getOps()[g.producer]))
-        continue;
-      // Only a member live at `p` only for the backward can lower it.
-      if (llvm::none_of(g.members, [&](unsigned ui) {
-            return units[ui].lastForward < p && p < units[ui].firstBackward;
-          }))
         continue;
       double avoided = 0;
       for (unsigned ui : g.members)
