@@ -119,6 +119,31 @@ def test_compare_scaled_bounds_by_dtype() -> None:
     assert [d.name for d in compare_scaled(nan, ref) if not d.ok] == ["loss"]
 
 
+def test_compare_scaled_roundoff_reference() -> None:
+    """A gradient that is zero in exact arithmetic holds only roundoff in
+    both runs (an attention key bias): it passes within 16 float32 epsilons
+    of the step's largest output, with a note; a real gradient of the same
+    size is still held to tol x max|ref|."""
+    ref = StepResult(loss=torch.tensor(2.0),
+                     grads={"w": torch.tensor([1.0, -4.0]),
+                            "k.bias": torch.tensor([7e-9, -3e-9])},
+                     loss_dict={})
+    # 16 x 2^-23 x 4 = 7.6e-6: the reference (7e-9) and the error (1e-8) are
+    # both below it; tol x max|ref| would be 7e-14.
+    got = StepResult(loss=torch.tensor(2.0),
+                     grads={"w": torch.tensor([1.0, -4.0]),
+                            "k.bias": torch.tensor([-3e-9, 2e-9])},
+                     loss_dict={})
+    diffs = {d.name: d for d in compare_scaled(got, ref)}
+    assert diffs["grad k.bias"].ok
+    assert diffs["grad k.bias"].note.startswith("reference is roundoff")
+    # A reference above the roundoff bound keeps the relative bound.
+    ref.grads["k.bias"] = torch.tensor([1e-5, 0.0])
+    got.grads["k.bias"] = torch.tensor([1e-5 + 1e-8, 0.0])
+    diffs = {d.name: d for d in compare_scaled(got, ref)}
+    assert not diffs["grad k.bias"].ok
+
+
 def _retarget_gelu(doc: dict[str, Any], new: str, schema: str) -> str:
     """Points the first gelu node at ``new`` (operator entry included);
     returns the node's name."""
