@@ -86,7 +86,8 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
 
     ``budget_gb``: a device peak budget in GB (1e9 bytes, resident parameters
     included): the memory planner ``joint-optimize-memory{budget-gb=...}``
-    decides what to recompute, so it excludes ``checkpoint`` and ``offload``.
+    decides what to recompute and what to offload, so it excludes
+    ``checkpoint`` and ``offload``.
 
     ``checkpoint``: ``"full"``, ``"selective"`` or a dict of
     ``joint-tag-recompute-policy`` options (``{"mode": "full",
@@ -98,7 +99,7 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
     if budget_gb is not None:
         if checkpoint is not None or offload or offload_host_budget_gb is not None:
             raise OptimizeOptionError("budget_gb runs the memory planner, which decides "
-                             "recompute itself: give budget_gb or "
+                             "recompute and offload itself: give budget_gb or "
                              "checkpoint=/offload=, not both")
         if isinstance(budget_gb, bool) or not isinstance(budget_gb, (int, float)) \
                 or not budget_gb > 0 or budget_gb == float("inf"):
