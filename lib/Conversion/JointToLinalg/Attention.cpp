@@ -35,6 +35,7 @@
 
 #include "UtilsOps.h"
 #include "joint/Conversion/JointToLinalg/JointToLinalg.h"
+#include "llvm/ADT/SmallVectorExtras.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -399,296 +400,280 @@ struct Sdpa {
   }
 };
 
-/// Forward and backward of every SDPA variant in kSchemas.
-struct SdpaPattern : JointOpConversion {
-  SdpaPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(tc, ctx, targets()) {}
+bool isMathVariant(CallFunctionOp op) {
+  return op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
+}
 
-  static SmallVector<StringRef> targets() {
-    SmallVector<StringRef> t;
-    for (const SdpaSchema &s : kSchemas)
-      t.push_back(s.target);
-    return t;
+/// lse [B,H,L] in the layout the variant saves: [B,H,L] (flash, for_cpu),
+/// [B,H,L,1] (cuDNN) or [B,H,Lpad] (efficient, padded with zeros).
+Value fitLogsumexp(OpBuilder &b, Location loc, Value lse,
+                   RankedTensorType type) {
+  auto lType = cast<RankedTensorType>(lse.getType());
+  if (type.getRank() == 4 && type.getDimSize(3) == 1) {
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, lse);
+    sizes.push_back(b.getIndexAttr(1));
+    lse = tensor::ExpandShapeOp::create(
+        b, loc,
+        RankedTensorType::get(
+            {lType.getDimSize(0), lType.getDimSize(1), lType.getDimSize(2), 1},
+            lType.getElementType()),
+        lse, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}}, sizes);
+  } else if (type.getRank() != 3) {
+    return Value();
+  } else if (type.getDimSize(2) != lType.getDimSize(2) &&
+             !ShapedType::isDynamic(type.getDimSize(2))) {
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, lse);
+    sizes[2] = b.getIndexAttr(type.getDimSize(2));
+    Value padded =
+        createFilledTensor(b, loc, sizes, lType.getElementType(), 0.0);
+    SmallVector<OpFoldResult> zeros(3, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(3, b.getIndexAttr(1));
+    lse = tensor::InsertSliceOp::create(
+        b, loc, lse, padded, zeros, tensor::getMixedSizes(b, loc, lse), ones);
   }
+  return finishResult(b, loc, lse, type);
+}
 
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    const SdpaSchema *schema = lookupSchema(op);
-    OpArgs args(op, adaptor.getOperands());
-    std::string reason;
-    FailureOr<SdpaCall> call = readSdpaCall(op, adaptor.getOperands(), reason);
-    if (failed(call))
-      return rw.notifyMatchFailure(op, reason);
-    Value q = call->q, k = call->k, v = call->v;
-
-    Location loc = op.getLoc();
-    Sdpa sdpa(rw, loc);
-    auto qType = cast<RankedTensorType>(q.getType());
-    auto kType = cast<RankedTensorType>(k.getType());
-    int64_t h = qType.getDimSize(1), hk = kType.getDimSize(1);
-    if (h != hk) {
-      if (ShapedType::isDynamic(h) || ShapedType::isDynamic(hk) || hk == 0 ||
-          h % hk != 0)
-        return rw.notifyMatchFailure(
-            op, "query heads must be a static multiple of key/value heads");
-      sdpa.groups = h / hk;
-    }
-    sdpa.causal = call->causal;
-    sdpa.mask = call->mask;
-    Type elem = qType.getElementType();
-    if (!isMathVariant(op) && (elem.isBF16() || elem.isF16()))
-      sdpa.reduced = elem;
-    // Fewer than 16 keys: all in torch's scalar tail (exact exp).
-    int64_t keys = kType.getDimSize(2);
-    sdpa.cpuExp = sdpa.reduced && !schema->backward &&
-                  op.getTarget() == kSchemas[0].target &&
-                  (ShapedType::isDynamic(keys) || keys >= 16);
-    double scale = call->scale;
-    if (!std::isnan(scale)) {
-      sdpa.scale = createScalarConstant(rw, loc, sdpa.f32, scale);
-    } else {
-      // torch's default: 1 / sqrt(E).
-      Value e = indexToScalar(rw, loc,
-                              getValueOrCreateConstantIndexOp(
-                                  rw, loc, tensor::getMixedSize(rw, loc, q, 3)),
-                              sdpa.f32);
-      sdpa.scale = math::RsqrtOp::create(rw, loc, e);
-    }
-    sdpa.q = sdpa.group(q);
-    sdpa.k = k;
-    sdpa.v = v;
-
-    if (!schema->backward)
-      return rewriteForward(op, rw, sdpa);
-    return rewriteBackward(op, args, *call, rw, sdpa);
+LogicalResult rewriteForward(CallFunctionOp op, ConversionPatternRewriter &rw,
+                             Sdpa &sdpa) {
+  Location loc = op.getLoc();
+  RankedTensorType outType = getResultTensorType(op, 0);
+  if (!outType || op->getNumResults() < 2)
+    return rw.notifyMatchFailure(op, "unexpected results");
+  Value x = sdpa.logits();
+  Sdpa::RowStats stats = sdpa.rowStats(x);
+  Value lse = sdpa.logsumexp(stats);
+  Value p, out;
+  if (sdpa.reduced) {
+    Value unnormalized = sdpa.probs(x, stats.max, sdpa.reduced);
+    out = sdpa.normalize(sdpa.attend(unnormalized), stats.sum,
+                         outType.getElementType());
+  } else {
+    p = sdpa.probs(x, lse, sdpa.f32);
+    out = sdpa.finish(sdpa.attend(p), outType.getElementType(), false);
   }
-
-  static bool isMathVariant(CallFunctionOp op) {
-    return op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
+  SmallVector<Value> results{castToType(rw, loc, sdpa.ungroup(out), outType)};
+  bool isMath = isMathVariant(op);
+  RankedTensorType second = getResultTensorType(op, 1);
+  if (isMath) {
+    if (!second)
+      return rw.notifyMatchFailure(op, "attention weights not a tensor");
+    results.push_back(castToType(
+        rw, loc, sdpa.ungroup(sdpa.finish(p, second.getElementType(), false)),
+        second));
+  } else if (!second) {
+    if (!op->getResult(1).use_empty())
+      return rw.notifyMatchFailure(op, "logsumexp result is not a tensor");
+    results.push_back(Value());
+  } else {
+    results.push_back(fitLogsumexp(rw, loc, sdpa.ungroup(lse), second));
+    if (!results.back())
+      return rw.notifyMatchFailure(op, "unexpected logsumexp shape");
   }
-
-  LogicalResult rewriteForward(CallFunctionOp op, ConversionPatternRewriter &rw,
-                               Sdpa &sdpa) const {
-    Location loc = op.getLoc();
-    RankedTensorType outType = getResultTensorType(op, 0);
-    if (!outType || op->getNumResults() < 2)
-      return rw.notifyMatchFailure(op, "unexpected results");
-    Value x = sdpa.logits();
-    Sdpa::RowStats stats = sdpa.rowStats(x);
-    Value lse = sdpa.logsumexp(stats);
-    Value p, out;
-    if (sdpa.reduced) {
-      Value unnormalized = sdpa.probs(x, stats.max, sdpa.reduced);
-      out = sdpa.normalize(sdpa.attend(unnormalized), stats.sum,
-                           outType.getElementType());
-    } else {
-      p = sdpa.probs(x, lse, sdpa.f32);
-      out = sdpa.finish(sdpa.attend(p), outType.getElementType(), false);
-    }
-    SmallVector<Value> results{castToType(rw, loc, sdpa.ungroup(out), outType)};
-    bool isMath = isMathVariant(op);
-    RankedTensorType second = getResultTensorType(op, 1);
-    if (isMath) {
-      if (!second)
-        return rw.notifyMatchFailure(op, "attention weights not a tensor");
-      results.push_back(castToType(
-          rw, loc, sdpa.ungroup(sdpa.finish(p, second.getElementType(), false)),
-          second));
-    } else if (!second) {
-      if (!op->getResult(1).use_empty())
-        return rw.notifyMatchFailure(op, "logsumexp result is not a tensor");
+  // The CUDA variants' bookkeeping results.
+  for (unsigned i = 2; i < op->getNumResults(); ++i) {
+    Value r = op->getResult(i);
+    Type type = r.getType();
+    auto tType = dyn_cast_or_null<RankedTensorType>(type);
+    if (tType && tType.hasStaticShape()) {
+      // A dense zero constant (valid for ui64 RNG state too, unlike a fill
+      // with an arith scalar).
+      Type elem = tType.getElementType();
+      if (tType.getNumElements() == 0) {
+        results.push_back(
+            tensor::EmptyOp::create(rw, loc, tType.getShape(), elem));
+        continue;
+      }
+      Attribute zero = isa<FloatType>(elem)
+                           ? Attribute(rw.getFloatAttr(elem, 0.0))
+                           : Attribute(rw.getIntegerAttr(elem, 0));
+      results.push_back(arith::ConstantOp::create(
+          rw, loc, DenseElementsAttr::get(tType, zero)));
+    } else if (type && type.isIntOrIndex() &&
+               (i == 4 || i == 5)) { // max_q, max_k
+      Value len = getValueOrCreateConstantIndexOp(
+          rw, loc,
+          i == 4 ? tensor::getMixedSize(rw, loc, sdpa.q, 3)
+                 : tensor::getMixedSize(rw, loc, sdpa.k, 2));
+      results.push_back(indexToScalar(rw, loc, len, type));
+    } else if (r.use_empty()) {
       results.push_back(Value());
     } else {
-      results.push_back(fitLogsumexp(rw, loc, sdpa.ungroup(lse), second));
-      if (!results.back())
-        return rw.notifyMatchFailure(op, "unexpected logsumexp shape");
+      return rw.notifyMatchFailure(op, "cannot produce result " +
+                                           std::to_string(i));
     }
-    // The CUDA variants' bookkeeping results.
-    for (unsigned i = 2; i < op->getNumResults(); ++i) {
-      Value r = op->getResult(i);
-      Type type = r.getType();
-      auto tType = dyn_cast_or_null<RankedTensorType>(type);
-      if (tType && tType.hasStaticShape()) {
-        // A dense zero constant (valid for ui64 RNG state too, unlike a fill
-        // with an arith scalar).
-        Type elem = tType.getElementType();
-        if (tType.getNumElements() == 0) {
-          results.push_back(
-              tensor::EmptyOp::create(rw, loc, tType.getShape(), elem));
-          continue;
-        }
-        Attribute zero = isa<FloatType>(elem)
-                             ? Attribute(rw.getFloatAttr(elem, 0.0))
-                             : Attribute(rw.getIntegerAttr(elem, 0));
-        results.push_back(arith::ConstantOp::create(
-            rw, loc, DenseElementsAttr::get(tType, zero)));
-      } else if (type && type.isIntOrIndex() &&
-                 (i == 4 || i == 5)) { // max_q, max_k
-        Value len = getValueOrCreateConstantIndexOp(
-            rw, loc,
-            i == 4 ? tensor::getMixedSize(rw, loc, sdpa.q, 3)
-                   : tensor::getMixedSize(rw, loc, sdpa.k, 2));
-        results.push_back(indexToScalar(rw, loc, len, type));
-      } else if (r.use_empty()) {
-        results.push_back(Value());
-      } else {
-        return rw.notifyMatchFailure(op, "cannot produce result " +
-                                             std::to_string(i));
-      }
-    }
-    rw.replaceOp(op, results);
-    return success();
   }
+  rw.replaceOp(op, results);
+  return success();
+}
 
-  /// lse [B,H,L] in the layout the variant saves: [B,H,L] (flash, for_cpu),
-  /// [B,H,L,1] (cuDNN) or [B,H,Lpad] (efficient, padded with zeros).
-  static Value fitLogsumexp(OpBuilder &b, Location loc, Value lse,
-                            RankedTensorType type) {
-    auto lType = cast<RankedTensorType>(lse.getType());
-    if (type.getRank() == 4 && type.getDimSize(3) == 1) {
-      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, lse);
-      sizes.push_back(b.getIndexAttr(1));
-      lse = tensor::ExpandShapeOp::create(
-          b, loc,
-          RankedTensorType::get({lType.getDimSize(0), lType.getDimSize(1),
-                                 lType.getDimSize(2), 1},
-                                lType.getElementType()),
-          lse, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}}, sizes);
-    } else if (type.getRank() != 3) {
-      return Value();
-    } else if (type.getDimSize(2) != lType.getDimSize(2) &&
-               !ShapedType::isDynamic(type.getDimSize(2))) {
-      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, lse);
-      sizes[2] = b.getIndexAttr(type.getDimSize(2));
-      Value padded =
-          createFilledTensor(b, loc, sizes, lType.getElementType(), 0.0);
-      SmallVector<OpFoldResult> zeros(3, b.getIndexAttr(0));
-      SmallVector<OpFoldResult> ones(3, b.getIndexAttr(1));
-      lse = tensor::InsertSliceOp::create(
-          b, loc, lse, padded, zeros, tensor::getMixedSizes(b, loc, lse), ones);
-    }
-    return finishResult(b, loc, lse, type);
+LogicalResult rewriteBackward(CallFunctionOp op, const OpArgs &args,
+                              const SdpaCall &call,
+                              ConversionPatternRewriter &rw, Sdpa &sdpa) {
+  Location loc = op.getLoc();
+  Value dO = call.gradOut, o = call.out, lseIn = call.logsumexp;
+  if (op.getTarget() ==
+      "aten::_scaled_dot_product_efficient_attention_backward.default") {
+    FailureOr<SmallVector<bool>> gradMask =
+        args.getBoolList(10, "grad_input_mask");
+    if (failed(gradMask) || gradMask->size() != 4)
+      return rw.notifyMatchFailure(op, "expected bool[4] grad_input_mask");
+    if ((*gradMask)[3] && !op->getResult(3).use_empty())
+      return rw.notifyMatchFailure(
+          op, "the gradient of attn_bias is not supported");
   }
+  SmallVector<RankedTensorType> types;
+  for (unsigned i = 0; i < 3; ++i) {
+    types.push_back(getResultTensorType(op, i));
+    if (!types.back())
+      return rw.notifyMatchFailure(op, "gradients must be tensors");
+  }
+  // Saved lse back to [B,H,L] f32: drop cuDNN's unit dim or efficient's
+  // padding.
+  Value lse = lseIn;
+  auto lType = cast<RankedTensorType>(lse.getType());
+  if (lType.getRank() == 4)
+    lse = tensor::CollapseShapeOp::create(
+        rw, loc, lse, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  else if (lType.getRank() != 3)
+    return rw.notifyMatchFailure(op, "unexpected logsumexp rank");
+  OpFoldResult qLen = tensor::getMixedSize(rw, loc, sdpa.q, 3);
+  if (getConstantIntValue(qLen) !=
+      getConstantIntValue(tensor::getMixedSize(rw, loc, lse, 2))) {
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, lse);
+    sizes[2] = qLen;
+    SmallVector<OpFoldResult> zeros(3, rw.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(3, rw.getIndexAttr(1));
+    lse = tensor::ExtractSliceOp::create(rw, loc, lse, zeros, sizes, ones);
+  }
+  lse = convertElements(rw, loc, lse, sdpa.f32);
+  // [B,H,L] -> [B,Hk,G,L].
+  {
+    auto t = cast<RankedTensorType>(lse.getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, lse);
+    int64_t g = sdpa.groups;
+    SmallVector<int64_t> shape{t.getDimSize(0),
+                               g == 1 ? t.getDimSize(1) : t.getDimSize(1) / g,
+                               g, t.getDimSize(2)};
+    OpFoldResult hk =
+        g == 1 ? sizes[1] : OpFoldResult(rw.getIndexAttr(shape[1]));
+    lse = tensor::ExpandShapeOp::create(
+        rw, loc, RankedTensorType::get(shape, sdpa.f32), lse,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}},
+        ArrayRef<OpFoldResult>{sizes[0], hk, rw.getIndexAttr(g), sizes[2]});
+  }
+  Value gdO = sdpa.group(dO);
+  Value gO = sdpa.group(o);
+  Value x = sdpa.logits();
+  Value p = sdpa.probs(x, lse, sdpa.f32);
+  auto d = [&](unsigned i) { return sdpa.d(i); };
+  // dP[b,hk,g,l,s] = sum_ev dO * v; loops (b,hk,g,l,s,ev).
+  Value dP = sdpa.contractRows(gdO, sdpa.v, /*rhsNR=*/true);
+  // D[b,hk,g,l] = sum_ev dO * O.
+  AffineMap id5 = rw.getMultiDimIdentityMap(5);
+  Value rowDot =
+      buildReduction(
+          rw, loc, {gdO, gO}, {id5, id5}, {false, false, false, false, true},
+          {sdpa.f32}, {0.0},
+          [&](OpBuilder &nb, Location nl, ValueRange in, ValueRange acc) {
+            Value prod = arith::MulFOp::create(
+                nb, nl, convertScalar(nb, nl, in[0], sdpa.f32),
+                convertScalar(nb, nl, in[1], sdpa.f32));
+            return SmallVector<Value>{
+                arith::AddFOp::create(nb, nl, acc[0], prod)};
+          })
+          .front();
+  // dS = P * (dP - D).
+  Value dS = sdpa.elementwise(
+      p, sdpa.f32, {p, dP, rowDot},
+      {id5, id5, sdpa.map(5, {d(0), d(1), d(2), d(3)})},
+      [&](OpBuilder &nb, Location nl, ValueRange a) {
+        return arith::MulFOp::create(nb, nl, a[0],
+                                     arith::SubFOp::create(nb, nl, a[1], a[2]))
+            .getResult();
+      });
+  // The matmul operands torch's flash kernels round (file comment).
+  Value pm = sdpa.roundToReduced(p);
+  dS = sdpa.roundToReduced(dS);
+  // dQ[b,hk,g,l,e] = sum_s dS * k; loops (b,hk,g,l,e,s).
+  Value dQ = sdpa.contractRows(dS, sdpa.k, /*rhsNR=*/false);
+  // dK[b,hk,s,e] = sum_{g,l} dS * q; loops (b,hk,s,e,g,l).
+  Value dK = sdpa.contract(dS, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}),
+                           sdpa.q, sdpa.map(6, {d(0), d(1), d(4), d(5), d(3)}),
+                           {sdpa.size(sdpa.k, 0), sdpa.size(sdpa.k, 1),
+                            sdpa.size(sdpa.k, 2), sdpa.size(sdpa.k, 3)},
+                           6);
+  // dV[b,hk,s,ev] = sum_{g,l} P * dO; loops (b,hk,s,ev,g,l).
+  Value dV = sdpa.contract(pm, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}), gdO,
+                           sdpa.map(6, {d(0), d(1), d(4), d(5), d(3)}),
+                           {sdpa.size(sdpa.v, 0), sdpa.size(sdpa.v, 1),
+                            sdpa.size(sdpa.v, 2), sdpa.size(sdpa.v, 3)},
+                           6);
+  SmallVector<Value> results{
+      castToType(rw, loc,
+                 sdpa.ungroup(sdpa.finish(dQ, types[0].getElementType(), true)),
+                 types[0]),
+      castToType(rw, loc, sdpa.finish(dK, types[1].getElementType(), true),
+                 types[1]),
+      castToType(rw, loc, sdpa.finish(dV, types[2].getElementType(), false),
+                 types[2])};
+  for (unsigned i = 3; i < op->getNumResults(); ++i)
+    results.push_back(Value()); // unused attn_bias gradient (checked above)
+  rw.replaceOp(op, results);
+  return success();
+}
 
-  LogicalResult rewriteBackward(CallFunctionOp op, const OpArgs &args,
-                                const SdpaCall &call,
-                                ConversionPatternRewriter &rw,
-                                Sdpa &sdpa) const {
-    Location loc = op.getLoc();
-    Value dO = call.gradOut, o = call.out, lseIn = call.logsumexp;
-    if (op.getTarget() ==
-        "aten::_scaled_dot_product_efficient_attention_backward.default") {
-      FailureOr<SmallVector<bool>> gradMask =
-          args.getBoolList(10, "grad_input_mask");
-      if (failed(gradMask) || gradMask->size() != 4)
-        return rw.notifyMatchFailure(op, "expected bool[4] grad_input_mask");
-      if ((*gradMask)[3] && !op->getResult(3).use_empty())
-        return rw.notifyMatchFailure(
-            op, "the gradient of attn_bias is not supported");
-    }
-    SmallVector<RankedTensorType> types;
-    for (unsigned i = 0; i < 3; ++i) {
-      types.push_back(getResultTensorType(op, i));
-      if (!types.back())
-        return rw.notifyMatchFailure(op, "gradients must be tensors");
-    }
-    // Saved lse back to [B,H,L] f32: drop cuDNN's unit dim or efficient's
-    // padding.
-    Value lse = lseIn;
-    auto lType = cast<RankedTensorType>(lse.getType());
-    if (lType.getRank() == 4)
-      lse = tensor::CollapseShapeOp::create(
-          rw, loc, lse, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-    else if (lType.getRank() != 3)
-      return rw.notifyMatchFailure(op, "unexpected logsumexp rank");
-    OpFoldResult qLen = tensor::getMixedSize(rw, loc, sdpa.q, 3);
-    if (getConstantIntValue(qLen) !=
-        getConstantIntValue(tensor::getMixedSize(rw, loc, lse, 2))) {
-      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, lse);
-      sizes[2] = qLen;
-      SmallVector<OpFoldResult> zeros(3, rw.getIndexAttr(0));
-      SmallVector<OpFoldResult> ones(3, rw.getIndexAttr(1));
-      lse = tensor::ExtractSliceOp::create(rw, loc, lse, zeros, sizes, ones);
-    }
-    lse = convertElements(rw, loc, lse, sdpa.f32);
-    // [B,H,L] -> [B,Hk,G,L].
-    {
-      auto t = cast<RankedTensorType>(lse.getType());
-      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, lse);
-      int64_t g = sdpa.groups;
-      SmallVector<int64_t> shape{t.getDimSize(0),
-                                 g == 1 ? t.getDimSize(1) : t.getDimSize(1) / g,
-                                 g, t.getDimSize(2)};
-      OpFoldResult hk =
-          g == 1 ? sizes[1] : OpFoldResult(rw.getIndexAttr(shape[1]));
-      lse = tensor::ExpandShapeOp::create(
-          rw, loc, RankedTensorType::get(shape, sdpa.f32), lse,
-          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}},
-          ArrayRef<OpFoldResult>{sizes[0], hk, rw.getIndexAttr(g), sizes[2]});
-    }
-    Value gdO = sdpa.group(dO);
-    Value gO = sdpa.group(o);
-    Value x = sdpa.logits();
-    Value p = sdpa.probs(x, lse, sdpa.f32);
-    auto d = [&](unsigned i) { return sdpa.d(i); };
-    // dP[b,hk,g,l,s] = sum_ev dO * v; loops (b,hk,g,l,s,ev).
-    Value dP = sdpa.contractRows(gdO, sdpa.v, /*rhsNR=*/true);
-    // D[b,hk,g,l] = sum_ev dO * O.
-    AffineMap id5 = rw.getMultiDimIdentityMap(5);
-    Value rowDot =
-        buildReduction(
-            rw, loc, {gdO, gO}, {id5, id5}, {false, false, false, false, true},
-            {sdpa.f32}, {0.0},
-            [&](OpBuilder &nb, Location nl, ValueRange in, ValueRange acc) {
-              Value prod = arith::MulFOp::create(
-                  nb, nl, convertScalar(nb, nl, in[0], sdpa.f32),
-                  convertScalar(nb, nl, in[1], sdpa.f32));
-              return SmallVector<Value>{
-                  arith::AddFOp::create(nb, nl, acc[0], prod)};
-            })
-            .front();
-    // dS = P * (dP - D).
-    Value dS = sdpa.elementwise(
-        p, sdpa.f32, {p, dP, rowDot},
-        {id5, id5, sdpa.map(5, {d(0), d(1), d(2), d(3)})},
-        [&](OpBuilder &nb, Location nl, ValueRange a) {
-          return arith::MulFOp::create(
-                     nb, nl, a[0], arith::SubFOp::create(nb, nl, a[1], a[2]))
-              .getResult();
-        });
-    // The matmul operands torch's flash kernels round (file comment).
-    Value pm = sdpa.roundToReduced(p);
-    dS = sdpa.roundToReduced(dS);
-    // dQ[b,hk,g,l,e] = sum_s dS * k; loops (b,hk,g,l,e,s).
-    Value dQ = sdpa.contractRows(dS, sdpa.k, /*rhsNR=*/false);
-    // dK[b,hk,s,e] = sum_{g,l} dS * q; loops (b,hk,s,e,g,l).
-    Value dK =
-        sdpa.contract(dS, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}), sdpa.q,
-                      sdpa.map(6, {d(0), d(1), d(4), d(5), d(3)}),
-                      {sdpa.size(sdpa.k, 0), sdpa.size(sdpa.k, 1),
-                       sdpa.size(sdpa.k, 2), sdpa.size(sdpa.k, 3)},
-                      6);
-    // dV[b,hk,s,ev] = sum_{g,l} P * dO; loops (b,hk,s,ev,g,l).
-    Value dV = sdpa.contract(pm, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}),
-                             gdO, sdpa.map(6, {d(0), d(1), d(4), d(5), d(3)}),
-                             {sdpa.size(sdpa.v, 0), sdpa.size(sdpa.v, 1),
-                              sdpa.size(sdpa.v, 2), sdpa.size(sdpa.v, 3)},
-                             6);
-    SmallVector<Value> results{
-        castToType(
-            rw, loc,
-            sdpa.ungroup(sdpa.finish(dQ, types[0].getElementType(), true)),
-            types[0]),
-        castToType(rw, loc, sdpa.finish(dK, types[1].getElementType(), true),
-                   types[1]),
-        castToType(rw, loc, sdpa.finish(dV, types[2].getElementType(), false),
-                   types[2])};
-    for (unsigned i = 3; i < op->getNumResults(); ++i)
-      results.push_back(Value()); // unused attn_bias gradient (checked above)
-    rw.replaceOp(op, results);
-    return success();
+/// Forward and backward of every SDPA variant in kSchemas.
+LogicalResult lowerSdpa(CallFunctionOp op, const OpArgs &args,
+                        ConversionPatternRewriter &rw) {
+  const SdpaSchema *schema = lookupSchema(op);
+  std::string reason;
+  FailureOr<SdpaCall> call = readSdpaCall(op, args.getOperands(), reason);
+  if (failed(call))
+    return rw.notifyMatchFailure(op, reason);
+  Value q = call->q, k = call->k, v = call->v;
+
+  Location loc = op.getLoc();
+  Sdpa sdpa(rw, loc);
+  auto qType = cast<RankedTensorType>(q.getType());
+  auto kType = cast<RankedTensorType>(k.getType());
+  int64_t h = qType.getDimSize(1), hk = kType.getDimSize(1);
+  if (h != hk) {
+    if (ShapedType::isDynamic(h) || ShapedType::isDynamic(hk) || hk == 0 ||
+        h % hk != 0)
+      return rw.notifyMatchFailure(
+          op, "query heads must be a static multiple of key/value heads");
+    sdpa.groups = h / hk;
   }
-};
+  sdpa.causal = call->causal;
+  sdpa.mask = call->mask;
+  Type elem = qType.getElementType();
+  if (!isMathVariant(op) && (elem.isBF16() || elem.isF16()))
+    sdpa.reduced = elem;
+  // Fewer than 16 keys: all in torch's scalar tail (exact exp).
+  int64_t keys = kType.getDimSize(2);
+  sdpa.cpuExp = sdpa.reduced && !schema->backward &&
+                op.getTarget() == kSchemas[0].target &&
+                (ShapedType::isDynamic(keys) || keys >= 16);
+  double scale = call->scale;
+  if (!std::isnan(scale)) {
+    sdpa.scale = createScalarConstant(rw, loc, sdpa.f32, scale);
+  } else {
+    // torch's default: 1 / sqrt(E).
+    Value e = indexToScalar(rw, loc,
+                            getValueOrCreateConstantIndexOp(
+                                rw, loc, tensor::getMixedSize(rw, loc, q, 3)),
+                            sdpa.f32);
+    sdpa.scale = math::RsqrtOp::create(rw, loc, e);
+  }
+  sdpa.q = sdpa.group(q);
+  sdpa.k = k;
+  sdpa.v = v;
+
+  if (!schema->backward)
+    return rewriteForward(op, rw, sdpa);
+  return rewriteBackward(op, args, *call, rw, sdpa);
+}
 
 } // namespace
 
@@ -747,8 +732,10 @@ FailureOr<SdpaCall> mlir::joint::readSdpaCall(CallFunctionOp op,
   return call;
 }
 
-void mlir::joint::populateAttentionPatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
-  patterns.add<SdpaPattern>(typeConverter, patterns.getContext());
+void mlir::joint::populateAttentionPatterns(const TypeConverter &typeConverter,
+                                            RewritePatternSet &patterns) {
+  LoweringTable table(typeConverter, patterns);
+  table.add(llvm::map_to_vector(kSchemas,
+                                [](const SdpaSchema &s) { return s.target; }),
+            lowerSdpa);
 }

@@ -23,6 +23,7 @@
 
 #include "UtilsOps.h"
 #include "joint/Conversion/JointToLinalg/JointToLinalg.h"
+#include "llvm/ADT/SmallVectorExtras.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -168,170 +169,157 @@ Value finishStat(OpBuilder &b, Location loc, Value t, RankedTensorType type) {
 
 /// The forward variants in kSchemas (-> out, save_mean, save_invstd[,
 /// running_mean, running_var] for the functional form).
-struct BatchNormPattern : JointOpConversion {
-  BatchNormPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(tc, ctx, targets()) {}
-
-  static SmallVector<StringRef> targets() {
-    SmallVector<StringRef> t;
-    for (const BatchNormSchema &s : kSchemas)
-      t.push_back(s.target);
-    return t;
+LogicalResult lowerBatchNorm(CallFunctionOp op, const OpArgs &args,
+                             ConversionPatternRewriter &rw) {
+  const BatchNormSchema &schema = *lookup(op.getTarget());
+  FailureOr<Value> input = args.tensor(0, "input");
+  FailureOr<double> eps = args.getFloat(schema.eps, "eps");
+  FailureOr<double> momentum = args.getFloat(schema.momentum, "momentum");
+  FailureOr<bool> training = schema.training < 0
+                                 ? FailureOr<bool>(false)
+                                 : args.getBool(schema.training, "training");
+  if (failed(input) || failed(eps) || failed(momentum) || failed(training))
+    return rw.notifyMatchFailure(
+        op, "expected (tensor, weight?, bias?, ..., constant training, "
+            "momentum and eps)");
+  std::string why;
+  FailureOr<Frame> frame = getFrame(*input, why);
+  if (failed(frame))
+    return rw.notifyMatchFailure(op, why);
+  FailureOr<Value> weight = args.tensor(1, "weight");
+  FailureOr<Value> bias = args.tensor(2, "bias");
+  if ((failed(weight) && !args.isNone(1, "weight")) ||
+      (failed(bias) && !args.isNone(2, "bias")))
+    return rw.notifyMatchFailure(op, "weight/bias must be tensors or None");
+  Value runMean, runVar;
+  if (schema.runningMean >= 0 &&
+      !args.isNone(schema.runningMean, "running_mean")) {
+    FailureOr<Value> m = args.tensor(schema.runningMean, "running_mean");
+    FailureOr<Value> v = args.tensor(schema.runningVar, "running_var");
+    if (failed(m) || failed(v))
+      return rw.notifyMatchFailure(op, "running statistics must be tensors");
+    runMean = *m;
+    runVar = *v;
   }
+  bool functional = op.getTarget() == kFunctional;
+  if (!*training && !runMean)
+    return rw.notifyMatchFailure(op, "eval needs running statistics");
+  if (*training && runMean && !functional)
+    return rw.notifyMatchFailure(
+        op, "running statistics written in place were not functionalized");
+  unsigned numResults = functional ? 5 : 3;
+  SmallVector<RankedTensorType> types;
+  for (unsigned i = 0; i < op->getNumResults(); ++i)
+    types.push_back(getResultTensorType(op, i));
+  if (types.size() != numResults ||
+      llvm::is_contained(types, RankedTensorType()))
+    return rw.notifyMatchFailure(op, "unexpected results");
 
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    const BatchNormSchema &schema = *lookup(op.getTarget());
-    OpArgs args(op, adaptor.getOperands());
-    FailureOr<Value> input = args.tensor(0, "input");
-    FailureOr<double> eps = args.getFloat(schema.eps, "eps");
-    FailureOr<double> momentum = args.getFloat(schema.momentum, "momentum");
-    FailureOr<bool> training = schema.training < 0
-                                   ? FailureOr<bool>(false)
-                                   : args.getBool(schema.training, "training");
-    if (failed(input) || failed(eps) || failed(momentum) || failed(training))
-      return rw.notifyMatchFailure(
-          op, "expected (tensor, weight?, bias?, ..., constant training, "
-              "momentum and eps)");
-    std::string why;
-    FailureOr<Frame> frame = getFrame(*input, why);
-    if (failed(frame))
-      return rw.notifyMatchFailure(op, why);
-    FailureOr<Value> weight = args.tensor(1, "weight");
-    FailureOr<Value> bias = args.tensor(2, "bias");
-    if ((failed(weight) && !args.isNone(1, "weight")) ||
-        (failed(bias) && !args.isNone(2, "bias")))
-      return rw.notifyMatchFailure(op, "weight/bias must be tensors or None");
-    Value runMean, runVar;
-    if (schema.runningMean >= 0 &&
-        !args.isNone(schema.runningMean, "running_mean")) {
-      FailureOr<Value> m = args.tensor(schema.runningMean, "running_mean");
-      FailureOr<Value> v = args.tensor(schema.runningVar, "running_var");
-      if (failed(m) || failed(v))
-        return rw.notifyMatchFailure(op, "running statistics must be tensors");
-      runMean = *m;
-      runVar = *v;
-    }
-    bool functional = op.getTarget() == kFunctional;
-    if (!*training && !runMean)
-      return rw.notifyMatchFailure(op, "eval needs running statistics");
-    if (*training && runMean && !functional)
-      return rw.notifyMatchFailure(
-          op, "running statistics written in place were not functionalized");
-    unsigned numResults = functional ? 5 : 3;
-    SmallVector<RankedTensorType> types;
-    for (unsigned i = 0; i < op->getNumResults(); ++i)
-      types.push_back(getResultTensorType(op, i));
-    if (types.size() != numResults ||
-        llvm::is_contained(types, RankedTensorType()))
-      return rw.notifyMatchFailure(op, "unexpected results");
+  Location loc = op.getLoc();
+  auto [acc, reduced, id, chan] = *frame;
+  Value mf =
+      indexToScalar(rw, loc, getNumElements(rw, loc, *input, reduced), acc);
+  Value mean, var, invstd;
+  if (*training) {
+    std::tie(mean, var) = batchStats(rw, loc, *input, *frame, mf);
+  } else {
+    mean = convertElements(rw, loc, runMean, acc);
+    var = runVar;
+  }
+  // torch keeps the batch statistics in save_mean / save_invstd's dtype and
+  // normalizes with the kept values: when that is bf16/f16, mean and
+  // var + eps are rounded to it, and so is invstd (checked bitwise against
+  // torch's bf16 BatchNorm2d).
+  auto reducedOf = [&](RankedTensorType type) -> Type {
+    Type elem = type.getElementType();
+    if (!*training || elem == acc ||
+        (type.hasStaticShape() && !type.getNumElements()))
+      return {};
+    return elem;
+  };
+  auto roundTrip = [&](Value t, Type elem) {
+    return elem ? convertElements(rw, loc, convertElements(rw, loc, t, elem),
+                                  acc)
+                : t;
+  };
+  Type keptMean = reducedOf(types[1]), keptInv = reducedOf(types[2]);
+  mean = roundTrip(mean, keptMean);
+  invstd = roundTrip(invStd(rw, loc, var, acc, *eps, keptInv), keptInv);
 
-    Location loc = op.getLoc();
-    auto [acc, reduced, id, chan] = *frame;
-    Value mf =
-        indexToScalar(rw, loc, getNumElements(rw, loc, *input, reduced), acc);
-    Value mean, var, invstd;
-    if (*training) {
-      std::tie(mean, var) = batchStats(rw, loc, *input, *frame, mf);
+  // out = x * alpha + beta, alpha = invstd * w, beta = b - mean * alpha.
+  bool hasW = succeeded(weight), hasB = succeeded(bias);
+  SmallVector<Value> ab{mean, invstd};
+  if (hasW)
+    ab.push_back(*weight);
+  SmallVector<AffineMap> abMaps(ab.size(), rw.getMultiDimIdentityMap(1));
+  Value alpha = buildElementwiseMap(
+      rw, loc, mean, acc, ab, abMaps,
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        return hasW ? arith::MulFOp::create(b, l, a[1],
+                                            convertScalar(b, l, a[2], acc))
+                          .getResult()
+                    : a[1];
+      });
+  SmallVector<Value> betaIn{mean, alpha};
+  if (hasB)
+    betaIn.push_back(*bias);
+  Value beta = buildElementwiseMap(
+      rw, loc, mean, acc, betaIn,
+      SmallVector<AffineMap>(betaIn.size(), rw.getMultiDimIdentityMap(1)),
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value m = arith::MulFOp::create(b, l, a[0], a[1]);
+        if (!hasB)
+          return arith::NegFOp::create(b, l, m).getResult();
+        return arith::SubFOp::create(b, l, convertScalar(b, l, a[2], acc), m)
+            .getResult();
+      });
+  Type outElem = types[0].getElementType();
+  Value out = buildElementwiseMap(
+      rw, loc, *input, outElem, {*input, alpha, beta}, {id, chan, chan},
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value v =
+            arith::MulFOp::create(b, l, convertScalar(b, l, a[0], acc), a[1]);
+        v = arith::AddFOp::create(b, l, v, a[2]);
+        return convertScalar(b, l, v, outElem);
+      });
+
+  SmallVector<Value> results{castToType(rw, loc, out, types[0]),
+                             finishStat(rw, loc, mean, types[1]),
+                             finishStat(rw, loc, invstd, types[2])};
+  if (functional) {
+    if (!*training) {
+      results.push_back(castToType(rw, loc, runMean, types[3]));
+      results.push_back(castToType(rw, loc, runVar, types[4]));
     } else {
-      mean = convertElements(rw, loc, runMean, acc);
-      var = runVar;
+      Value mom = createScalarConstant(rw, loc, acc, *momentum);
+      Value keep = createScalarConstant(rw, loc, acc, 1.0 - *momentum);
+      Value one = createScalarConstant(rw, loc, acc, 1.0);
+      auto blend = [&](Value running, Value stat, bool unbiased) {
+        return perChannel(
+            rw, loc, running, acc, {running, stat},
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value s = a[1];
+              // Ops in a fixed order (argument order is unspecified).
+              if (unbiased) {
+                Value n = arith::MulFOp::create(b, l, s, mf);
+                Value dof = arith::SubFOp::create(b, l, mf, one);
+                s = arith::DivFOp::create(b, l, n, dof);
+              }
+              Value batch = arith::MulFOp::create(b, l, mom, s);
+              Value old = arith::MulFOp::create(b, l, keep,
+                                                convertScalar(b, l, a[0], acc));
+              return arith::AddFOp::create(b, l, batch, old).getResult();
+            });
+      };
+      results.push_back(
+          finishResult(rw, loc, blend(runMean, mean, false), types[3]));
+      results.push_back(
+          finishResult(rw, loc, blend(runVar, var, true), types[4]));
     }
-    // torch keeps the batch statistics in save_mean / save_invstd's dtype and
-    // normalizes with the kept values: when that is bf16/f16, mean and
-    // var + eps are rounded to it, and so is invstd (checked bitwise against
-    // torch's bf16 BatchNorm2d).
-    auto reducedOf = [&](RankedTensorType type) -> Type {
-      Type elem = type.getElementType();
-      if (!*training || elem == acc ||
-          (type.hasStaticShape() && !type.getNumElements()))
-        return {};
-      return elem;
-    };
-    auto roundTrip = [&](Value t, Type elem) {
-      return elem ? convertElements(rw, loc, convertElements(rw, loc, t, elem),
-                                    acc)
-                  : t;
-    };
-    Type keptMean = reducedOf(types[1]), keptInv = reducedOf(types[2]);
-    mean = roundTrip(mean, keptMean);
-    invstd = roundTrip(invStd(rw, loc, var, acc, *eps, keptInv), keptInv);
-
-    // out = x * alpha + beta, alpha = invstd * w, beta = b - mean * alpha.
-    bool hasW = succeeded(weight), hasB = succeeded(bias);
-    SmallVector<Value> ab{mean, invstd};
-    if (hasW)
-      ab.push_back(*weight);
-    SmallVector<AffineMap> abMaps(ab.size(), rw.getMultiDimIdentityMap(1));
-    Value alpha = buildElementwiseMap(
-        rw, loc, mean, acc, ab, abMaps,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          return hasW ? arith::MulFOp::create(b, l, a[1],
-                                              convertScalar(b, l, a[2], acc))
-                            .getResult()
-                      : a[1];
-        });
-    SmallVector<Value> betaIn{mean, alpha};
-    if (hasB)
-      betaIn.push_back(*bias);
-    Value beta = buildElementwiseMap(
-        rw, loc, mean, acc, betaIn,
-        SmallVector<AffineMap>(betaIn.size(), rw.getMultiDimIdentityMap(1)),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value m = arith::MulFOp::create(b, l, a[0], a[1]);
-          if (!hasB)
-            return arith::NegFOp::create(b, l, m).getResult();
-          return arith::SubFOp::create(b, l, convertScalar(b, l, a[2], acc), m)
-              .getResult();
-        });
-    Type outElem = types[0].getElementType();
-    Value out = buildElementwiseMap(
-        rw, loc, *input, outElem, {*input, alpha, beta}, {id, chan, chan},
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value v =
-              arith::MulFOp::create(b, l, convertScalar(b, l, a[0], acc), a[1]);
-          v = arith::AddFOp::create(b, l, v, a[2]);
-          return convertScalar(b, l, v, outElem);
-        });
-
-    SmallVector<Value> results{castToType(rw, loc, out, types[0]),
-                               finishStat(rw, loc, mean, types[1]),
-                               finishStat(rw, loc, invstd, types[2])};
-    if (functional) {
-      if (!*training) {
-        results.push_back(castToType(rw, loc, runMean, types[3]));
-        results.push_back(castToType(rw, loc, runVar, types[4]));
-      } else {
-        Value mom = createScalarConstant(rw, loc, acc, *momentum);
-        Value keep = createScalarConstant(rw, loc, acc, 1.0 - *momentum);
-        Value one = createScalarConstant(rw, loc, acc, 1.0);
-        auto blend = [&](Value running, Value stat, bool unbiased) {
-          return perChannel(
-              rw, loc, running, acc, {running, stat},
-              [&](OpBuilder &b, Location l, ValueRange a) {
-                Value s = a[1];
-                // Ops in a fixed order (argument order is unspecified).
-                if (unbiased) {
-                  Value n = arith::MulFOp::create(b, l, s, mf);
-                  Value dof = arith::SubFOp::create(b, l, mf, one);
-                  s = arith::DivFOp::create(b, l, n, dof);
-                }
-                Value batch = arith::MulFOp::create(b, l, mom, s);
-                Value old = arith::MulFOp::create(
-                    b, l, keep, convertScalar(b, l, a[0], acc));
-                return arith::AddFOp::create(b, l, batch, old).getResult();
-              });
-        };
-        results.push_back(
-            finishResult(rw, loc, blend(runMean, mean, false), types[3]));
-        results.push_back(
-            finishResult(rw, loc, blend(runVar, var, true), types[4]));
-      }
-    }
-    rw.replaceOp(op, results);
-    return success();
   }
-};
+  rw.replaceOp(op, results);
+  return success();
+}
 
 /// The operands of native_batch_norm_backward: `mean` and `stat` are
 /// save_mean / save_invstd in training, running_mean / running_var in eval;
@@ -344,10 +332,8 @@ struct BackwardArgs {
   SmallVector<RankedTensorType> types;
 };
 
-FailureOr<BackwardArgs> readBackwardArgs(CallFunctionOp op,
-                                         CallFunctionOp::Adaptor adaptor,
+FailureOr<BackwardArgs> readBackwardArgs(CallFunctionOp op, const OpArgs &args,
                                          ConversionPatternRewriter &rw) {
-  OpArgs args(op, adaptor.getOperands());
   FailureOr<bool> train = args.getBool(7, "train");
   FailureOr<double> eps = args.getFloat(8, "eps");
   FailureOr<SmallVector<bool>> mask = args.getBoolList(9, "output_mask");
@@ -386,94 +372,88 @@ FailureOr<BackwardArgs> readBackwardArgs(CallFunctionOp op,
 /// aten::native_batch_norm_backward.default(grad_out, input, weight?,
 /// running_mean?, running_var?, save_mean?, save_invstd?, bool train,
 /// float eps, bool[3] output_mask) -> (grad_input, grad_weight, grad_bias).
-struct BatchNormBackwardPattern : JointOpConversion {
-  BatchNormBackwardPattern(const TypeConverter &tc, MLIRContext *ctx)
-      : JointOpConversion(tc, ctx,
-                          {"aten::native_batch_norm_backward.default"}) {}
-
-  LogicalResult rewrite(CallFunctionOp op, OpAdaptor adaptor,
-                        ConversionPatternRewriter &rw) const override {
-    FailureOr<BackwardArgs> a = readBackwardArgs(op, adaptor, rw);
-    if (failed(a))
-      return failure();
-    std::string why;
-    FailureOr<Frame> frame = getFrame(a->input, why);
-    if (failed(frame))
-      return rw.notifyMatchFailure(op, why);
-    Location loc = op.getLoc();
-    auto [acc, reduced, id, chan] = *frame;
-    Value invstd = a->train ? convertElements(rw, loc, a->stat, acc)
-                            : invStd(rw, loc, a->stat, acc, a->eps);
-    auto load = [&](OpBuilder &b, Location l, Value v) {
-      return convertScalar(b, l, v, acc);
-    };
-    // sum_dy and dot = sum(dy * (x - mean)) per channel.
-    SmallVector<Value> sums = buildReduction(
-        rw, loc, {a->dy, a->input, a->mean}, {id, id, chan}, reduced,
-        {acc, acc}, {0.0, 0.0},
-        [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
-          Value g = load(b, l, in[0]);
-          Value d =
-              arith::SubFOp::create(b, l, load(b, l, in[1]), load(b, l, in[2]));
-          return SmallVector<Value>{
-              arith::AddFOp::create(b, l, accs[0], g),
-              arith::AddFOp::create(b, l, accs[1],
-                                    arith::MulFOp::create(b, l, g, d))};
+LogicalResult lowerBatchNormBackward(CallFunctionOp op, const OpArgs &args,
+                                     ConversionPatternRewriter &rw) {
+  FailureOr<BackwardArgs> a = readBackwardArgs(op, args, rw);
+  if (failed(a))
+    return failure();
+  std::string why;
+  FailureOr<Frame> frame = getFrame(a->input, why);
+  if (failed(frame))
+    return rw.notifyMatchFailure(op, why);
+  Location loc = op.getLoc();
+  auto [acc, reduced, id, chan] = *frame;
+  Value invstd = a->train ? convertElements(rw, loc, a->stat, acc)
+                          : invStd(rw, loc, a->stat, acc, a->eps);
+  auto load = [&](OpBuilder &b, Location l, Value v) {
+    return convertScalar(b, l, v, acc);
+  };
+  // sum_dy and dot = sum(dy * (x - mean)) per channel.
+  SmallVector<Value> sums = buildReduction(
+      rw, loc, {a->dy, a->input, a->mean}, {id, id, chan}, reduced, {acc, acc},
+      {0.0, 0.0},
+      [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+        Value g = load(b, l, in[0]);
+        Value d =
+            arith::SubFOp::create(b, l, load(b, l, in[1]), load(b, l, in[2]));
+        return SmallVector<Value>{
+            arith::AddFOp::create(b, l, accs[0], g),
+            arith::AddFOp::create(b, l, accs[1],
+                                  arith::MulFOp::create(b, l, g, d))};
+      });
+  SmallVector<Value> results(3);
+  if (a->mask[0]) {
+    Value mf =
+        indexToScalar(rw, loc, getNumElements(rw, loc, a->input, reduced), acc);
+    bool hasW = static_cast<bool>(a->weight);
+    SmallVector<Value> inputs{a->dy,  a->input, a->mean,
+                              invstd, sums[0],  sums[1]};
+    SmallVector<AffineMap> maps{id, id, chan, chan, chan, chan};
+    if (hasW) {
+      inputs.push_back(a->weight);
+      maps.push_back(chan);
+    }
+    bool isTrain = a->train;
+    Type dxElem = a->types[0].getElementType();
+    Value dx = buildElementwiseMap(
+        rw, loc, a->input, dxElem, inputs, maps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value g = load(b, l, a[0]);
+          Value is = a[3];
+          if (isTrain) {
+            Value d =
+                arith::SubFOp::create(b, l, load(b, l, a[1]), load(b, l, a[2]));
+            // k = dot * invstd^2 / M, grad_mean = sum_dy / M.
+            Value k = arith::DivFOp::create(
+                b, l,
+                arith::MulFOp::create(b, l, a[5],
+                                      arith::MulFOp::create(b, l, is, is)),
+                mf);
+            Value gm = arith::DivFOp::create(b, l, a[4], mf);
+            Value centered = arith::SubFOp::create(b, l, g, gm);
+            Value proj = arith::MulFOp::create(b, l, d, k);
+            g = arith::SubFOp::create(b, l, centered, proj);
+          }
+          Value v = arith::MulFOp::create(b, l, g, is);
+          if (hasW)
+            v = arith::MulFOp::create(b, l, v, load(b, l, a[6]));
+          return convertScalar(b, l, v, dxElem);
         });
-    SmallVector<Value> results(3);
-    if (a->mask[0]) {
-      Value mf = indexToScalar(rw, loc,
-                               getNumElements(rw, loc, a->input, reduced), acc);
-      bool hasW = static_cast<bool>(a->weight);
-      SmallVector<Value> inputs{a->dy,  a->input, a->mean,
-                                invstd, sums[0],  sums[1]};
-      SmallVector<AffineMap> maps{id, id, chan, chan, chan, chan};
-      if (hasW) {
-        inputs.push_back(a->weight);
-        maps.push_back(chan);
-      }
-      bool isTrain = a->train;
-      Type dxElem = a->types[0].getElementType();
-      Value dx = buildElementwiseMap(
-          rw, loc, a->input, dxElem, inputs, maps,
-          [&](OpBuilder &b, Location l, ValueRange a) {
-            Value g = load(b, l, a[0]);
-            Value is = a[3];
-            if (isTrain) {
-              Value d = arith::SubFOp::create(b, l, load(b, l, a[1]),
-                                              load(b, l, a[2]));
-              // k = dot * invstd^2 / M, grad_mean = sum_dy / M.
-              Value k = arith::DivFOp::create(
-                  b, l,
-                  arith::MulFOp::create(b, l, a[5],
-                                        arith::MulFOp::create(b, l, is, is)),
-                  mf);
-              Value gm = arith::DivFOp::create(b, l, a[4], mf);
-              Value centered = arith::SubFOp::create(b, l, g, gm);
-              Value proj = arith::MulFOp::create(b, l, d, k);
-              g = arith::SubFOp::create(b, l, centered, proj);
-            }
-            Value v = arith::MulFOp::create(b, l, g, is);
-            if (hasW)
-              v = arith::MulFOp::create(b, l, v, load(b, l, a[6]));
-            return convertScalar(b, l, v, dxElem);
-          });
-      results[0] = castToType(rw, loc, dx, a->types[0]);
-    }
-    if (a->mask[1]) {
-      Value dw = perChannel(
-          rw, loc, sums[1], acc, {sums[1], invstd},
-          [&](OpBuilder &b, Location l, ValueRange a) {
-            return arith::MulFOp::create(b, l, a[0], a[1]).getResult();
-          });
-      results[1] = finishResult(rw, loc, dw, a->types[1]);
-    }
-    if (a->mask[2])
-      results[2] = finishResult(rw, loc, sums[0], a->types[2]);
-    rw.replaceOp(op, results);
-    return success();
+    results[0] = castToType(rw, loc, dx, a->types[0]);
   }
-};
+  if (a->mask[1]) {
+    Value dw =
+        perChannel(rw, loc, sums[1], acc, {sums[1], invstd},
+                   [&](OpBuilder &b, Location l, ValueRange a) {
+                     return arith::MulFOp::create(b, l, a[0], a[1]).getResult();
+                   });
+    results[1] = finishResult(rw, loc, dw, a->types[1]);
+  }
+  if (a->mask[2])
+    results[2] = finishResult(rw, loc, sums[0], a->types[2]);
+  rw.replaceOp(op, results);
+  return success();
+}
 
 } // namespace
 
@@ -510,11 +490,12 @@ mlir::joint::lowering::functionalizeBatchNormStats(CallFunctionOp &op,
   return {{*mean, functional->getResult(3)}, {*var, functional->getResult(4)}};
 }
 
-void mlir::joint::populateBatchNormPatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
-  target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                         arith::ArithDialect, math::MathDialect>();
-  patterns.add<BatchNormPattern, BatchNormBackwardPattern>(
-      typeConverter, patterns.getContext());
+void mlir::joint::populateBatchNormPatterns(const TypeConverter &typeConverter,
+                                            RewritePatternSet &patterns) {
+  LoweringTable table(typeConverter, patterns);
+  table.add(llvm::map_to_vector(
+                kSchemas, [](const BatchNormSchema &s) { return s.target; }),
+            lowerBatchNorm);
+  table.add({"aten::native_batch_norm_backward.default"},
+            lowerBatchNormBackward);
 }

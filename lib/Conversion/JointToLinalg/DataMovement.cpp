@@ -124,13 +124,10 @@ static LogicalResult rewriteAsStrided(CallFunctionOp op,
 /// as_strided (contiguous only) and the identities alias / detach / clone /
 /// lift_fresh_copy.
 static LogicalResult lowerView(CallFunctionOp op,
-                               CallFunctionOp::Adaptor adaptor,
+                               CallFunctionOp::Adaptor adaptor, Value input,
+                               RankedTensorType resultType,
                                ConversionPatternRewriter &rewriter) {
-  FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
-  RankedTensorType resultType = getResultTensorType(op);
-  if (failed(input) || !resultType)
-    return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
-  auto inputType = cast<RankedTensorType>(input->getType());
+  auto inputType = cast<RankedTensorType>(input.getType());
   if (inputType.getElementType() != resultType.getElementType())
     return rewriter.notifyMatchFailure(op, "a view keeps the dtype");
   Location loc = op.getLoc();
@@ -143,11 +140,11 @@ static LogicalResult lowerView(CallFunctionOp op,
       target == "aten::contiguous.default") {
     if (inputType != resultType)
       return rewriter.notifyMatchFailure(op, "result type differs");
-    rewriter.replaceOp(op, *input);
+    rewriter.replaceOp(op, input);
     return success();
   }
   if (target == "aten::as_strided.default")
-    return rewriteAsStrided(op, adaptor, rewriter, *input, resultType);
+    return rewriteAsStrided(op, adaptor, rewriter, input, resultType);
 
   if (target == "aten::view_as.default" ||
       target == "aten::reshape_as.default") {
@@ -159,8 +156,7 @@ static LogicalResult lowerView(CallFunctionOp op,
              target == "aten::unsqueeze.default") {
     // The result's dims are the input's with size-1 dims removed or one
     // inserted: map each result dim to its input dim.
-    SmallVector<OpFoldResult> inputSizes =
-        getTensorSizes(rewriter, loc, *input);
+    SmallVector<OpFoldResult> inputSizes = getTensorSizes(rewriter, loc, input);
     if (target == "aten::unsqueeze.default") {
       FailureOr<int64_t> d =
           getDimArg(op, rewriter, {1, "dim"}, inputType.getRank() + 1);
@@ -202,11 +198,11 @@ static LogicalResult lowerView(CallFunctionOp op,
     sizes = *requested;
   }
   FailureOr<SmallVector<OpFoldResult>> viewSizes =
-      getViewSizes(rewriter, loc, *input, resultType, sizes);
+      getViewSizes(rewriter, loc, input, resultType, sizes);
   if (failed(viewSizes))
     return rewriter.notifyMatchFailure(op, "size list does not match result");
   rewriter.replaceOp(op,
-                     reshapeTo(rewriter, loc, *input, resultType, *viewSizes));
+                     reshapeTo(rewriter, loc, input, resultType, *viewSizes));
   return success();
 }
 
@@ -216,11 +212,8 @@ namespace {
 /// t, transpose.int, permute: `linalg.transpose` into a `tensor.empty`.
 static LogicalResult lowerTranspose(CallFunctionOp op,
                                     CallFunctionOp::Adaptor adaptor,
+                                    Value input, RankedTensorType resultType,
                                     ConversionPatternRewriter &rewriter) {
-  FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
-  RankedTensorType resultType = getResultTensorType(op);
-  if (failed(input) || !resultType)
-    return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
   int64_t rank = resultType.getRank();
   SmallVector<int64_t> permutation;
   for (int64_t i = 0; i < rank; ++i)
@@ -252,30 +245,27 @@ static LogicalResult lowerTranspose(CallFunctionOp op,
     }
   }
   if (llvm::is_sorted(permutation)) {
-    rewriter.replaceOp(op, *input);
+    rewriter.replaceOp(op, input);
     return success();
   }
   Location loc = op.getLoc();
-  SmallVector<OpFoldResult> inputSizes = getTensorSizes(rewriter, loc, *input);
+  SmallVector<OpFoldResult> inputSizes = getTensorSizes(rewriter, loc, input);
   SmallVector<OpFoldResult> sizes;
   for (int64_t d : permutation)
     sizes.push_back(inputSizes[d]);
   Value init =
       createEmptyTensor(rewriter, loc, sizes, resultType.getElementType());
   Value result =
-      linalg::TransposeOp::create(rewriter, loc, *input, init, permutation)
+      linalg::TransposeOp::create(rewriter, loc, input, init, permutation)
           .getResult()[0];
   return replaceWithResult(rewriter, op, result, resultType);
 }
 
 /// expand / expand_as: a broadcasting copy (torch: -1 keeps the dim).
 static LogicalResult lowerExpand(CallFunctionOp op,
-                                 CallFunctionOp::Adaptor adaptor,
+                                 CallFunctionOp::Adaptor adaptor, Value input,
+                                 RankedTensorType resultType,
                                  ConversionPatternRewriter &rewriter) {
-  FailureOr<Value> input = getTensorArg(op, adaptor, rewriter, {0, "self"});
-  RankedTensorType resultType = getResultTensorType(op);
-  if (failed(input) || !resultType)
-    return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
   Location loc = op.getLoc();
   SmallVector<OpFoldResult> requested;
   if (op.getTarget() == "aten::expand_as.default") {
@@ -293,8 +283,8 @@ static LogicalResult lowerExpand(CallFunctionOp op,
   int64_t rank = resultType.getRank();
   if (requested.size() != static_cast<size_t>(rank))
     return rewriter.notifyMatchFailure(op, "size does not match result");
-  auto inputType = cast<RankedTensorType>(input->getType());
-  SmallVector<OpFoldResult> inputSizes = getTensorSizes(rewriter, loc, *input);
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> inputSizes = getTensorSizes(rewriter, loc, input);
   int64_t lead = rank - inputType.getRank();
   SmallVector<OpFoldResult> sizes;
   for (int64_t i = 0; i < rank; ++i) {
@@ -305,8 +295,8 @@ static LogicalResult lowerExpand(CallFunctionOp op,
     else
       sizes.push_back(requested[i]);
   }
-  rewriter.replaceOp(
-      op, broadcastToShape(rewriter, loc, *input, resultType, sizes));
+  rewriter.replaceOp(op,
+                     broadcastToShape(rewriter, loc, input, resultType, sizes));
   return success();
 }
 
@@ -664,14 +654,11 @@ static LogicalResult lowerSliceBackward(CallFunctionOp op,
 /// _to_copy / to.dtype (a cast), copy / copy_ (src broadcast and cast into
 /// self's shape and dtype; the driver already made the write explicit).
 static LogicalResult lowerCopy(CallFunctionOp op,
-                               CallFunctionOp::Adaptor adaptor,
+                               CallFunctionOp::Adaptor adaptor, Value self,
+                               RankedTensorType resultType,
                                ConversionPatternRewriter &rewriter) {
-  FailureOr<Value> self = getTensorArg(op, adaptor, rewriter, {0, "self"});
-  RankedTensorType resultType = getResultTensorType(op);
-  if (failed(self) || !resultType)
-    return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
   Location loc = op.getLoc();
-  Value source = *self;
+  Value source = self;
   StringRef target = op.getTarget();
   if (target == "aten::copy_.default" || target == "aten::copy.default") {
     FailureOr<Value> src = getTensorArg(op, adaptor, rewriter, {1, "src"});
@@ -683,48 +670,41 @@ static LogicalResult lowerCopy(CallFunctionOp op,
     rewriter.replaceOp(op, source);
     return success();
   }
-  SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, *self);
+  SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, self);
   rewriter.replaceOp(
       op, broadcastToShape(rewriter, loc, source, resultType, sizes));
   return success();
 }
 } // namespace
 
-void mlir::joint::populateDataMovementPatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
-  addLowering(typeConverter, patterns,
-              {"aten::view.default", "aten::_unsafe_view.default",
-               "aten::reshape.default", "aten::_reshape_alias.default",
-               "aten::view_as.default", "aten::reshape_as.default",
-               "aten::squeeze.dim", "aten::squeeze.dims",
-               "aten::squeeze.default", "aten::unsqueeze.default",
-               "aten::alias.default", "aten::detach.default",
-               "aten::clone.default", "aten::lift_fresh_copy.default",
-               "aten::contiguous.default", "aten::as_strided.default"},
-              lowerView);
-  addLowering(typeConverter, patterns,
-              {"aten::t.default", "aten::transpose.int",
-               "aten::permute.default", "aten::numpy_T.default"},
-              lowerTranspose);
-  addLowering(typeConverter, patterns,
-              {"aten::expand.default", "aten::expand_as.default",
-               "aten::broadcast_to.default"},
-              lowerExpand);
-  addLowering(typeConverter, patterns,
-              {"aten::slice.Tensor", "aten::select.int", "aten::split.Tensor",
-               "aten::split_with_sizes.default", "aten::chunk.default",
-               "aten::unbind.int", "aten::narrow.default"},
-              lowerSlice);
-  addLowering(typeConverter, patterns, {"aten::cat.default"}, lowerCat);
-  addLowering(typeConverter, patterns, {"aten::constant_pad_nd.default"},
-              lowerPad);
-  addLowering(typeConverter, patterns,
-              {"aten::slice_backward.default", "aten::select_backward.default"},
-              lowerSliceBackward);
-  addLowering(typeConverter, patterns,
-              {"aten::_to_copy.default", "aten::to.dtype",
-               "aten::to.dtype_layout", "aten::copy_.default",
-               "aten::copy.default", "aten::type_as.default"},
-              lowerCopy);
+void mlir::joint::populateDataMovementPatterns(
+    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
+  LoweringTable table(typeConverter, patterns);
+  table.addSelf({"aten::view.default", "aten::_unsafe_view.default",
+                 "aten::reshape.default", "aten::_reshape_alias.default",
+                 "aten::view_as.default", "aten::reshape_as.default",
+                 "aten::squeeze.dim", "aten::squeeze.dims",
+                 "aten::squeeze.default", "aten::unsqueeze.default",
+                 "aten::alias.default", "aten::detach.default",
+                 "aten::clone.default", "aten::lift_fresh_copy.default",
+                 "aten::contiguous.default", "aten::as_strided.default"},
+                lowerView);
+  table.addSelf({"aten::t.default", "aten::transpose.int",
+                 "aten::permute.default", "aten::numpy_T.default"},
+                lowerTranspose);
+  table.addSelf({"aten::expand.default", "aten::expand_as.default",
+                 "aten::broadcast_to.default"},
+                lowerExpand);
+  table.add({"aten::slice.Tensor", "aten::select.int", "aten::split.Tensor",
+             "aten::split_with_sizes.default", "aten::chunk.default",
+             "aten::unbind.int", "aten::narrow.default"},
+            lowerSlice);
+  table.add({"aten::cat.default"}, lowerCat);
+  table.add({"aten::constant_pad_nd.default"}, lowerPad);
+  table.add({"aten::slice_backward.default", "aten::select_backward.default"},
+            lowerSliceBackward);
+  table.addSelf({"aten::_to_copy.default", "aten::to.dtype",
+                 "aten::to.dtype_layout", "aten::copy_.default",
+                 "aten::copy.default", "aten::type_as.default"},
+                lowerCopy);
 }

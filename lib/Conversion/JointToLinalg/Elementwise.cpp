@@ -770,9 +770,8 @@ private:
 
 } // namespace
 
-void mlir::joint::populateElementwisePatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
+void mlir::joint::populateElementwisePatterns(
+    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
   llvm::StringMap<const ElementwiseOpInfo *> infos;
   for (const ElementwiseOpInfo &info : kElementwiseOps) {
     for (StringRef overload : info.overloads) {

@@ -330,14 +330,10 @@ static LogicalResult lowerIndex(CallFunctionOp op, const OpArgs &args,
 
 } // namespace
 
-void mlir::joint::populateIndirectDataMovementPatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
-  addLowering(typeConverter, patterns, {"aten::embedding.default"},
-              lowerEmbedding);
-  addLowering(typeConverter, patterns,
-              {"aten::embedding_dense_backward.default"},
-              lowerEmbeddingBackward);
-  addLowering(typeConverter, patterns,
-              {"aten::index.Tensor", "aten::index_select.default"}, lowerIndex);
+void mlir::joint::populateIndirectDataMovementPatterns(
+    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
+  LoweringTable table(typeConverter, patterns);
+  table.add({"aten::embedding.default"}, lowerEmbedding);
+  table.add({"aten::embedding_dense_backward.default"}, lowerEmbeddingBackward);
+  table.add({"aten::index.Tensor", "aten::index_select.default"}, lowerIndex);
 }

@@ -295,22 +295,20 @@ void ConvertJointToLinalgPass::runOnOperation() {
         return isa<SchemaOp>(op);
       });
 
-  populateElementwisePatternsAndLegality(typeConverter, patterns, target);
-  populateTensorConstructorsPatternsAndLegality(typeConverter, patterns,
-                                                target);
-  populateDataMovementPatternsAndLegality(typeConverter, patterns, target);
-  populateSymIntPatternsAndLegality(typeConverter, patterns, target);
+  populateElementwisePatterns(typeConverter, patterns);
+  populateTensorConstructorsPatterns(typeConverter, patterns);
+  populateDataMovementPatterns(typeConverter, patterns);
+  populateSymIntPatterns(typeConverter, patterns);
   if (keepAo)
     target.addLegalDialect<ao::AODialect>();
   else
-    populateOffloadPatternsAndLegality(typeConverter, patterns, target);
-  populateLinearPatternsAndLegality(typeConverter, patterns, target);
-  populateReductionPatternsAndLegality(typeConverter, patterns, target);
-  populateNormalizationPatternsAndLegality(typeConverter, patterns, target);
-  populateBatchNormPatternsAndLegality(typeConverter, patterns, target);
-  populateAttentionPatternsAndLegality(typeConverter, patterns, target);
-  populateIndirectDataMovementPatternsAndLegality(typeConverter, patterns,
-                                                  target);
+    populateOffloadPatterns(typeConverter, patterns);
+  populateLinearPatterns(typeConverter, patterns);
+  populateReductionPatterns(typeConverter, patterns);
+  populateNormalizationPatterns(typeConverter, patterns);
+  populateBatchNormPatterns(typeConverter, patterns);
+  populateAttentionPatterns(typeConverter, patterns);
+  populateIndirectDataMovementPatterns(typeConverter, patterns);
 
   Operation *failedOp = nullptr;
   std::string failedReason;

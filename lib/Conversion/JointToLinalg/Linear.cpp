@@ -125,10 +125,9 @@ static LogicalResult lowerAddmm(CallFunctionOp op, const OpArgs &args,
 
 } // namespace
 
-void mlir::joint::populateLinearPatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
-  addLowering(typeConverter, patterns,
-              {"aten::mm.default", "aten::bmm.default"}, lowerMatmul);
-  addLowering(typeConverter, patterns, {"aten::addmm.default"}, lowerAddmm);
+void mlir::joint::populateLinearPatterns(const TypeConverter &typeConverter,
+                                         RewritePatternSet &patterns) {
+  LoweringTable table(typeConverter, patterns);
+  table.add({"aten::mm.default", "aten::bmm.default"}, lowerMatmul);
+  table.add({"aten::addmm.default"}, lowerAddmm);
 }

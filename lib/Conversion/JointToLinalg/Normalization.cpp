@@ -306,12 +306,10 @@ static LogicalResult lowerLayerNormBackward(CallFunctionOp op,
 
 } // namespace
 
-void mlir::joint::populateNormalizationPatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
-  addLowering(typeConverter, patterns, {"aten::native_layer_norm.default"},
-              lowerLayerNorm);
-  addLowering(typeConverter, patterns,
-              {"aten::native_layer_norm_backward.default"},
-              lowerLayerNormBackward);
+void mlir::joint::populateNormalizationPatterns(
+    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
+  LoweringTable table(typeConverter, patterns);
+  table.add({"aten::native_layer_norm.default"}, lowerLayerNorm);
+  table.add({"aten::native_layer_norm_backward.default"},
+            lowerLayerNormBackward);
 }

@@ -58,9 +58,8 @@ public:
 
 } // namespace
 
-void mlir::joint::populateOffloadPatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
+void mlir::joint::populateOffloadPatterns(const TypeConverter &typeConverter,
+                                          RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
   patterns.add<TransferConversion<ao::OffloadOp>,
                TransferConversion<ao::ReloadOp>, WaitConversion>(typeConverter,

@@ -615,25 +615,19 @@ static LogicalResult lowerNllLossBackward(CallFunctionOp op, const OpArgs &args,
 
 } // namespace
 
-void mlir::joint::populateReductionPatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
-  addLowering(typeConverter, patterns,
-              {"aten::sum.dim_IntList", "aten::sum.default", "aten::mean.dim",
-               "aten::mean.default", "aten::amax.default"},
-              lowerReduce);
-  addLowering(typeConverter, patterns,
-              {"aten::var.correction", "aten::var_mean.correction"}, lowerVar);
-  addLowering(typeConverter, patterns,
-              {"aten::_softmax.default", "aten::_log_softmax.default"},
-              lowerSoftmax);
-  addLowering(typeConverter, patterns,
-              {"aten::_softmax_backward_data.default",
-               "aten::_log_softmax_backward_data.default"},
-              lowerSoftmaxBackward);
-  addLowering(typeConverter, patterns, {"aten::cumsum.default"}, lowerCumsum);
-  addLowering(typeConverter, patterns, {"aten::nll_loss_forward.default"},
-              lowerNllLossForward);
-  addLowering(typeConverter, patterns, {"aten::nll_loss_backward.default"},
-              lowerNllLossBackward);
+void mlir::joint::populateReductionPatterns(const TypeConverter &typeConverter,
+                                            RewritePatternSet &patterns) {
+  LoweringTable table(typeConverter, patterns);
+  table.add({"aten::sum.dim_IntList", "aten::sum.default", "aten::mean.dim",
+             "aten::mean.default", "aten::amax.default"},
+            lowerReduce);
+  table.add({"aten::var.correction", "aten::var_mean.correction"}, lowerVar);
+  table.add({"aten::_softmax.default", "aten::_log_softmax.default"},
+            lowerSoftmax);
+  table.add({"aten::_softmax_backward_data.default",
+             "aten::_log_softmax_backward_data.default"},
+            lowerSoftmaxBackward);
+  table.add({"aten::cumsum.default"}, lowerCumsum);
+  table.add({"aten::nll_loss_forward.default"}, lowerNllLossForward);
+  table.add({"aten::nll_loss_backward.default"}, lowerNllLossBackward);
 }

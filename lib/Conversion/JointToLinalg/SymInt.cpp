@@ -173,13 +173,12 @@ static LogicalResult lowerSymArithmetic(CallFunctionOp op,
 
 } // namespace
 
-void mlir::joint::populateSymIntPatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
-  addLowering(typeConverter, patterns,
-              {"aten::sym_size.int", "aten::sym_numel.default",
-               "aten::sym_stride.int", "aten::sym_storage_offset.default"},
-              lowerSymSize);
+void mlir::joint::populateSymIntPatterns(const TypeConverter &typeConverter,
+                                         RewritePatternSet &patterns) {
+  LoweringTable table(typeConverter, patterns);
+  table.add({"aten::sym_size.int", "aten::sym_numel.default",
+             "aten::sym_stride.int", "aten::sym_storage_offset.default"},
+            lowerSymSize);
   SmallVector<std::string> names;
   for (StringRef prefix : {"operator::", "_operator::"})
     for (StringRef op : {"add", "sub", "mul", "floordiv", "mod", "neg", "eq",
@@ -188,5 +187,5 @@ void mlir::joint::populateSymIntPatternsAndLegality(
   names.push_back("torch::sym_max");
   names.push_back("torch::sym_min");
   SmallVector<StringRef> targets(names.begin(), names.end());
-  addLowering(typeConverter, patterns, targets, lowerSymArithmetic);
+  table.add(targets, lowerSymArithmetic);
 }

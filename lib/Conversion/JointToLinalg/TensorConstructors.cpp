@@ -209,10 +209,11 @@ static LogicalResult lowerFill(CallFunctionOp op,
   // No elements, no fill (batch norm's uint8 `empty(0)` reserve).
   if (resultType.hasStaticShape() && resultType.getNumElements() == 0)
     return replaceWithResult(
-        rewriter, op, tensor::EmptyOp::create(rewriter, loc, sizes, elementType),
-        resultType);
+        rewriter, op,
+        tensor::EmptyOp::create(rewriter, loc, sizes, elementType), resultType);
   if (elementType.isUnsignedInteger())
-    return rewriter.notifyMatchFailure(op, "unsigned result dtypes are refused");
+    return rewriter.notifyMatchFailure(op,
+                                       "unsigned result dtypes are refused");
   Value value;
   if (info->valueArg >= 0) {
     FailureOr<Value> v = getScalarArg(
@@ -230,16 +231,15 @@ static LogicalResult lowerFill(CallFunctionOp op,
 
 } // namespace
 
-void mlir::joint::populateTensorConstructorsPatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
-  addLowering(
-      typeConverter, patterns,
+void mlir::joint::populateTensorConstructorsPatterns(
+    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
+  LoweringTable table(typeConverter, patterns);
+  table.add(
       {"aten::arange.default", "aten::arange.start", "aten::arange.start_step"},
       lowerArange);
-  addLowering(typeConverter, patterns, {"aten::one_hot.default"}, lowerOneHot);
+  table.add({"aten::one_hot.default"}, lowerOneHot);
   SmallVector<StringRef> fills;
   for (const FillInfo &fill : kFills)
     fills.push_back(fill.target);
-  addLowering(typeConverter, patterns, fills, lowerFill);
+  table.add(fills, lowerFill);
 }

@@ -92,7 +92,7 @@ JointOpConversion::matchAndRewrite(CallFunctionOp op, OpAdaptor adaptor,
 }
 
 namespace {
-/// The pattern behind one addLowering row.
+/// The pattern behind one LoweringTable row.
 class LoweringPattern : public JointOpConversion {
 public:
   LoweringPattern(const TypeConverter &typeConverter, MLIRContext *context,
@@ -110,11 +110,24 @@ private:
 };
 } // namespace
 
-void mlir::joint::addLowering(const TypeConverter &typeConverter,
-                              RewritePatternSet &patterns,
-                              ArrayRef<StringRef> targets, LowerOpFn lower) {
+void mlir::joint::LoweringTable::add(ArrayRef<StringRef> targets,
+                                     LowerOpFn lower) {
   patterns.add<LoweringPattern>(typeConverter, patterns.getContext(), targets,
                                 std::move(lower));
+}
+
+void mlir::joint::LoweringTable::addSelf(ArrayRef<StringRef> targets,
+                                         LowerSelfOpFn lower) {
+  auto lowerFromSelf = [lower = std::move(lower)](
+                           CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
+                           ConversionPatternRewriter &rewriter) {
+    FailureOr<Value> self = getTensorArg(op, adaptor, rewriter, {0, "self"});
+    RankedTensorType resultType = getResultTensorType(op);
+    if (failed(self) || !resultType)
+      return rewriter.notifyMatchFailure(op, "expects a tensor and a result");
+    return lower(op, adaptor, *self, resultType, rewriter);
+  };
+  add(targets, std::move(lowerFromSelf));
 }
 
 //===----------------------------------------------------------------------===//
@@ -258,10 +271,13 @@ INSTANTIATE_GET_CONSTANT_ARG(StringRef)
 #undef INSTANTIATE_GET_CONSTANT_ARG
 
 /// The elements of list argument `arg` (a scalar counts as a one-element
-/// list, as torch's int[] accepts); fails when the argument is not passed.
-static FailureOr<SmallVector<Attribute>>
-getListElements(CallFunctionOp op, ConversionPatternRewriter &rewriter,
-                ArgRef arg) {
+/// list, as torch's int[] accepts), each read with `readElement`; fails when
+/// the argument is not passed or `readElement` refuses an element (it says
+/// why through notifyMatchFailure).
+template <typename T>
+static FailureOr<SmallVector<T>>
+readListArg(CallFunctionOp op, ConversionPatternRewriter &rewriter, ArgRef arg,
+            function_ref<FailureOr<T>(Attribute)> readElement) {
   Attribute attr = getArgAttr(op, arg);
   SmallVector<Attribute> elements;
   if (auto array = dyn_cast_if_present<ArrayAttr>(attr))
@@ -270,22 +286,22 @@ getListElements(CallFunctionOp op, ConversionPatternRewriter &rewriter,
     elements.push_back(attr);
   else
     return rewriter.notifyMatchFailure(op, argName(arg) + " is not passed");
-  return elements;
+  SmallVector<T> result;
+  for (Attribute element : elements) {
+    FailureOr<T> value = readElement(element);
+    if (failed(value))
+      return failure();
+    result.push_back(*value);
+  }
+  return result;
 }
 
 FailureOr<SmallVector<OpFoldResult>>
 mlir::joint::getIntListArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
                            ConversionPatternRewriter &rewriter, ArgRef arg) {
-  FailureOr<SmallVector<Attribute>> elements =
-      getListElements(op, rewriter, arg);
-  if (failed(elements))
-    return failure();
-  SmallVector<OpFoldResult> result;
-  for (Attribute element : *elements) {
-    if (std::optional<int64_t> constant = getIntConstant(element)) {
-      result.push_back(rewriter.getIndexAttr(*constant));
-      continue;
-    }
+  auto readElement = [&](Attribute element) -> FailureOr<OpFoldResult> {
+    if (std::optional<int64_t> constant = getIntConstant(element))
+      return OpFoldResult(rewriter.getIndexAttr(*constant));
     auto ref = dyn_cast<OperandRefAttr>(element);
     if (!ref || ref.getIndex() >= adaptor.getInputs().size())
       return rewriter.notifyMatchFailure(op,
@@ -294,26 +310,20 @@ mlir::joint::getIntListArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
     if (!value.getType().isSignlessInteger() && !value.getType().isIndex())
       return rewriter.notifyMatchFailure(op, argName(arg) +
                                                  " holds a non-int operand");
-    result.push_back(toIndex(rewriter, op.getLoc(), value));
-  }
-  return result;
+    return OpFoldResult(toIndex(rewriter, op.getLoc(), value));
+  };
+  return readListArg<OpFoldResult>(op, rewriter, arg, readElement);
 }
 
 FailureOr<SmallVector<int64_t>> mlir::joint::getConstantIntListArg(
     CallFunctionOp op, ConversionPatternRewriter &rewriter, ArgRef arg) {
-  FailureOr<SmallVector<Attribute>> elements =
-      getListElements(op, rewriter, arg);
-  if (failed(elements))
-    return failure();
-  SmallVector<int64_t> result;
-  for (Attribute element : *elements) {
-    std::optional<int64_t> constant = getIntConstant(element);
-    if (!constant)
-      return rewriter.notifyMatchFailure(
-          op, argName(arg) + " is not a list of constant ints");
-    result.push_back(*constant);
-  }
-  return result;
+  auto readElement = [&](Attribute element) -> FailureOr<int64_t> {
+    if (std::optional<int64_t> constant = getIntConstant(element))
+      return *constant;
+    return rewriter.notifyMatchFailure(
+        op, argName(arg) + " is not a list of constant ints");
+  };
+  return readListArg<int64_t>(op, rewriter, arg, readElement);
 }
 
 FailureOr<Type>

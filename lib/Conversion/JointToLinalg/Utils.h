@@ -1,8 +1,8 @@
 //===- Utils.h - Helpers shared by the JointToLinalg families ---*- C++ -*-===//
 //
 // The base pattern of every family (`JointOpConversion`: one pattern, a set
-// of aten targets) and `addLowering`, which registers a lowering function
-// for its targets (a row of a family's table), schema-argument access through a
+// of aten targets) and `LoweringTable`, whose rows register a lowering
+// function for their targets, schema-argument access through a
 // `joint.call_function`'s `args`/`kwargs` (with `#joint.operand<i>` resolved to
 // the converted operand), torch's scalar casts and type promotion,
 // broadcasting, and builders for init tensors and elementwise
@@ -70,11 +70,39 @@ using LowerOpFn = std::function<LogicalResult(
     CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
     ConversionPatternRewriter &rewriter)>;
 
-/// Adds one JointOpConversion that lowers the ops of `targets` with `lower`:
-/// a row of a family's registration table (targets -> lowering).
-void addLowering(const TypeConverter &typeConverter,
-                 RewritePatternSet &patterns, ArrayRef<StringRef> targets,
-                 LowerOpFn lower);
+/// Lowers an op from its converted `self` tensor (schema argument 0) and its
+/// ranked result type, which the pattern read before calling it.
+using LowerSelfOpFn = std::function<LogicalResult(
+    CallFunctionOp op, CallFunctionOp::Adaptor adaptor, Value self,
+    RankedTensorType resultType, ConversionPatternRewriter &rewriter)>;
+
+namespace lowering {
+class OpArgs;
+} // namespace lowering
+
+/// A family's registration table (targets -> lowering): each row adds one
+/// JointOpConversion that lowers the ops of its targets.
+class LoweringTable {
+public:
+  LoweringTable(const TypeConverter &typeConverter, RewritePatternSet &patterns)
+      : typeConverter(typeConverter), patterns(patterns) {}
+
+  /// A row whose lowering reads its arguments from the adaptor.
+  void add(ArrayRef<StringRef> targets, LowerOpFn lower);
+  /// A row whose lowering reads its arguments through lowering::OpArgs
+  /// (UtilsOps.h).
+  void add(ArrayRef<StringRef> targets,
+           LogicalResult (*lower)(CallFunctionOp, const lowering::OpArgs &,
+                                  ConversionPatternRewriter &));
+  /// A row lowering one `self` tensor into one ranked result (views,
+  /// transposes, expands, copies): an op without both is refused with
+  /// "expects a tensor and a result".
+  void addSelf(ArrayRef<StringRef> targets, LowerSelfOpFn lower);
+
+private:
+  const TypeConverter &typeConverter;
+  RewritePatternSet &patterns;
+};
 
 /// Traced tensor facts of `value` (an original, unconverted value): op
 /// results' `result_meta`, and graph arguments' `joint.meta` also after the

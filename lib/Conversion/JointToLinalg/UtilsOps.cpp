@@ -124,15 +124,16 @@ FailureOr<SmallVector<bool>> OpArgs::getBoolList(unsigned index,
 // Registration
 //===----------------------------------------------------------------------===//
 
-void addLowering(const TypeConverter &typeConverter,
-                 RewritePatternSet &patterns, ArrayRef<StringRef> targets,
-                 LowerFn lower) {
-  joint::addLowering(typeConverter, patterns, targets,
-                     [lower](CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
-                             ConversionPatternRewriter &rw) {
-                       return lower(op, OpArgs(op, adaptor.getOperands()), rw);
-                     });
+} // namespace lowering
+
+void LoweringTable::add(ArrayRef<StringRef> targets, lowering::LowerFn lower) {
+  add(targets, [lower](CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
+                       ConversionPatternRewriter &rw) {
+    return lower(op, lowering::OpArgs(op, adaptor.getOperands()), rw);
+  });
 }
+
+namespace lowering {
 
 //===----------------------------------------------------------------------===//
 // Types and scalars

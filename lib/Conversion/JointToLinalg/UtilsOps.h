@@ -2,8 +2,8 @@
 //
 // Building blocks shared by the "ops" families of convert-joint-to-linalg
 // (Linear, Reduction, Normalization, Attention, IndirectDataMovement): the
-// registration of a lowering function that reads its arguments through
-// OpArgs (`addLowering`, one pattern per row of a family's table),
+// schema-argument reader of their lowering functions (OpArgs, which a
+// LoweringTable row hands them),
 // schema-argument readers that do not need the operator table, accumulator
 // types (bf16/f16 accumulate in f32 as torch's CPU kernels do), scalar casts,
 // filled tensors, and reductions as one `linalg.generic` with reduction
@@ -68,14 +68,9 @@ private:
 
 /// Lowers one `joint.call_function` of an ops family, its schema arguments
 /// read through `args`; says why it cannot through `rw.notifyMatchFailure`.
+/// A LoweringTable (Utils.h) row registers it.
 using LowerFn = LogicalResult (*)(CallFunctionOp op, const OpArgs &args,
                                   ConversionPatternRewriter &rw);
-
-/// addLowering (Utils.h) for a lowering that reads its arguments through
-/// OpArgs.
-void addLowering(const TypeConverter &typeConverter,
-                 RewritePatternSet &patterns, ArrayRef<StringRef> targets,
-                 LowerFn lower);
 
 //===----------------------------------------------------------------------===//
 // Types and scalars

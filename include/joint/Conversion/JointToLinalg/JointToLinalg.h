@@ -2,9 +2,10 @@
 //
 // The pattern families of convert-joint-to-linalg, one per file in
 // lib/Conversion/JointToLinalg (torch-mlir's TorchToLinalg layout). Each
-// `populate<Family>PatternsAndLegality` adds the family's patterns and marks
-// whatever the family needs legal; the driver (JointToLinalg.cpp) marks the
-// joint and ao dialects illegal and the upstream tensor dialects legal.
+// `populate<Family>Patterns` adds the family's patterns; the driver
+// (JointToLinalg.cpp) owns the legality: the joint and ao dialects illegal,
+// the upstream dialects the families emit (arith, linalg, math, scf, tensor)
+// legal.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,59 +42,42 @@ struct SdpaCall {
 FailureOr<SdpaCall> readSdpaCall(CallFunctionOp op, ValueRange operands,
                                  std::string &reason);
 
+/// Adds one family's patterns (JointOpConversion rows for the aten targets
+/// it lowers) to `patterns`; every family below has this signature.
+using PopulateFamilyPatternsFn = void(const TypeConverter &typeConverter,
+                                      RewritePatternSet &patterns);
+
 // Core families (lower-core).
 
 /// Pointwise aten ops (arithmetic, math, comparisons, bitwise, where, casts)
 /// through one pattern and one table of scalar bodies; torch promotion and
 /// broadcasting.
-void populateElementwisePatternsAndLegality(TypeConverter &typeConverter,
-                                            RewritePatternSet &patterns,
-                                            ConversionTarget &target);
+PopulateFamilyPatternsFn populateElementwisePatterns;
 /// arange, fills (`ones_like`, `full`, `zeros`, `scalar_tensor`, ...).
-void populateTensorConstructorsPatternsAndLegality(TypeConverter &typeConverter,
-                                                   RewritePatternSet &patterns,
-                                                   ConversionTarget &target);
+PopulateFamilyPatternsFn populateTensorConstructorsPatterns;
 /// Views as tensor ops, cat, pad, slice_backward, split, clone, copies.
-void populateDataMovementPatternsAndLegality(TypeConverter &typeConverter,
-                                             RewritePatternSet &patterns,
-                                             ConversionTarget &target);
+PopulateFamilyPatternsFn populateDataMovementPatterns;
 /// `sym_size`, `sym_numel` and SymInt arithmetic (`operator::mul`, ...).
-void populateSymIntPatternsAndLegality(TypeConverter &typeConverter,
-                                       RewritePatternSet &patterns,
-                                       ConversionTarget &target);
+PopulateFamilyPatternsFn populateSymIntPatterns;
 /// `ao.offload` / `ao.reload` / `ao.wait_tensor` as real host copies.
-void populateOffloadPatternsAndLegality(TypeConverter &typeConverter,
-                                        RewritePatternSet &patterns,
-                                        ConversionTarget &target);
+PopulateFamilyPatternsFn populateOffloadPatterns;
 
 // Op families (lower-ops).
 
 /// mm, bmm, addmm and matmul pieces (bf16 accumulated in f32).
-void populateLinearPatternsAndLegality(TypeConverter &typeConverter,
-                                       RewritePatternSet &patterns,
-                                       ConversionTarget &target);
+PopulateFamilyPatternsFn populateLinearPatterns;
 /// sum, mean, amax, var/var_mean, cumsum, softmax / log_softmax (+ backward),
 /// nll_loss forward / backward.
-void populateReductionPatternsAndLegality(TypeConverter &typeConverter,
-                                          RewritePatternSet &patterns,
-                                          ConversionTarget &target);
+PopulateFamilyPatternsFn populateReductionPatterns;
 /// Layer norm forward / backward.
-void populateNormalizationPatternsAndLegality(TypeConverter &typeConverter,
-                                              RewritePatternSet &patterns,
-                                              ConversionTarget &target);
+PopulateFamilyPatternsFn populateNormalizationPatterns;
 /// Batch norm forward (training / eval, running-statistic updates as
 /// results) / backward.
-void populateBatchNormPatternsAndLegality(TypeConverter &typeConverter,
-                                          RewritePatternSet &patterns,
-                                          ConversionTarget &target);
+PopulateFamilyPatternsFn populateBatchNormPatterns;
 /// Scaled dot product attention forward / backward (every recorded variant).
-void populateAttentionPatternsAndLegality(TypeConverter &typeConverter,
-                                          RewritePatternSet &patterns,
-                                          ConversionTarget &target);
+PopulateFamilyPatternsFn populateAttentionPatterns;
 /// embedding, embedding_dense_backward, index.Tensor.
-void populateIndirectDataMovementPatternsAndLegality(
-    TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target);
+PopulateFamilyPatternsFn populateIndirectDataMovementPatterns;
 
 } // namespace joint
 } // namespace mlir
