@@ -76,6 +76,27 @@ OpPassManager &mlir::joint::nestOnGraphs(OpPassManager &pm) {
                                                            : pm.nest<GraphOp>();
 }
 
+void mlir::joint::registerDeciderPipeline(
+    StringRef argument, StringRef description,
+    std::unique_ptr<Pass> (*createDecider)(),
+    std::function<void(OpPassManager &, std::unique_ptr<Pass> decider)>
+        build) {
+  registerPassPipeline(
+      argument, description,
+      [createDecider,
+       build](OpPassManager &pm, StringRef optionString,
+              function_ref<LogicalResult(const Twine &)> errorHandler)
+          -> LogicalResult {
+        std::unique_ptr<Pass> decider = createDecider();
+        if (failed(decider->initializeOptions(optionString, errorHandler)))
+          return failure();
+        build(pm, std::move(decider));
+        return success();
+      },
+      // No options of its own: --help lists them under the decider.
+      [](function_ref<void(const mlir::detail::PassOptions &)>) {});
+}
+
 void mlir::joint::registerJointPipelines() {
   registerDeciderPipeline<ActivationCheckpointOptions>(
       "joint-activation-checkpoint",

@@ -1320,47 +1320,17 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
   }
 };
 
-/// The options of joint-plan-memory, repeated for the pipeline (a
-/// pipeline's options are a C++ struct); the string is handed to the
-/// planner verbatim, so it validates them.
-struct OptimizeMemoryOptions : PassPipelineOptions<OptimizeMemoryOptions> {
-  Option<double> budgetGB{*this, "budget-gb",
-                          llvm::cl::desc("Device peak budget in GB (1e9 "
-                                         "bytes); excludes budget-gib")};
-  Option<double> budgetGiB{*this, "budget-gib",
-                           llvm::cl::desc("Device peak budget in GiB (2^30 "
-                                          "bytes); excludes budget-gb")};
-  Option<double> hostBudgetGB{
-      *this, "host-budget-gb",
-      llvm::cl::desc("Host budget for offloaded activations in GB (1e9 "
-                     "bytes); 0 means no limit")};
-  Option<double> hostBudgetGiB{
-      *this, "host-budget-gib",
-      llvm::cl::desc("Host budget for offloaded activations in GiB (2^30 "
-                     "bytes); 0 means no limit")};
-  Option<double> peakTflops{*this, "peak-tflops",
-                            llvm::cl::desc("Device TFLOP/s (1e12 FLOP/s)"),
-                            llvm::cl::init(989.0)};
-  Option<double> hbmGbps{*this, "hbm-gbps",
-                         llvm::cl::desc("Device memory GB/s (1e9 bytes/s)"),
-                         llvm::cl::init(4800.0)};
-  Option<double> linkGbps{
-      *this, "link-gbps",
-      llvm::cl::desc("Host link GB/s per direction (1e9 bytes/s)"),
-      llvm::cl::init(55.0)};
-};
 
 } // namespace
 
 void mlir::joint::registerOptimizeMemoryPipeline() {
-  registerDeciderPipeline<OptimizeMemoryOptions>(
+  registerDeciderPipeline(
       "joint-optimize-memory",
       "Memory planning: joint-plan-memory (decide), then "
       "joint-apply-cpu-offload and joint-remat (apply), with the planner's "
-      "options",
+      "options (listed under joint-plan-memory)",
       createJointPlanMemory,
-      [](OpPassManager &pm, const OptimizeMemoryOptions &,
-         std::unique_ptr<Pass> plan) {
+      [](OpPassManager &pm, std::unique_ptr<Pass> plan) {
         pm.addPass(std::move(plan));
         OpPassManager &graphPM = nestOnGraphs(pm);
         graphPM.addPass(createJointApplyCpuOffload());

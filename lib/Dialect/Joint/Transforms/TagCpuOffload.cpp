@@ -301,55 +301,14 @@ LogicalResult TagCpuOffloadPass::runOnGraph(GraphOp graph) {
 // The joint-cpu-offload pipeline
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-/// The options of joint-tag-cpu-offload (Passes.td), repeated because a
-/// pipeline's options are a C++ struct.
-struct CpuOffloadPipelineOptions
-    : PassPipelineOptions<CpuOffloadPipelineOptions> {
-  Option<OffloadScope> scope{
-      *this, "scope",
-      llvm::cl::desc("Which forward activations are candidates"),
-      llvm::cl::init(OffloadScope::attention),
-      llvm::cl::values(
-          clEnumValN(OffloadScope::attention, "attention",
-                     "produced inside attention modules"),
-          clEnumValN(OffloadScope::block, "block",
-                     "produced inside transformer blocks"),
-          clEnumValN(OffloadScope::all, "all", "every forward activation"))};
-  Option<double> budgetGiB{
-      *this, "budget-gib",
-      llvm::cl::desc("Host budget in GiB (2^30 bytes); 0 means no limit"),
-      llvm::cl::init(0.0)};
-  Option<double> budgetGB{*this, "budget-gb",
-                          llvm::cl::desc("Deprecated spelling of budget-gib"),
-                          llvm::cl::init(0.0)};
-  Option<unsigned> prefetchRegions{
-      *this, "prefetch-regions",
-      llvm::cl::desc("Issue each reload this many regions earlier"),
-      llvm::cl::init(0)};
-  Option<unsigned> deferRegions{
-      *this, "defer-regions",
-      llvm::cl::desc("Place each forward wait this many regions after the "
-                     "last forward use"),
-      llvm::cl::init(0)};
-  Option<int64_t> minBytes{
-      *this, "min-bytes",
-      llvm::cl::desc("Smallest activation storage worth a transfer, in "
-                     "bytes"),
-      llvm::cl::init(1048576)};
-};
-
-} // namespace
-
 void mlir::joint::registerCpuOffloadPipeline() {
-  registerDeciderPipeline<CpuOffloadPipelineOptions>(
+  registerDeciderPipeline(
       "joint-cpu-offload",
       "CPU offload: joint-tag-cpu-offload (decide), then "
-      "joint-apply-cpu-offload (apply), with the tag pass's options",
+      "joint-apply-cpu-offload (apply), with the tag pass's options (listed "
+      "under joint-tag-cpu-offload)",
       createJointTagCpuOffload,
-      [](OpPassManager &pm, const CpuOffloadPipelineOptions &,
-         std::unique_ptr<Pass> tag) {
+      [](OpPassManager &pm, std::unique_ptr<Pass> tag) {
         OpPassManager &graphPM = nestOnGraphs(pm);
         graphPM.addPass(std::move(tag));
         graphPM.addPass(createJointApplyCpuOffload());

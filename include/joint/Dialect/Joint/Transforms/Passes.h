@@ -76,6 +76,17 @@ void registerDeciderPipeline(
       });
 }
 
+/// Registers decide-then-apply pipeline `argument` whose options are exactly
+/// its decider's (declared once, in Passes.td, and listed under the decider
+/// in --help): the option string is given verbatim to the decider
+/// `createDecider` makes, which validates it, and `build` adds the decider
+/// and the appliers.
+void registerDeciderPipeline(
+    StringRef argument, StringRef description,
+    std::unique_ptr<Pass> (*createDecider)(),
+    std::function<void(OpPassManager &, std::unique_ptr<Pass> decider)>
+        build);
+
 /// Registers joint-optimize-memory (joint-plan-memory, then
 /// joint-apply-cpu-offload and joint-remat),
 /// with the planner's options; called by registerJointPipelines.
