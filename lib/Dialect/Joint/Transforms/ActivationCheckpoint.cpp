@@ -78,9 +78,10 @@ OpPassManager &mlir::joint::nestOnGraphs(OpPassManager &pm) {
 
 void mlir::joint::registerDeciderPipeline(
     StringRef argument, StringRef description,
-    std::unique_ptr<Pass> (*createDecider)(),
-    std::function<void(OpPassManager &, std::unique_ptr<Pass> decider)>
-        build) {
+    std::unique_ptr<Pass> (*createDecider)(), DeciderPipelineBuilder build,
+    PipelineOptionsPrinter printOptions) {
+  if (!printOptions) // --help lists the options under the decider
+    printOptions = [](function_ref<void(const mlir::detail::PassOptions &)>) {};
   registerPassPipeline(
       argument, description,
       [createDecider,
@@ -90,19 +91,28 @@ void mlir::joint::registerDeciderPipeline(
         std::unique_ptr<Pass> decider = createDecider();
         if (failed(decider->initializeOptions(optionString, errorHandler)))
           return failure();
-        build(pm, std::move(decider));
-        return success();
+        return build(pm, optionString, std::move(decider));
       },
-      // No options of its own: --help lists them under the decider.
-      [](function_ref<void(const mlir::detail::PassOptions &)>) {});
+      printOptions);
 }
 
 void mlir::joint::registerJointPipelines() {
-  registerDeciderPipeline<ActivationCheckpointOptions>(
+  registerDeciderPipeline(
       "joint-activation-checkpoint",
       "Activation checkpointing: joint-tag-recompute-policy (decide), then "
       "joint-remat (apply), with the tag pass's options",
-      createJointTagRecomputePolicy, buildActivationCheckpointPipeline);
+      createJointTagRecomputePolicy,
+      [](OpPassManager &pm, StringRef optionString,
+         std::unique_ptr<Pass> tag) -> LogicalResult {
+        ActivationCheckpointOptions options; // for `mode=off`
+        if (failed(options.parseFromString(optionString)))
+          return failure();
+        buildActivationCheckpointPipeline(pm, options, std::move(tag));
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> print) {
+        print(ActivationCheckpointOptions());
+      });
   registerCpuOffloadPipeline();
   registerOptimizeMemoryPipeline();
 }

@@ -1320,7 +1320,6 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
   }
 };
 
-
 } // namespace
 
 void mlir::joint::registerOptimizeMemoryPipeline() {
@@ -1330,10 +1329,12 @@ void mlir::joint::registerOptimizeMemoryPipeline() {
       "joint-apply-cpu-offload and joint-remat (apply), with the planner's "
       "options (listed under joint-plan-memory)",
       createJointPlanMemory,
-      [](OpPassManager &pm, std::unique_ptr<Pass> plan) {
+      [](OpPassManager &pm, StringRef,
+         std::unique_ptr<Pass> plan) -> LogicalResult {
         pm.addPass(std::move(plan));
         OpPassManager &graphPM = nestOnGraphs(pm);
         graphPM.addPass(createJointApplyCpuOffload());
         graphPM.addPass(createJointRemat());
+        return success();
       });
 }

@@ -308,9 +308,11 @@ void mlir::joint::registerCpuOffloadPipeline() {
       "joint-apply-cpu-offload (apply), with the tag pass's options (listed "
       "under joint-tag-cpu-offload)",
       createJointTagCpuOffload,
-      [](OpPassManager &pm, std::unique_ptr<Pass> tag) {
+      [](OpPassManager &pm, StringRef,
+         std::unique_ptr<Pass> tag) -> LogicalResult {
         OpPassManager &graphPM = nestOnGraphs(pm);
         graphPM.addPass(std::move(tag));
         graphPM.addPass(createJointApplyCpuOffload());
+        return success();
       });
 }

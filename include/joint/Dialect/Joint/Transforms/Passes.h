@@ -44,48 +44,19 @@ LogicalResult writeMemoryReport(ModuleOp module,
 /// joint-optimize-memory.
 void registerJointPipelines();
 
-/// Registers decide-then-apply pipeline `argument`, whose options are those
-/// of its decider: `Options` repeats them (for --help and pipeline printing)
-/// and is parsed from the option string; the decider `createDecider` makes is
-/// given that string verbatim (so it validates every option as if given to
-/// it) and handed to `build` with the parsed options.
-template <typename Options>
-void registerDeciderPipeline(
-    StringRef argument, StringRef description,
-    std::unique_ptr<Pass> (*createDecider)(),
-    std::function<void(OpPassManager &, const Options &,
-                       std::unique_ptr<Pass> decider)>
-        build) {
-  registerPassPipeline(
-      argument, description,
-      [createDecider,
-       build](OpPassManager &pm, StringRef optionString,
-              function_ref<LogicalResult(const Twine &)> errorHandler)
-          -> LogicalResult {
-        Options options;
-        if (failed(options.parseFromString(optionString)))
-          return failure();
-        std::unique_ptr<Pass> decider = createDecider();
-        if (failed(decider->initializeOptions(optionString, errorHandler)))
-          return failure();
-        build(pm, options, std::move(decider));
-        return success();
-      },
-      [](function_ref<void(const mlir::detail::PassOptions &)> printOptions) {
-        printOptions(Options());
-      });
-}
-
-/// Registers decide-then-apply pipeline `argument` whose options are exactly
-/// its decider's (declared once, in Passes.td, and listed under the decider
-/// in --help): the option string is given verbatim to the decider
-/// `createDecider` makes, which validates it, and `build` adds the decider
-/// and the appliers.
-void registerDeciderPipeline(
-    StringRef argument, StringRef description,
-    std::unique_ptr<Pass> (*createDecider)(),
-    std::function<void(OpPassManager &, std::unique_ptr<Pass> decider)>
-        build);
+/// Registers decide-then-apply pipeline `argument` whose options are its
+/// decider's (declared once, in Passes.td): the option string is given
+/// verbatim to the decider `createDecider` makes, which validates it, then
+/// to `build`, which adds the decider and the appliers. `printOptions` lists
+/// options for --help; without it --help points to the decider's entry.
+using DeciderPipelineBuilder = std::function<LogicalResult(
+    OpPassManager &, StringRef optionString, std::unique_ptr<Pass> decider)>;
+using PipelineOptionsPrinter =
+    std::function<void(function_ref<void(const mlir::detail::PassOptions &)>)>;
+void registerDeciderPipeline(StringRef argument, StringRef description,
+                             std::unique_ptr<Pass> (*createDecider)(),
+                             DeciderPipelineBuilder build,
+                             PipelineOptionsPrinter printOptions = {});
 
 /// Registers joint-optimize-memory (joint-plan-memory, then
 /// joint-apply-cpu-offload and joint-remat),
