@@ -51,7 +51,7 @@ from typing import Any
 import torch
 
 from . import ao as _ao
-from .format import FormatError, read_document
+from .format import FormatError, read_document, value_refs
 from .fx import build_graph_module
 
 __all__ = ["StepResult", "Difference", "materialize", "index_bounds",
@@ -150,21 +150,14 @@ def index_bounds(doc: dict[str, Any]) -> dict[str, int]:
             origin[name] = {name}
     bounds: dict[str, int] = {}
 
-    def refs(v: dict[str, Any]) -> list[str]:
-        if v.get("t") == "node":
-            return [v["v"]]
-        if v.get("t") == "list":
-            return [r for x in v["v"] for r in refs(x)]
-        return []
-
     for n in doc["nodes"]:
         if n["kind"] != "call_function":
             continue
         args = list(n["args"])
         srcs = set().union(*(origin.get(r, set()) for a in args
-                             for r in refs(a)),
+                             for r in value_refs(a)),
                            *(origin.get(r, set()) for a in n["kwargs"].values()
-                             for r in refs(a)))
+                             for r in value_refs(a)))
         if not srcs:
             continue
         if any(_is_int_fact(o) for o in n["outputs"]):
@@ -173,7 +166,7 @@ def index_bounds(doc: dict[str, Any]) -> dict[str, int]:
             # one_hot as traced: eq(unsqueeze(idx, -1), arange(K))
             byname = {m["name"]: m for m in doc["nodes"]}
             for a, b in ((args[0], args[1]), (args[1], args[0])):
-                idx_srcs = set().union(*(origin.get(r, set()) for r in refs(a)))
+                idx_srcs = set().union(*(origin.get(r, set()) for r in value_refs(a)))
                 m = byname.get(b.get("v")) if b.get("t") == "node" else None
                 if idx_srcs and m and m["target"] == "aten::arange.default" \
                         and len(m["args"]) == 1 and m["args"][0]["t"] == "int":
@@ -184,7 +177,7 @@ def index_bounds(doc: dict[str, Any]) -> dict[str, int]:
         pos = _INDEX_USES.get(n["target"])
         if pos is None or pos >= len(args):
             continue
-        idx_srcs = set().union(*(origin.get(r, set()) for r in refs(args[pos])))
+        idx_srcs = set().union(*(origin.get(r, set()) for r in value_refs(args[pos])))
         if not idx_srcs:
             continue
         bound = None

@@ -51,6 +51,16 @@ class FormatError(JointMlirError, ValueError):
 # Names
 # --------------------------------------------------------------------------
 
+def value_refs(v: dict[str, Any]) -> list[str]:
+    """Names of the nodes an encoded argument value refers to (``node``
+    values, also inside ``list`` values), in order (docs/format.md)."""
+    if v.get("t") == "node":
+        return [v["v"]]
+    if v.get("t") == "list":
+        return [r for x in v["v"] for r in value_refs(x)]
+    return []
+
+
 def dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).removeprefix("torch.")
 

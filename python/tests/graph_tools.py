@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from joint_mlir.format import value_refs
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((REPO_ROOT / "examples").glob("*.json"))
 
@@ -163,17 +165,9 @@ def run_pipeline(src: Path, flags: tuple[str, ...] | list[str],
 # offload pass exists.
 # --------------------------------------------------------------------------
 
-def _refs(v: dict[str, Any]) -> list[str]:
-    if v.get("t") == "node":
-        return [v["v"]]
-    if v.get("t") == "list":
-        return [r for x in v["v"] for r in _refs(x)]
-    return []
-
-
 def _node_refs(n: dict[str, Any]) -> list[str]:
     return [r for a in list(n["args"]) + list(n["kwargs"].values())
-            for r in _refs(a)]
+            for r in value_refs(a)]
 
 
 def _replace_ref(v: dict[str, Any], old: str, new: str) -> dict[str, Any]:

@@ -35,9 +35,10 @@ llvm::SourceMgr::DiagKind getDiagKind(DiagnosticSeverity severity);
 /// or on a line longer than kLongLine bytes, prints it and its notes as
 /// `file:line:col: error: message`, then the excerpt (JSON: after
 /// `node 'x': ` or `graph 'g': ` when the location is that object's `{` and
-/// the message does not quote the name already), then the caret; returns failure() for every other diagnostic (the next handler
-/// prints it). Sources come from addBuffer texts or are read from disk by
-/// the location's file name, as SourceMgrDiagnosticHandler reads them.
+/// the message does not quote the name already), then the caret; returns
+/// failure() for every other diagnostic (the next handler prints it). Sources
+/// come from addBuffer texts or are read from disk by the location's file name,
+/// as SourceMgrDiagnosticHandler reads them.
 class ExcerptDiagnostics {
 public:
   /// Lines of other sources up to this many bytes are quoted in full (by the

@@ -96,6 +96,28 @@ void mlir::joint::registerDeciderPipeline(
       printOptions);
 }
 
+void mlir::joint::registerDeciderPipeline(
+    StringRef argument, StringRef description,
+    std::unique_ptr<Pass> (*createDecider)(),
+    ArrayRef<std::unique_ptr<Pass> (*)()> appliers) {
+  std::vector<std::unique_ptr<Pass> (*)()> list(appliers.begin(),
+                                                appliers.end());
+  registerDeciderPipeline(
+      argument, description, createDecider,
+      [list](OpPassManager &pm, StringRef,
+             std::unique_ptr<Pass> decider) -> LogicalResult {
+        bool onGraphs = decider->getOpName() == GraphOp::getOperationName();
+        if (!onGraphs) // before the nested graph pass manager
+          pm.addPass(std::move(decider));
+        OpPassManager &graphPM = nestOnGraphs(pm);
+        if (onGraphs)
+          graphPM.addPass(std::move(decider));
+        for (auto create : list)
+          graphPM.addPass(create());
+        return success();
+      });
+}
+
 void mlir::joint::registerJointPipelines() {
   registerDeciderPipeline(
       "joint-activation-checkpoint",

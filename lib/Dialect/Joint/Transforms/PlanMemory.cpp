@@ -1328,13 +1328,5 @@ void mlir::joint::registerOptimizeMemoryPipeline() {
       "Memory planning: joint-plan-memory (decide), then "
       "joint-apply-cpu-offload and joint-remat (apply), with the planner's "
       "options (listed under joint-plan-memory)",
-      createJointPlanMemory,
-      [](OpPassManager &pm, StringRef,
-         std::unique_ptr<Pass> plan) -> LogicalResult {
-        pm.addPass(std::move(plan));
-        OpPassManager &graphPM = nestOnGraphs(pm);
-        graphPM.addPass(createJointApplyCpuOffload());
-        graphPM.addPass(createJointRemat());
-        return success();
-      });
+      createJointPlanMemory, {createJointApplyCpuOffload, createJointRemat});
 }

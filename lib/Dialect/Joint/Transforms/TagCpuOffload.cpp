@@ -307,12 +307,5 @@ void mlir::joint::registerCpuOffloadPipeline() {
       "CPU offload: joint-tag-cpu-offload (decide), then "
       "joint-apply-cpu-offload (apply), with the tag pass's options (listed "
       "under joint-tag-cpu-offload)",
-      createJointTagCpuOffload,
-      [](OpPassManager &pm, StringRef,
-         std::unique_ptr<Pass> tag) -> LogicalResult {
-        OpPassManager &graphPM = nestOnGraphs(pm);
-        graphPM.addPass(std::move(tag));
-        graphPM.addPass(createJointApplyCpuOffload());
-        return success();
-      });
+      createJointTagCpuOffload, {createJointApplyCpuOffload});
 }

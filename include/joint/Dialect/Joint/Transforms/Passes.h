@@ -57,6 +57,11 @@ void registerDeciderPipeline(StringRef argument, StringRef description,
                              std::unique_ptr<Pass> (*createDecider)(),
                              DeciderPipelineBuilder build,
                              PipelineOptionsPrinter printOptions = {});
+/// The same for a pipeline that is the decider, then `appliers` on each
+/// joint.graph (the decider too, unless it runs on the module).
+void registerDeciderPipeline(StringRef argument, StringRef description,
+                             std::unique_ptr<Pass> (*createDecider)(),
+                             ArrayRef<std::unique_ptr<Pass> (*)()> appliers);
 
 /// Registers joint-optimize-memory (joint-plan-memory, then
 /// joint-apply-cpu-offload and joint-remat),
