@@ -14,42 +14,51 @@
 
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/StringSaver.h"
 
 namespace mlir {
 namespace joint {
 
 class Namespace {
 public:
-  /// Records every node name of `graph`. O(#ops + #arguments).
+  /// Records every node name of `graph`. O(#ops + #arguments); the names
+  /// are not copied (they live in the context's uniqued StringAttrs).
   void addGraph(GraphOp graph) {
+    used.reserve(used.size() + graph.getNumArguments() +
+                 2 * graph.getBody().front().getOperations().size());
     for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
       if (DictionaryAttr attrs = graph.getArgAttrDict(i))
         if (auto n = attrs.getAs<StringAttr>("joint.name"))
-          add(n.getValue());
+          used.insert(n.getValue());
     for (Operation &op : graph.getBody().front()) {
       if (auto aten = dyn_cast<CallFunctionOp>(op)) {
-        add(aten.getName());
+        used.insert(aten.getName());
         if (ArrayAttr names = aten.getResultNamesAttr())
           for (Attribute n : names)
-            add(cast<StringAttr>(n).getValue());
+            used.insert(cast<StringAttr>(n).getValue());
         continue;
       }
       if (isa_and_nonnull<ao::AODialect>(op.getDialect()))
         if (auto n = op.getAttrOfType<StringAttr>("name"))
-          add(n.getValue());
+          used.insert(n.getValue());
     }
   }
 
-  /// Marks `name` as used.
-  void add(StringRef name) { used.insert(name); }
+  /// Marks `name` as used (copied when new).
+  void add(StringRef name) {
+    if (!used.contains(name))
+      used.insert(saver.save(name));
+  }
 
   /// `base` when unused, else `base_<i>` for the smallest free i >= 1; the
   /// result is recorded as used.
   std::string newName(const Twine &base) {
     std::string name = base.str();
-    for (unsigned i = 1; !used.insert(name).second; ++i)
+    for (unsigned i = 1; used.contains(name); ++i)
       name = (base + "_" + Twine(i)).str();
+    used.insert(saver.save(name));
     return name;
   }
 
@@ -72,7 +81,9 @@ public:
   }
 
 private:
-  llvm::StringSet<> used;
+  llvm::DenseSet<StringRef> used;
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver{allocator};
 };
 
 } // namespace joint

@@ -106,6 +106,7 @@ void ExcerptDiagnostics::addBuffer(StringRef filename, StringRef text) {
   s.owned.reset();
   s.text = text;
   s.lineStarts.clear();
+  s.fullyIndexed = false;
   s.valid = true;
   s.json = isJointJSON(filename, text);
 }
@@ -130,11 +131,17 @@ bool ExcerptDiagnostics::getLine(Source &s, unsigned line, size_t &start,
                                  size_t &end) {
   if (line == 0)
     return false;
-  if (s.lineStarts.empty()) {
+  // Lines are indexed only as far as asked: a remark on line 1 of a graph
+  // of megabytes costs one line, not a scan of the whole text.
+  if (s.lineStarts.empty())
     s.lineStarts.push_back(0);
-    for (size_t i = 0; i < s.text.size(); ++i)
-      if (s.text[i] == '\n')
-        s.lineStarts.push_back(i + 1);
+  while (!s.fullyIndexed && s.lineStarts.size() <= line) {
+    size_t newline = s.text.find('\n', s.lineStarts.back());
+    if (newline == StringRef::npos) {
+      s.fullyIndexed = true;
+      break;
+    }
+    s.lineStarts.push_back(newline + 1);
   }
   if (line > s.lineStarts.size())
     return false;

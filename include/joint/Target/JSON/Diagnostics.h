@@ -79,7 +79,8 @@ private:
   struct Source {
     std::unique_ptr<llvm::MemoryBuffer> owned;
     llvm::StringRef text;
-    std::vector<size_t> lineStarts; // filled on first use
+    std::vector<size_t> lineStarts; // filled as far as lines are asked for
+    bool fullyIndexed = false;      // lineStarts holds every line
     bool valid = false;
     bool json = false;
   };

@@ -103,6 +103,10 @@ denseStaticLayout(TensorMetaAttr meta) {
 // Eligibility
 //===----------------------------------------------------------------------===//
 
+OffloadEligibility::OffloadEligibility(Operation *graph, AnalysisManager &am)
+    : OffloadEligibility(cast<GraphOp>(graph),
+                         am.getAnalysis<StorageAliasAnalysis, GraphOp>()) {}
+
 OffloadEligibility::OffloadEligibility(GraphOp graph,
                                        const StorageAliasAnalysis &aliases)
     : graph(graph), aliases(aliases) {
@@ -145,8 +149,26 @@ static std::string opRefusal(CallFunctionOp op,
   return "";
 }
 
-std::optional<std::string> OffloadEligibility::resolve(const Storage *s,
-                                                       OffloadTarget &t) {
+/// The base itself tagged for recompute does not stay saved; a view of it
+/// tagged must_recompute is a user's demand to rebuild it from the device
+/// base. A view tagged prefer_recompute (selective checkpointing) is
+/// replayed on the reload instead, which is the same recompute.
+static std::optional<std::string> recomputeRefusal(const Storage *s) {
+  for (Value m : s->members) {
+    auto call = m.getDefiningOp<CallFunctionOp>();
+    if (!call || !isRecomputeTagged(call))
+      continue;
+    if (m == s->owner || call.getPolicy() == CheckpointPolicy::must_recompute)
+      return "its storage is shared with '" + nodeName(call) +
+             "', which is tagged for recompute";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string>
+OffloadEligibility::resolve(const Storage *s, OffloadTarget &t,
+                            bool &checkedBeforeRecompute) {
+  checkedBeforeRecompute = true;
   if (s->isGraphInput)
     return std::string("lives in a graph input's storage (parameter, buffer "
                        "or user input)");
@@ -161,18 +183,9 @@ std::optional<std::string> OffloadEligibility::resolve(const Storage *s,
   if (std::string why = opRefusal(producer, aliases); !why.empty())
     return "its storage is allocated by '" + producer.getName().str() +
            "', which " + why;
-  // The base itself tagged for recompute does not stay saved; a view of it
-  // tagged must_recompute is a user's demand to rebuild it from the device
-  // base. A view tagged prefer_recompute (selective checkpointing) is
-  // replayed on the reload instead, which is the same recompute.
-  for (Value m : s->members) {
-    auto call = m.getDefiningOp<CallFunctionOp>();
-    if (!call || !isRecomputeTagged(call))
-      continue;
-    if (m == s->owner || call.getPolicy() == CheckpointPolicy::must_recompute)
-      return "its storage is shared with '" + nodeName(call) +
-             "', which is tagged for recompute";
-  }
+  // The recompute rule (recomputeRefusal) comes here; it reads policy tags,
+  // so it is checked per query, not memoized with the rules below.
+  checkedBeforeRecompute = false;
   TensorMetaAttr meta = getTensorMeta(s->owner);
   if (!meta)
     return std::string("its base has no tensor facts (layout unknown)");
@@ -281,14 +294,22 @@ std::optional<std::string> OffloadEligibility::resolve(const Storage *s,
 
 const OffloadTarget *OffloadEligibility::targetOf(const Storage *s,
                                                   std::string &why) {
-  std::unique_ptr<std::pair<OffloadTarget, std::string>> &entry = cache[s];
+  std::unique_ptr<Resolved> &entry = cache[s];
   if (!entry) {
-    entry = std::make_unique<std::pair<OffloadTarget, std::string>>();
-    if (std::optional<std::string> refusal = resolve(s, entry->first))
-      entry->second = *refusal;
+    entry = std::make_unique<Resolved>();
+    if (std::optional<std::string> refusal =
+            resolve(s, entry->target, entry->refusedBeforeRecompute))
+      entry->refusal = *refusal;
   }
-  why = entry->second;
-  return why.empty() ? &entry->first : nullptr;
+  // The rules in their order: those before the recompute rule, the
+  // recompute rule (policy tags, read now), then the rest.
+  if (!entry->refusal.empty() && entry->refusedBeforeRecompute)
+    why = entry->refusal;
+  else if (std::optional<std::string> r = recomputeRefusal(s))
+    why = *r;
+  else
+    why = entry->refusal;
+  return why.empty() ? &entry->target : nullptr;
 }
 
 FailureOr<SmallVector<const OffloadTarget *>>
@@ -424,10 +445,10 @@ struct OffloadEntry {
 
 class mlir::joint::OffloadApplyState {
 public:
-  OffloadApplyState(GraphOp graph, const StorageAliasAnalysis &aliases,
-                    const OffloadApplyOptions &options)
-      : graph(graph), aliases(aliases), options(options),
-        eligibility(graph, aliases), model(graph.getOperation()) {}
+  OffloadApplyState(GraphOp graph, OffloadEligibility &eligibility,
+                    ModelStructure &model, const OffloadApplyOptions &options)
+      : graph(graph), aliases(eligibility.getAliases()), options(options),
+        eligibility(eligibility), model(model) {}
 
   FailureOr<OffloadApplySummary> run();
 
@@ -450,8 +471,8 @@ private:
   GraphOp graph;
   const StorageAliasAnalysis &aliases;
   OffloadApplyOptions options;
-  OffloadEligibility eligibility;
-  ModelStructure model;
+  OffloadEligibility &eligibility;
+  ModelStructure &model;
   Namespace names;
   int64_t nextStorageId = 0;
   /// Storages in the order their first tagged op appears.
@@ -479,10 +500,17 @@ using PrefetchReload = StatePattern<ao::ReloadOp, OffloadApplyState,
 
 } // namespace
 
+/// Debug labels of the three roots (each walk enables one).
+static constexpr StringLiteral kOffloadLabel = "offload-tagged-op";
+static constexpr StringLiteral kReloadLabel = "reload-forward-wait";
+static constexpr StringLiteral kPrefetchLabel = "prefetch-reload";
+
 void mlir::joint::populateCpuOffloadPatterns(RewritePatternSet &patterns,
                                              OffloadApplyState &state) {
-  patterns.add<OffloadTaggedOp, ReloadForBackward, PrefetchReload>(
-      patterns.getContext(), state);
+  MLIRContext *ctx = patterns.getContext();
+  patterns.addWithLabel<OffloadTaggedOp>({kOffloadLabel}, ctx, state);
+  patterns.addWithLabel<ReloadForBackward>({kReloadLabel}, ctx, state);
+  patterns.addWithLabel<PrefetchReload>({kPrefetchLabel}, ctx, state);
 }
 
 std::optional<unsigned>
@@ -785,17 +813,22 @@ FailureOr<OffloadApplySummary> OffloadApplyState::run() {
           nextStorageId = std::max(nextStorageId, m.getStorage() + 1);
 
   // The walk does not visit ops it created, so each root kind gets its own
-  // walk: tagged ops, then the forward waits they made, then the reloads.
-  RewritePatternSet patterns(graph.getContext());
-  populateCpuOffloadPatterns(patterns, *this);
-  FrozenRewritePatternSet frozen(std::move(patterns));
-  for (int i = 0; i < 3; ++i)
-    walkAndApplyPatterns(graph, frozen);
+  // walk, with only its pattern enabled: tagged ops, then the forward waits
+  // they made, then the reloads.
+  for (StringRef root : {kOffloadLabel, kReloadLabel, kPrefetchLabel}) {
+    RewritePatternSet patterns(graph.getContext());
+    populateCpuOffloadPatterns(patterns, *this);
+    walkAndApplyPatterns(graph,
+                         FrozenRewritePatternSet(std::move(patterns),
+                                                 /*disabled=*/{},
+                                                 /*enabled=*/{root.str()}));
+  }
   return summary;
 }
 
 FailureOr<OffloadApplySummary>
-mlir::joint::applyCpuOffload(GraphOp graph, const StorageAliasAnalysis &aliases,
+mlir::joint::applyCpuOffload(GraphOp graph, OffloadEligibility &eligibility,
+                             ModelStructure &model,
                              const OffloadApplyOptions &options) {
   // The ao ops are built through OpTy::create, which yields a null op when
   // the dialect is not loaded: a calling pass must declare AODialect.
@@ -806,7 +839,7 @@ mlir::joint::applyCpuOffload(GraphOp graph, const StorageAliasAnalysis &aliases,
   // A backward size query reads the forward SymInt, so no activation is
   // offloaded and reloaded only for its size.
   readForwardSizes(graph);
-  return OffloadApplyState(graph, aliases, options).run();
+  return OffloadApplyState(graph, eligibility, model, options).run();
 }
 
 //===----------------------------------------------------------------------===//
@@ -821,12 +854,14 @@ struct ApplyCpuOffloadPass
 
   void runOnOperation() override {
     GraphOp graph = getOperation();
-    StorageAliasAnalysis aliases(graph);
+    // Built once per pipeline: the decider preserves these.
+    OffloadEligibility &eligibility = getAnalysis<OffloadEligibility>();
+    ModelStructure &model = getAnalysis<ModelStructure>();
     OffloadApplyOptions options;
     options.prefetchRegions = prefetchRegions;
     options.deferRegions = deferRegions;
     FailureOr<OffloadApplySummary> summary =
-        applyCpuOffload(graph, aliases, options);
+        applyCpuOffload(graph, eligibility, model, options);
     if (failed(summary))
       return signalPassFailure();
     numOffloaded += summary->numStorages;

@@ -953,7 +953,10 @@ FailureOr<Measurement> Planner::measure() {
   if (numOffloaded) {
     readForwardSizes(copyGraph);
     StorageAliasAnalysis before(copyGraph);
-    if (failed(applyCpuOffload(copyGraph, before, OffloadApplyOptions())))
+    OffloadEligibility eligibility(copyGraph, before);
+    ModelStructure copyModel(copyGraph.getOperation());
+    if (failed(applyCpuOffload(copyGraph, eligibility, copyModel,
+                               OffloadApplyOptions())))
       return failure();
   }
   {

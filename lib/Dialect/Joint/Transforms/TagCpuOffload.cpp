@@ -72,6 +72,10 @@ struct TagCpuOffloadPass
   void runOnOperation() override {
     if (failed(runOnGraph(getOperation())))
       return signalPassFailure();
+    // Only decision attributes changed, and no analysis reads them: the
+    // applier reuses the alias analysis, ModelStructure and eligibility, and
+    // MLIR does not re-verify ops whose operands and types are unchanged.
+    markAllAnalysesPreserved();
   }
 
 private:
@@ -140,7 +144,7 @@ static unsigned dropExposedLastBlock(GraphOp graph,
 }
 
 LogicalResult TagCpuOffloadPass::runOnGraph(GraphOp graph) {
-  ModelStructure model(graph.getOperation());
+  ModelStructure &model = getAnalysis<ModelStructure>();
   StringRef scopeName = stringifyScope(scope);
   if (scope == OffloadScope::attention && model.getAttentionModules().empty())
     // Not emitOpError: the note would print the whole graph.
@@ -158,8 +162,8 @@ LogicalResult TagCpuOffloadPass::runOnGraph(GraphOp graph) {
            << "' block_containers and no module path '<container>.<int>'); "
               "use scope=all";
 
-  StorageAliasAnalysis aliases(graph);
-  OffloadEligibility eligibility(graph, aliases);
+  StorageAliasAnalysis &aliases = getAnalysis<StorageAliasAnalysis>();
+  OffloadEligibility &eligibility = getAnalysis<OffloadEligibility>();
   auto inScope = [&](CallFunctionOp op) {
     switch (scope) {
     case OffloadScope::attention: {

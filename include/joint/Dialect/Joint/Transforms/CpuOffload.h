@@ -16,9 +16,11 @@
 #ifndef JOINT_DIALECT_JOINT_TRANSFORMS_CPUOFFLOAD_H
 #define JOINT_DIALECT_JOINT_TRANSFORMS_CPUOFFLOAD_H
 
+#include "joint/Analysis/ModelStructure.h"
 #include "joint/Analysis/StorageAliasAnalysis.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/AnalysisManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include <memory>
 #include <optional>
@@ -66,10 +68,21 @@ struct OffloadTarget {
 /// non-contiguous base is dense with static strides; the backward reads it,
 /// every forward view it reads can be replayed from the base, and the forward
 /// is done with it before the backward starts. Built in O(#ops); each query is
-/// O(uses of the storage), memoized per storage.
+/// O(uses of the storage), memoized per storage but for the recompute rule
+/// (O(members) per query).
 class OffloadEligibility {
 public:
   OffloadEligibility(GraphOp graph, const StorageAliasAnalysis &aliases);
+  /// As an analysis of a joint.graph, on the manager's StorageAliasAnalysis.
+  /// Like every analysis it memoizes nothing read from decision attributes
+  /// (the recompute rule reads policy tags at each query), so the deciders
+  /// preserve it and the applier reuses its answers.
+  OffloadEligibility(Operation *graph, AnalysisManager &am);
+  /// Invalid once the graph changes or its alias analysis goes.
+  bool isInvalidated(const AnalysisManager::PreservedAnalyses &pa) {
+    return !pa.isPreserved<OffloadEligibility>() ||
+           !pa.isPreserved<StorageAliasAnalysis>();
+  }
 
   /// The storages `op`'s saved results live in, or failure with `why` set
   /// to the first rule that refuses one of them. An op none of whose
@@ -88,17 +101,22 @@ public:
   const StorageAliasAnalysis &getAliases() const { return aliases; }
 
 private:
-  std::optional<std::string> resolve(const Storage *s, OffloadTarget &t);
+  /// The rules that read no policy tag, memoized per storage.
+  struct Resolved {
+    OffloadTarget target;
+    std::string refusal; // "" when none
+    /// The refusal comes from a rule ordered before the recompute rule.
+    bool refusedBeforeRecompute = false;
+  };
+  std::optional<std::string> resolve(const Storage *s, OffloadTarget &t,
+                                     bool &checkedBeforeRecompute);
 
   GraphOp graph;
   const StorageAliasAnalysis &aliases;
   llvm::DenseMap<Operation *, unsigned> positions;
   bool accelerator = false;
-  /// Per storage: its target and the refusal ("" when none). Boxed, so
-  /// returned pointers stay valid while the map grows.
-  llvm::DenseMap<const Storage *,
-                 std::unique_ptr<std::pair<OffloadTarget, std::string>>>
-      cache;
+  /// Per storage, boxed so returned pointers stay valid while the map grows.
+  llvm::DenseMap<const Storage *, std::unique_ptr<Resolved>> cache;
 };
 
 /// Convenience for callers with one op: builds an OffloadEligibility
@@ -138,10 +156,11 @@ void populateCpuOffloadPatterns(RewritePatternSet &patterns,
 /// Applies every `must_cpu_offload` tag of `graph`. Fails, changing
 /// nothing, with one error naming the node and the reason when a tagged op
 /// breaks a safety rule. Storages already offloaded are left as they are.
-/// O(#ops + #uses).
+/// `eligibility` (with its alias analysis) and `model` describe `graph` as
+/// it is (the pass gets them from the analysis manager). O(#ops + #uses).
 FailureOr<OffloadApplySummary>
-applyCpuOffload(GraphOp graph, const StorageAliasAnalysis &aliases,
-                const OffloadApplyOptions &options);
+applyCpuOffload(GraphOp graph, OffloadEligibility &eligibility,
+                ModelStructure &model, const OffloadApplyOptions &options);
 
 /// Registers the joint-cpu-offload pipeline (joint-tag-cpu-offload, then
 /// joint-apply-cpu-offload).
