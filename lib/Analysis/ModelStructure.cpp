@@ -46,7 +46,6 @@ ModelStructure::ModelStructure(Operation *op) {
   if (!graph)
     return;
   findBlocks();
-  findAttention();
 }
 
 void ModelStructure::forEachForwardModule(GraphOp graph,
@@ -181,6 +180,9 @@ static bool isEagerAttentionSoftmax(CallFunctionOp softmax) {
 }
 
 void ModelStructure::findAttention() {
+  if (attentionFound || !graph)
+    return;
+  attentionFound = true;
   auto add = [&](StringRef fqn) {
     if (!fqn.empty() && attentionSet.insert(fqn).second)
       attention.push_back(fqn.str());
@@ -234,6 +236,7 @@ std::optional<unsigned> ModelStructure::getBlockIndex(CallFunctionOp op) {
 }
 
 StringRef ModelStructure::getAttentionOf(CallFunctionOp op, Place *place) {
+  findAttention();
   ArrayAttr stack = op.getModuleStackAttr();
   if (!stack) {
     if (place)

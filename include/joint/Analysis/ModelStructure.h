@@ -61,8 +61,12 @@ public:
     return findContaining(fqn, blockSet);
   }
 
-  /// Attention modules, in first-appearance order.
-  ArrayRef<std::string> getAttentionModules() const { return attention; }
+  /// Attention modules, in first-appearance order (found on first use:
+  /// block queries alone never pay for the search).
+  ArrayRef<std::string> getAttentionModules() {
+    findAttention();
+    return attention;
+  }
   /// The outermost attention module `op` runs in, or "" (with `place`).
   StringRef getAttentionOf(CallFunctionOp op, Place *place = nullptr);
 
@@ -85,6 +89,7 @@ private:
   llvm::StringMap<unsigned> blockIndex;
   llvm::StringSet<> blockSet;
   std::string blockSource = "none";
+  bool attentionFound = false;
   std::vector<std::string> attention;
   llvm::StringSet<> attentionSet;
   llvm::DenseMap<Attribute, std::optional<unsigned>> blockCache;

@@ -294,10 +294,12 @@ LogicalResult CallFunctionOp::verify() {
   if (getArgs() || getKwargs()) {
     SmallVector<unsigned> uses(numOperands, 0);
     bool outOfRange = false;
-    auto visit = [&](Attribute value, StringRef where) -> LogicalResult {
+    // `where` names the argument; built only for an error.
+    auto visit = [&](Attribute value,
+                     function_ref<std::string()> where) -> LogicalResult {
       if (!isArgumentValue(value))
         return emitNodeError(*this)
-               << where << " has unsupported value " << value;
+               << where() << " has unsupported value " << value;
       forEachOperandRef(value, [&](OperandRefAttr ref) {
         if (ref.getIndex() >= numOperands)
           outOfRange = true;
@@ -306,18 +308,20 @@ LogicalResult CallFunctionOp::verify() {
       });
       if (outOfRange)
         return emitNodeError(*this)
-               << where << " refers to an operand past the " << numOperands
+               << where() << " refers to an operand past the " << numOperands
                << " operands";
       return success();
     };
     if (ArrayAttr args = getArgsAttr())
       for (auto [i, value] : llvm::enumerate(args))
-        if (failed(visit(value, "argument " + std::to_string(i))))
+        if (failed(visit(value,
+                         [i = i] { return "argument " + std::to_string(i); })))
           return failure();
     if (DictionaryAttr kwargs = getKwargsAttr())
       for (NamedAttribute kw : kwargs)
-        if (failed(visit(kw.getValue(),
-                         ("kwarg '" + kw.getName().getValue() + "'").str())))
+        if (failed(visit(kw.getValue(), [&] {
+              return ("kwarg '" + kw.getName().getValue() + "'").str();
+            })))
           return failure();
     for (auto [i, n] : llvm::enumerate(uses))
       if (n != 1)
@@ -451,8 +455,16 @@ static bool mayBeTrue(CallFunctionOp op, SchemaOp entry, StringRef name) {
 
 SchemaOp CallFunctionOp::lookupSchema(SymbolTableCollection *tables) {
   StringAttr name = getTargetAttr();
-  if (tables)
+  if (tables) {
+    // In a joint.graph (no symbol table) the nearest symbol table is the
+    // graph's parent: no upward search per call.
+    Operation *graph = (*this)->getParentOp();
+    Operation *table = graph ? graph->getParentOp() : nullptr;
+    if (isa_and_nonnull<GraphOp>(graph) && table &&
+        table->hasTrait<OpTrait::SymbolTable>())
+      return dyn_cast_or_null<SchemaOp>(tables->lookupSymbolIn(table, name));
     return tables->lookupNearestSymbolFrom<SchemaOp>(*this, name);
+  }
   return SymbolTable::lookupNearestSymbolFrom<SchemaOp>(*this, name);
 }
 

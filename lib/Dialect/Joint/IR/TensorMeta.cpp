@@ -16,11 +16,15 @@ namespace {
 
 /// One torch dtype: its MLIR element type (built, and recognised without
 /// building it) and its element size in bytes (c10::elementSize).
+/// The builtin type class of a dtype's element type.
+enum class TypeKind { integer, floating, complex };
+
 struct DTypeInfo {
   ScalarType dtype;
   Type (*make)(MLIRContext *);
   bool (*is)(Type);
   int64_t bytes;
+  TypeKind kind;
 };
 
 template <unsigned Width, IntegerType::SignednessSemantics Sign>
@@ -53,15 +57,16 @@ bool isComplex(Type t) {
 template <unsigned Width, IntegerType::SignednessSemantics Sign>
 constexpr DTypeInfo intDType(ScalarType dtype) {
   return {dtype, makeInt<Width, Sign>, isInt<Width, Sign>,
-          Width < 8 ? 1 : Width / 8};
+          Width < 8 ? 1 : Width / 8, TypeKind::integer};
 }
 template <typename FloatT>
 constexpr DTypeInfo floatDType(ScalarType dtype, int64_t bytes) {
-  return {dtype, makeFloat<FloatT>, isFloat<FloatT>, bytes};
+  return {dtype, makeFloat<FloatT>, isFloat<FloatT>, bytes, TypeKind::floating};
 }
 template <typename FloatT>
 constexpr DTypeInfo complexDType(ScalarType dtype, int64_t bytes) {
-  return {dtype, makeComplex<FloatT>, isComplex<FloatT>, bytes};
+  return {dtype, makeComplex<FloatT>, isComplex<FloatT>, bytes,
+          TypeKind::complex};
 }
 
 constexpr auto kSignless = IntegerType::Signless;
@@ -103,8 +108,19 @@ Type mlir::joint::getElementType(MLIRContext *ctx, ScalarType dtype) {
 }
 
 std::optional<ScalarType> mlir::joint::getScalarType(Type t) {
+  // One class test, then only the rows of that class (verifiers ask this
+  // for every value of a graph).
+  TypeKind kind;
+  if (isa<IntegerType>(t))
+    kind = TypeKind::integer;
+  else if (isa<FloatType>(t))
+    kind = TypeKind::floating;
+  else if (isa<ComplexType>(t))
+    kind = TypeKind::complex;
+  else
+    return std::nullopt;
   for (const DTypeInfo &info : kDTypes)
-    if (info.is(t))
+    if (info.kind == kind && info.is(t))
       return info.dtype;
   return std::nullopt;
 }

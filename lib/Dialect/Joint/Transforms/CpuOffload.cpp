@@ -114,10 +114,9 @@ OffloadEligibility::OffloadEligibility(GraphOp graph,
   for (BlockArgument arg : body.getArguments())
     if (TensorMetaAttr m = getTensorMeta(arg))
       accelerator |= !isHostDevice(m.getDevice());
-  for (auto [i, op] : llvm::enumerate(body)) {
-    positions[&op] = i;
+  for (Operation &op : body) {
     if (accelerator)
-      continue;
+      break;
     if (auto call = dyn_cast<CallFunctionOp>(op))
       if (ArrayAttr metas = call.getResultMetaAttr())
         for (Attribute a : metas)
@@ -217,7 +216,6 @@ OffloadEligibility::resolve(const Storage *s, OffloadTarget &t,
   // Backward readers, view replay set, last forward use, over the whole
   // storage (graph_trainer: `_view_chain`, `_collect_offload_info`).
   Value base = s->owner;
-  unsigned lastPos = position(producer), firstBwdPos = UINT_MAX;
   t.lastForwardUse = producer;
   llvm::SetVector<Operation *> needed;
   for (Value m : s->members) {
@@ -232,12 +230,9 @@ OffloadEligibility::resolve(const Storage *s, OffloadTarget &t,
       // read the forward SymInt (readForwardSizes), so they are no readers.
       if (isInOpSet(OpSet::SizeQuery, user.getTarget()))
         continue;
-      unsigned userPos = position(user);
       if (user.isBackward()) {
-        if (userPos < firstBwdPos) {
-          firstBwdPos = userPos;
+        if (!t.firstBackwardUse || user->isBeforeInBlock(t.firstBackwardUse))
           t.firstBackwardUse = user;
-        }
         if (m == base) {
           t.directBackwardUses.push_back(&use);
           continue;
@@ -260,15 +255,13 @@ OffloadEligibility::resolve(const Storage *s, OffloadTarget &t,
         }
         continue;
       }
-      if (userPos > lastPos) {
-        lastPos = userPos;
+      if (t.lastForwardUse->isBeforeInBlock(user))
         t.lastForwardUse = user;
-      }
     }
   }
   if (!t.firstBackwardUse)
     return std::string("is not read by the backward");
-  if (lastPos >= firstBwdPos)
+  if (!t.lastForwardUse->isBeforeInBlock(t.firstBackwardUse))
     return "the forward still reads it ('" + nodeName(t.lastForwardUse) +
            "') after the backward starts";
   if (t.lastForwardUse == producer.getOperation()) {
@@ -286,9 +279,8 @@ OffloadEligibility::resolve(const Storage *s, OffloadTarget &t,
              "' has no tensor result to order the wait after";
   }
   t.replayOps.assign(needed.begin(), needed.end());
-  llvm::sort(t.replayOps, [&](Operation *a, Operation *b) {
-    return position(a) < position(b);
-  });
+  llvm::sort(t.replayOps,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return std::nullopt;
 }
 

@@ -93,8 +93,14 @@ public:
   const OffloadTarget *targetOf(const Storage *s, std::string &why);
   /// True when some member of `s` already has an ao.offload reader.
   bool isOffloaded(const Storage *s) const;
-  /// Position of an op of the unchanged graph body.
-  unsigned position(Operation *op) const { return positions.lookup(op); }
+  /// Position of an op of the unchanged graph body (the index is built on
+  /// first use; the rules themselves order ops with isBeforeInBlock).
+  unsigned position(Operation *op) {
+    if (positions.empty())
+      for (auto [i, o] : llvm::enumerate(graph.getBody().front()))
+        positions[&o] = i;
+    return positions.lookup(op);
+  }
   /// True when the graph computes on an accelerator (some tensor is on a
   /// non-CPU device): then host values are never offloaded.
   bool hasAccelerator() const { return accelerator; }
