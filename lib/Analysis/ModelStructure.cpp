@@ -212,8 +212,16 @@ void ModelStructure::findAttention() {
       }
     if (innermost.empty() || attentionSet.contains(innermost))
       continue;
-    if (isSdpa(op) || isEagerAttentionSoftmax(op))
-      add(innermost);
+    if (!isSdpa(op) && !isEagerAttentionSoftmax(op))
+      continue;
+    // A block that computes attention itself has no attention module: taking
+    // the block would offload all of it, which is scope=block.
+    if (findBlock(innermost) == innermost) {
+      if (blockComputingAttention.empty())
+        blockComputingAttention = innermost.str();
+      continue;
+    }
+    add(innermost);
   }
 }
 

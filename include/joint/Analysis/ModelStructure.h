@@ -67,6 +67,12 @@ public:
     findAttention();
     return attention;
   }
+  /// The first transformer block that computes attention directly (no
+  /// attention submodule), or "": such a block is no attention module.
+  StringRef getBlockComputingAttention() {
+    findAttention();
+    return blockComputingAttention;
+  }
   /// The outermost attention module `op` runs in, or "" (with `place`).
   StringRef getAttentionOf(CallFunctionOp op, Place *place = nullptr);
 
@@ -90,6 +96,7 @@ private:
   llvm::StringSet<> blockSet;
   std::string blockSource = "none";
   bool attentionFound = false;
+  std::string blockComputingAttention;
   std::vector<std::string> attention;
   llvm::StringSet<> attentionSet;
   llvm::DenseMap<Attribute, std::optional<unsigned>> blockCache;

@@ -146,6 +146,14 @@ static unsigned dropExposedLastBlock(GraphOp graph,
 LogicalResult TagCpuOffloadPass::runOnGraph(GraphOp graph) {
   ModelStructure &model = getAnalysis<ModelStructure>();
   StringRef scopeName = stringifyScope(scope);
+  if (scope == OffloadScope::attention && model.getAttentionModules().empty() &&
+      !model.getBlockComputingAttention().empty())
+    return emitError(graph.getLoc())
+           << "joint-tag-cpu-offload scope=attention: graph @"
+           << graph.getSymName() << " has no attention module: block '"
+           << model.getBlockComputingAttention()
+           << "' computes attention itself, and offloading the whole block "
+              "is scope=block; use scope=block or scope=all";
   if (scope == OffloadScope::attention && model.getAttentionModules().empty())
     // Not emitOpError: the note would print the whole graph.
     return emitError(graph.getLoc())

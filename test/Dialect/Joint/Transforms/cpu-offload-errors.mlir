@@ -23,6 +23,17 @@ joint.graph @graph_without_modules_is_an_error(%x: tensor<4x4xf32> {joint.role =
 
 // -----
 
+// SDPA called directly in a transformer block (no attention submodule): the
+// block is no attention module, so scope=attention does not offload all of it.
+// expected-error @+1 {{joint-tag-cpu-offload scope=attention: graph @sdpa_directly_in_block has no attention module: block 'layers.0' computes attention itself, and offloading the whole block is scope=block; use scope=block or scope=all}}
+joint.graph @sdpa_directly_in_block(%x: tensor<1x1x4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[1, 1, 4, 4], strides = [16, 16, 4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
+  %m = joint.call_function "aten::exp.default"(%x) {name = "m", module_stack = [#joint.module<"layers.0", "Block">, #joint.module<"layers.0.mlp", "MLP">], result_meta = [#joint.tensor<[1, 1, 4, 4], strides = [16, 16, 4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %a = joint.call_function "aten::scaled_dot_product_attention.default"(%m, %m, %m) {name = "a", module_stack = [#joint.module<"layers.0", "Block">], result_meta = [#joint.tensor<[1, 1, 4, 4], strides = [16, 16, 4, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  joint.output
+}
+
+// -----
+
 // expected-error @+1 {{graph @model_attribute_not_a_dictionary: 'joint.model' must be a dictionary}}
 joint.graph @model_attribute_not_a_dictionary(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () attributes {joint.model = [1]} {
   joint.output
