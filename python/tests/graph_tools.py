@@ -99,12 +99,26 @@ def has_attention(doc: dict[str, Any]) -> bool:
     """Whether the graph has an attention module the offload scope finds:
     listed by the exporter, named ``self_attn``, or computing attention (an
     SDPA variant, or softmax next to batched matmuls, which ModelStructure
-    checks as bmm -> softmax -> bmm)."""
+    checks as bmm -> softmax -> bmm) in a module that is not itself a
+    transformer block."""
     if doc["model"].get("attention"):
         return True
-    ops = {n["target"].split("::", 1)[-1].split(".", 1)[0]
-           for n in doc["nodes"]
-           if n["kind"] == "call_function" and n["target"] and not n["backward"]}
+    blocks = {b for c in doc["model"].get("block_containers", [])
+              for b in c.get("blocks", [])}
+
+    def is_block(fqn: str) -> bool:
+        return fqn in blocks if blocks else bool(re.fullmatch(r".+\.\d+", fqn))
+
+    ops: set[str] = set()
+    for n in doc["nodes"]:
+        if n["kind"] != "call_function" or not n["target"] or n["backward"]:
+            continue
+        frames = [m["fqn"] for m in n.get("module_stack") or [] if m["fqn"]]
+        if any(f == "self_attn" or f.endswith(".self_attn") for f in frames):
+            return True
+        if frames and is_block(frames[-1]):
+            continue  # a block computing attention itself is no attention module
+        ops.add(n["target"].split("::", 1)[-1].split(".", 1)[0])
     if any(k in op for op in ops for k in _SDPA):
         return True
     return bool(ops & {"_softmax", "softmax", "_safe_softmax"}) and bool(
