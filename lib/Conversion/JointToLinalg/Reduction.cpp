@@ -97,11 +97,11 @@ static Value divideByCount(OpBuilder &b, Location loc, Value sum, Value n) {
 static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
                                  ConversionPatternRewriter &rw) {
   StringRef target = op.getTarget();
-  FailureOr<Value> input = args.tensor(0, "self");
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
   RankedTensorType resultType = getResultTensorType(op, 0);
   if (failed(input) || !resultType)
     return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
-  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  int64_t rank = input->getType().getRank();
   bool full = target == "aten::sum.default" || target == "aten::mean.default";
   FailureOr<SmallVector<bool>> mask =
       full ? getReductionMask({}, rank) : getDimsArg(args, 1, rank);
@@ -157,11 +157,11 @@ static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
 /// correction defaulting to 1.
 static LogicalResult lowerVar(CallFunctionOp op, const OpArgs &args,
                               ConversionPatternRewriter &rw) {
-  FailureOr<Value> input = args.tensor(0, "self");
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
   RankedTensorType varType = getResultTensorType(op, 0);
   if (failed(input) || !varType)
     return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
-  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  int64_t rank = input->getType().getRank();
   FailureOr<SmallVector<bool>> mask = getDimsArg(args, 1, rank);
   FailureOr<double> correction = args.getFloat(2, "correction", 1.0);
   FailureOr<bool> keepdim = args.getBool(3, "keepdim", false);
@@ -228,12 +228,12 @@ static LogicalResult lowerVar(CallFunctionOp op, const OpArgs &args,
 /// aten::_log_softmax.default (same arguments).
 static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
                                   ConversionPatternRewriter &rw) {
-  FailureOr<Value> input = args.tensor(0, "self");
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
   FailureOr<int64_t> dim = args.getInt(1, "dim");
   RankedTensorType resultType = getResultTensorType(op, 0);
   if (failed(input) || failed(dim) || !resultType)
     return rw.notifyMatchFailure(op, "expected (tensor, int dim, bool)");
-  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  int64_t rank = input->getType().getRank();
   FailureOr<SmallVector<bool>> mask = getReductionMask({*dim}, rank);
   Type acc = getAccumulatorType(resultType.getElementType());
   if (failed(mask) || !isa<FloatType>(acc))
@@ -278,13 +278,13 @@ static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
 /// grad - exp(output) * sum(grad).
 static LogicalResult lowerSoftmaxBackward(CallFunctionOp op, const OpArgs &args,
                                           ConversionPatternRewriter &rw) {
-  FailureOr<Value> grad = args.tensor(0, "grad_output");
-  FailureOr<Value> output = args.tensor(1, "output");
+  FailureOr<RankedTensor> grad = args.tensor(0, "grad_output");
+  FailureOr<RankedTensor> output = args.tensor(1, "output");
   FailureOr<int64_t> dim = args.getInt(2, "dim");
   RankedTensorType resultType = getResultTensorType(op, 0);
   if (failed(grad) || failed(output) || failed(dim) || !resultType)
     return rw.notifyMatchFailure(op, "expected (tensor, tensor, int, dtype)");
-  int64_t rank = cast<RankedTensorType>(grad->getType()).getRank();
+  int64_t rank = grad->getType().getRank();
   FailureOr<SmallVector<bool>> mask = getReductionMask({*dim}, rank);
   Type acc = getAccumulatorType(resultType.getElementType());
   if (failed(mask) || !isa<FloatType>(acc))
@@ -328,12 +328,12 @@ static LogicalResult lowerSoftmaxBackward(CallFunctionOp op, const OpArgs &args,
 /// running sum (accumulator type) and stores it, cast, at position k.
 static LogicalResult lowerCumsum(CallFunctionOp op, const OpArgs &args,
                                  ConversionPatternRewriter &rw) {
-  FailureOr<Value> input = args.tensor(0, "self");
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
   FailureOr<int64_t> dimArg = args.getInt(1, "dim");
   RankedTensorType resultType = getResultTensorType(op, 0);
   if (failed(input) || failed(dimArg) || !resultType)
     return rw.notifyMatchFailure(op, "expected (tensor, int dim)");
-  auto inputType = cast<RankedTensorType>(input->getType());
+  RankedTensorType inputType = input->getType();
   int64_t rank = inputType.getRank();
   if (rank == 0)
     return rw.notifyMatchFailure(op, "cumsum of a 0-d tensor");
@@ -402,8 +402,8 @@ static FailureOr<NllArgs> readNllArgs(OpBuilder &b, Location loc,
                                       const OpArgs &args, unsigned first,
                                       std::string &why) {
   NllArgs r;
-  FailureOr<Value> self = args.tensor(first, "self");
-  FailureOr<Value> target = args.tensor(first + 1, "target");
+  FailureOr<RankedTensor> self = args.tensor(first, "self");
+  FailureOr<RankedTensor> target = args.tensor(first + 1, "target");
   FailureOr<int64_t> reduction = args.getInt(first + 3, "reduction");
   FailureOr<int64_t> ignore = args.getInt(first + 4, "ignore_index");
   if (failed(self) || failed(target) || failed(reduction) || failed(ignore)) {
@@ -541,8 +541,8 @@ static LogicalResult lowerNllLossBackward(CallFunctionOp op, const OpArgs &args,
                                           ConversionPatternRewriter &rw) {
   Location loc = op.getLoc();
   RankedTensorType resultType = getResultTensorType(op, 0);
-  FailureOr<Value> gradOut = args.tensor(0, "grad_output");
-  FailureOr<Value> totalWeight = args.tensor(6, "total_weight");
+  FailureOr<RankedTensor> gradOut = args.tensor(0, "grad_output");
+  FailureOr<RankedTensor> totalWeight = args.tensor(6, "total_weight");
   if (!resultType || failed(gradOut) || failed(totalWeight))
     return rw.notifyMatchFailure(op, "expected tensor operands");
   Type acc = getAccumulatorType(resultType.getElementType());
@@ -555,7 +555,7 @@ static LogicalResult lowerNllLossBackward(CallFunctionOp op, const OpArgs &args,
   int64_t ignore = nll->ignoreIndex;
   Type targetElem =
       cast<RankedTensorType>(nll->target.getType()).getElementType();
-  auto gradType = cast<RankedTensorType>(gradOut->getType());
+  RankedTensorType gradType = gradOut->getType();
 
   // The per-row upstream gradient.
   Value scale;

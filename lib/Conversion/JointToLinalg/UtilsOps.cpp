@@ -28,12 +28,12 @@ bool OpArgs::isNone(unsigned index, StringRef name) const {
   return !attr || isa<UnitAttr>(attr);
 }
 
-FailureOr<Value> OpArgs::tensor(unsigned index, StringRef name) const {
+FailureOr<RankedTensor> OpArgs::tensor(unsigned index, StringRef name) const {
   auto ref = dyn_cast_or_null<OperandRefAttr>(get(index, name));
   if (!ref || ref.getIndex() >= operands.size())
     return failure();
-  Value v = operands[ref.getIndex()];
-  if (!isa<RankedTensorType>(v.getType()))
+  auto v = dyn_cast<RankedTensor>(operands[ref.getIndex()]);
+  if (!v)
     return failure();
   return v;
 }

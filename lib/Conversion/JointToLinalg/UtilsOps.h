@@ -28,6 +28,10 @@ namespace lowering {
 // Schema arguments
 //===----------------------------------------------------------------------===//
 
+/// A converted tensor operand whose type is known ranked: `getType()` gives
+/// its RankedTensorType (rank, sizes, element type) without a cast.
+using RankedTensor = TypedValue<RankedTensorType>;
+
 /// Reads the schema arguments of one `joint.call_function` through getArgAttr
 /// (Utils.h) as plain values, leaving the reason for a failure to the caller's
 /// notifyMatchFailure; `#joint.operand<i>` resolves to the converted operand
@@ -40,8 +44,9 @@ public:
   Attribute get(unsigned index, StringRef name) const;
   /// True when the argument is absent or None (`unit`).
   bool isNone(unsigned index, StringRef name) const;
-  /// The converted tensor operand; failure when the argument is not one.
-  FailureOr<Value> tensor(unsigned index, StringRef name) const;
+  /// The converted ranked tensor operand; failure when the argument is not
+  /// one.
+  FailureOr<RankedTensor> tensor(unsigned index, StringRef name) const;
   /// A constant int (failure for a SymInt operand or another kind); `dflt`
   /// when absent.
   FailureOr<int64_t> getInt(unsigned index, StringRef name,
