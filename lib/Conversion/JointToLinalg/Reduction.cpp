@@ -90,6 +90,24 @@ static Value divideByCount(OpBuilder &b, Location loc, Value sum, Value n) {
       .getResult(0);
 }
 
+/// What a reduction over a dim list reads first: `self` (argument 0) and
+/// its ranked result 0.
+struct ReductionOperand {
+  RankedTensor input;
+  RankedTensorType resultType;
+};
+
+/// The ReductionOperand of `op`; refuses when either is not a ranked tensor.
+static FailureOr<ReductionOperand>
+readReductionOperand(CallFunctionOp op, const OpArgs &args,
+                     ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(input) || !resultType)
+    return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
+  return ReductionOperand{*input, resultType};
+}
+
 /// aten::sum.dim_IntList(self, int[1]? dim, bool keepdim=False, *, dtype),
 /// aten::sum.default(self, *, dtype), aten::mean.dim(self, dim, keepdim, *,
 /// dtype), aten::mean.default(self, *, dtype), aten::amax.default(self,
@@ -97,11 +115,11 @@ static Value divideByCount(OpBuilder &b, Location loc, Value sum, Value n) {
 static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
                                  ConversionPatternRewriter &rw) {
   StringRef target = op.getTarget();
-  FailureOr<RankedTensor> input = args.tensor(0, "self");
-  RankedTensorType resultType = getResultTensorType(op, 0);
-  if (failed(input) || !resultType)
-    return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
-  int64_t rank = input->getType().getRank();
+  FailureOr<ReductionOperand> operand = readReductionOperand(op, args, rw);
+  if (failed(operand))
+    return failure();
+  RankedTensor input = operand->input;
+  int64_t rank = input.getType().getRank();
   bool full = target == "aten::sum.default" || target == "aten::mean.default";
   FailureOr<SmallVector<bool>> mask =
       full ? getReductionMask({}, rank) : getDimsArg(args, 1, rank);
@@ -110,7 +128,7 @@ static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
   if (failed(mask) || failed(keepdim))
     return rw.notifyMatchFailure(op, "dim/keepdim must be constants");
 
-  Type resultElem = resultType.getElementType();
+  Type resultElem = operand->resultType.getElementType();
   Type acc = getAccumulatorType(resultElem);
   bool isMax = target == "aten::amax.default";
   bool isMean = target.starts_with("aten::mean");
@@ -132,7 +150,7 @@ static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
   AffineMap id = rw.getMultiDimIdentityMap(rank);
   Value reduced =
       buildReduction(
-          rw, loc, {*input}, {id}, *mask, {acc}, {init},
+          rw, loc, {input}, {id}, *mask, {acc}, {init},
           [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
             Value x = convertScalar(b, l, in[0], acc);
             if (!isMax)
@@ -145,9 +163,9 @@ static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
           .front();
   if (isMean)
     reduced =
-        divideByCount(rw, loc, reduced, getNumElements(rw, loc, *input, *mask));
-  rw.replaceOp(op,
-               finishReduction(rw, loc, reduced, *mask, *keepdim, resultType));
+        divideByCount(rw, loc, reduced, getNumElements(rw, loc, input, *mask));
+  rw.replaceOp(op, finishReduction(rw, loc, reduced, *mask, *keepdim,
+                                   operand->resultType));
   return success();
 }
 
@@ -157,11 +175,12 @@ static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
 /// correction defaulting to 1.
 static LogicalResult lowerVar(CallFunctionOp op, const OpArgs &args,
                               ConversionPatternRewriter &rw) {
-  FailureOr<RankedTensor> input = args.tensor(0, "self");
-  RankedTensorType varType = getResultTensorType(op, 0);
-  if (failed(input) || !varType)
-    return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
-  int64_t rank = input->getType().getRank();
+  FailureOr<ReductionOperand> operand = readReductionOperand(op, args, rw);
+  if (failed(operand))
+    return failure();
+  RankedTensor input = operand->input;
+  RankedTensorType varType = operand->resultType;
+  int64_t rank = input.getType().getRank();
   FailureOr<SmallVector<bool>> mask = getDimsArg(args, 1, rank);
   FailureOr<double> correction = args.getFloat(2, "correction", 1.0);
   FailureOr<bool> keepdim = args.getBool(3, "keepdim", false);
@@ -174,13 +193,13 @@ static LogicalResult lowerVar(CallFunctionOp op, const OpArgs &args,
   Location loc = op.getLoc();
   MLIRContext *ctx = rw.getContext();
   AffineMap id = rw.getMultiDimIdentityMap(rank);
-  Value n = getNumElements(rw, loc, *input, *mask);
-  Value sum = buildReductionOf<arith::AddFOp>(rw, loc, *input, *mask, acc, 0.0);
+  Value n = getNumElements(rw, loc, input, *mask);
+  Value sum = buildReductionOf<arith::AddFOp>(rw, loc, input, *mask, acc, 0.0);
   Value mean = divideByCount(rw, loc, sum, n);
   AffineMap proj = getProjectionMap(ctx, rank, *mask);
   Value sq =
       buildReduction(
-          rw, loc, {*input, mean}, {id, proj}, *mask, {acc}, {0.0},
+          rw, loc, {input, mean}, {id, proj}, *mask, {acc}, {0.0},
           [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
             Value d = arith::SubFOp::create(
                 b, l, convertScalar(b, l, in[0], acc), in[1]);
