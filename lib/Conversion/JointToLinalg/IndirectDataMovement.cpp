@@ -218,7 +218,7 @@ static LogicalResult lowerIndex(CallFunctionOp op, const OpArgs &args,
     FailureOr<RankedTensor> index = args.tensor(2, "index");
     if (failed(dimArg) || failed(index))
       return rw.notifyMatchFailure(op, "expected (self, int dim, index)");
-    FailureOr<unsigned> dim = normalizeDim(*dimArg, selfRank);
+    FailureOr<int64_t> dim = normalizeDim(*dimArg, selfRank);
     if (failed(dim) || selfRank == 0 || index->getType().getRank() > 1)
       return rw.notifyMatchFailure(op, "bad dim or index rank");
     indexOf[*dim] = *index;

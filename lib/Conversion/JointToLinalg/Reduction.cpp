@@ -380,7 +380,7 @@ static LogicalResult lowerCumsum(CallFunctionOp op, const OpArgs &args,
   int64_t rank = inputType.getRank();
   if (rank == 0)
     return rw.notifyMatchFailure(op, "cumsum of a 0-d tensor");
-  FailureOr<unsigned> dim = normalizeDim(*dimArg, rank);
+  FailureOr<int64_t> dim = normalizeDim(*dimArg, rank);
   if (failed(dim))
     return rw.notifyMatchFailure(op, "dim out of range");
   Type resultElem = resultType.getElementType();

@@ -303,18 +303,11 @@ Value finishResult(OpBuilder &b, Location loc, Value t, Type resultType) {
   return castToType(b, loc, v, type);
 }
 
-FailureOr<unsigned> normalizeDim(int64_t d, int64_t rank) {
-  int64_t r = std::max<int64_t>(rank, 1);
-  if (d < -r || d >= r)
-    return failure();
-  return static_cast<unsigned>(d < 0 ? d + r : d);
-}
-
 FailureOr<SmallVector<bool>> getReductionMask(ArrayRef<int64_t> dims,
                                               int64_t rank) {
   SmallVector<bool> mask(rank, dims.empty());
   for (int64_t d : dims) {
-    FailureOr<unsigned> n = normalizeDim(d, rank);
+    FailureOr<int64_t> n = normalizeDim(d, rank);
     if (failed(n))
       return failure();
     if (rank > 0)

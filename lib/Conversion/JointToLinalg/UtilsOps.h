@@ -167,10 +167,6 @@ Value insertUnitDims(OpBuilder &b, Location loc, Value t,
 /// `resultType` (static/dynamic sizes only).
 Value finishResult(OpBuilder &b, Location loc, Value t, Type resultType);
 
-/// Normalises dim `d` of a rank-`rank` tensor (negative counts from the end);
-/// failure when out of range.
-FailureOr<unsigned> normalizeDim(int64_t d, int64_t rank);
-
 /// A mask of `rank` bits with `dims` set (normalised); failure when a dim is
 /// out of range. An empty `dims` sets every bit (torch's full reduction).
 FailureOr<SmallVector<bool>> getReductionMask(ArrayRef<int64_t> dims,
