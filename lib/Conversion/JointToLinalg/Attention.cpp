@@ -693,7 +693,7 @@ FailureOr<SdpaCall> mlir::joint::readSdpaCall(CallFunctionOp op,
   call.math =
       op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
   auto tensorAt = [&](int index, const char *name, Value &into) {
-    FailureOr<Value> t = args.tensor(index, name);
+    FailureOr<RankedTensor> t = args.tensor(index, name);
     if (succeeded(t))
       into = *t;
     return succeeded(t);

@@ -172,7 +172,7 @@ Value finishStat(OpBuilder &b, Location loc, Value t, RankedTensorType type) {
 LogicalResult lowerBatchNorm(CallFunctionOp op, const OpArgs &args,
                              ConversionPatternRewriter &rw) {
   const BatchNormSchema &schema = *lookup(op.getTarget());
-  FailureOr<Value> input = args.tensor(0, "input");
+  FailureOr<RankedTensor> input = args.tensor(0, "input");
   FailureOr<double> eps = args.getFloat(schema.eps, "eps");
   FailureOr<double> momentum = args.getFloat(schema.momentum, "momentum");
   FailureOr<bool> training = schema.training < 0
@@ -186,16 +186,16 @@ LogicalResult lowerBatchNorm(CallFunctionOp op, const OpArgs &args,
   FailureOr<Frame> frame = getFrame(*input, why);
   if (failed(frame))
     return rw.notifyMatchFailure(op, why);
-  FailureOr<Value> weight = args.tensor(1, "weight");
-  FailureOr<Value> bias = args.tensor(2, "bias");
+  FailureOr<RankedTensor> weight = args.tensor(1, "weight");
+  FailureOr<RankedTensor> bias = args.tensor(2, "bias");
   if ((failed(weight) && !args.isNone(1, "weight")) ||
       (failed(bias) && !args.isNone(2, "bias")))
     return rw.notifyMatchFailure(op, "weight/bias must be tensors or None");
   Value runMean, runVar;
   if (schema.runningMean >= 0 &&
       !args.isNone(schema.runningMean, "running_mean")) {
-    FailureOr<Value> m = args.tensor(schema.runningMean, "running_mean");
-    FailureOr<Value> v = args.tensor(schema.runningVar, "running_var");
+    FailureOr<RankedTensor> m = args.tensor(schema.runningMean, "running_mean");
+    FailureOr<RankedTensor> v = args.tensor(schema.runningVar, "running_var");
     if (failed(m) || failed(v))
       return rw.notifyMatchFailure(op, "running statistics must be tensors");
     runMean = *m;
@@ -342,7 +342,7 @@ FailureOr<BackwardArgs> readBackwardArgs(CallFunctionOp op, const OpArgs &args,
     return rw.notifyMatchFailure(op, "unexpected arguments");
   BackwardArgs a{{}, {}, {}, {}, {}, *train, *eps, *mask, {}};
   int statArg = *train ? 5 : 3;
-  FailureOr<Value> tensors[] = {
+  FailureOr<RankedTensor> tensors[] = {
       args.tensor(0, "grad_out"), args.tensor(1, "input"),
       args.tensor(statArg, "mean"), args.tensor(statArg + 1, "invstd/var")};
   if (llvm::any_of(tensors, [](auto &t) { return failed(t); }))
@@ -353,7 +353,7 @@ FailureOr<BackwardArgs> readBackwardArgs(CallFunctionOp op, const OpArgs &args,
   a.input = *tensors[1];
   a.mean = *tensors[2];
   a.stat = *tensors[3];
-  if (FailureOr<Value> w = args.tensor(2, "weight"); succeeded(w))
+  if (FailureOr<RankedTensor> w = args.tensor(2, "weight"); succeeded(w))
     a.weight = *w;
   else if (!args.isNone(2, "weight"))
     return rw.notifyMatchFailure(op, "weight must be a tensor or None");
@@ -466,8 +466,9 @@ mlir::joint::lowering::functionalizeBatchNormStats(CallFunctionOp &op,
     return {};
   OpArgs args(op, op->getOperands());
   FailureOr<bool> training = args.getBool(schema->training, "training");
-  FailureOr<Value> mean = args.tensor(schema->runningMean, "running_mean");
-  FailureOr<Value> var = args.tensor(schema->runningVar, "running_var");
+  FailureOr<RankedTensor> mean =
+      args.tensor(schema->runningMean, "running_mean");
+  FailureOr<RankedTensor> var = args.tensor(schema->runningVar, "running_var");
   if (failed(training) || !*training || failed(mean) || failed(var))
     return {};
   SmallVector<Type> types(op->getResultTypes());

@@ -63,6 +63,20 @@ getViewSizes(OpBuilder &b, Location loc, Value input,
   return sizes;
 }
 
+/// The sizes argument 1 asks for: `other`'s sizes for the `*_as` ops
+/// (view_as, reshape_as, expand_as), else the `size` list (torch's
+/// `SymInt[] size`, -1 still unresolved).
+FailureOr<SmallVector<OpFoldResult>>
+getRequestedSizes(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) {
+  if (!op.getTarget().ends_with("_as.default"))
+    return getIntListArg(op, adaptor, rewriter, {1, "size"});
+  FailureOr<Value> other = getTensorArg(op, adaptor, rewriter, {1, "other"});
+  if (failed(other))
+    return failure();
+  return getTensorSizes(rewriter, op.getLoc(), *other);
+}
+
 } // namespace
 
 namespace {
@@ -146,14 +160,8 @@ static LogicalResult lowerView(CallFunctionOp op,
   if (target == "aten::as_strided.default")
     return rewriteAsStrided(op, adaptor, rewriter, input, resultType);
 
-  if (target == "aten::view_as.default" ||
-      target == "aten::reshape_as.default") {
-    FailureOr<Value> other = getTensorArg(op, adaptor, rewriter, {1, "other"});
-    if (failed(other))
-      return failure();
-    sizes = getTensorSizes(rewriter, loc, *other);
-  } else if (target.starts_with("aten::squeeze") ||
-             target == "aten::unsqueeze.default") {
+  if (target.starts_with("aten::squeeze") ||
+      target == "aten::unsqueeze.default") {
     // The result's dims are the input's with size-1 dims removed or one
     // inserted: map each result dim to its input dim.
     SmallVector<OpFoldResult> inputSizes = getTensorSizes(rewriter, loc, input);
@@ -192,7 +200,7 @@ static LogicalResult lowerView(CallFunctionOp op,
     }
   } else {
     FailureOr<SmallVector<OpFoldResult>> requested =
-        getIntListArg(op, adaptor, rewriter, {1, "size"});
+        getRequestedSizes(op, adaptor, rewriter);
     if (failed(requested))
       return failure();
     sizes = *requested;
@@ -266,23 +274,14 @@ static LogicalResult lowerExpand(CallFunctionOp op,
                                  CallFunctionOp::Adaptor adaptor, Value input,
                                  RankedTensorType resultType,
                                  ConversionPatternRewriter &rewriter) {
-  Location loc = op.getLoc();
-  SmallVector<OpFoldResult> requested;
-  if (op.getTarget() == "aten::expand_as.default") {
-    FailureOr<Value> other = getTensorArg(op, adaptor, rewriter, {1, "other"});
-    if (failed(other))
-      return failure();
-    requested = getTensorSizes(rewriter, loc, *other);
-  } else {
-    FailureOr<SmallVector<OpFoldResult>> sizes =
-        getIntListArg(op, adaptor, rewriter, {1, "size"});
-    if (failed(sizes))
-      return failure();
-    requested = *sizes;
-  }
+  FailureOr<SmallVector<OpFoldResult>> requested =
+      getRequestedSizes(op, adaptor, rewriter);
+  if (failed(requested))
+    return failure();
   int64_t rank = resultType.getRank();
-  if (requested.size() != static_cast<size_t>(rank))
+  if (requested->size() != static_cast<size_t>(rank))
     return rewriter.notifyMatchFailure(op, "size does not match result");
+  Location loc = op.getLoc();
   auto inputType = cast<RankedTensorType>(input.getType());
   SmallVector<OpFoldResult> inputSizes = getTensorSizes(rewriter, loc, input);
   int64_t lead = rank - inputType.getRank();
@@ -290,10 +289,10 @@ static LogicalResult lowerExpand(CallFunctionOp op,
   for (int64_t i = 0; i < rank; ++i) {
     if (!resultType.isDynamicDim(i))
       sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(i)));
-    else if (isConstantIntValue(requested[i], -1) && i >= lead)
+    else if (isConstantIntValue((*requested)[i], -1) && i >= lead)
       sizes.push_back(inputSizes[i - lead]);
     else
-      sizes.push_back(requested[i]);
+      sizes.push_back((*requested)[i]);
   }
   rewriter.replaceOp(op,
                      broadcastToShape(rewriter, loc, input, resultType, sizes));
@@ -320,20 +319,6 @@ OpFoldResult clampBound(OpBuilder &b, Location loc, OpFoldResult value,
   return ix.min(ix.max(wrapped, lower), size);
 }
 
-/// Start and length of torch's slice(dim, start, end, step) over a dim of
-/// `size` (start and end as passed; None is 0 / size).
-std::pair<OpFoldResult, OpFoldResult>
-getSliceRange(OpBuilder &b, Location loc, OpFoldResult size,
-              std::optional<OpFoldResult> start,
-              std::optional<OpFoldResult> end, int64_t step) {
-  OpFoldResult zero = b.getIndexAttr(0);
-  OpFoldResult s = start ? clampBound(b, loc, *start, size, zero) : zero;
-  OpFoldResult e = end ? clampBound(b, loc, *end, size, s) : size;
-  IndexArith ix(b, loc);
-  OpFoldResult length = ix.ceilDiv(ix.sub(e, s), b.getIndexAttr(step));
-  return {s, length};
-}
-
 /// An optional int argument (None / absent gives std::nullopt) as a mixed
 /// value; INT64_MAX (torch's open end) stays a constant.
 FailureOr<std::optional<OpFoldResult>>
@@ -350,6 +335,44 @@ getOptionalIndexArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
   if (failed(value))
     return failure();
   return std::optional<OpFoldResult>(OpFoldResult(*value));
+}
+
+/// The `SymInt? start, SymInt? end, SymInt step=1` arguments of slice.Tensor
+/// and slice_backward (start and end as passed; None is 0 / the dim size).
+struct SliceArgs {
+  std::optional<OpFoldResult> start, end;
+  int64_t step;
+};
+
+/// Reads SliceArgs from arguments `first` to `first + 2`; failure (with the
+/// reader's reason) when one is not an int. The step is not checked.
+FailureOr<SliceArgs> getSliceArgs(CallFunctionOp op,
+                                  CallFunctionOp::Adaptor adaptor,
+                                  ConversionPatternRewriter &rewriter,
+                                  unsigned first) {
+  FailureOr<std::optional<OpFoldResult>> start =
+      getOptionalIndexArg(op, adaptor, rewriter, {first, "start"});
+  FailureOr<std::optional<OpFoldResult>> end =
+      getOptionalIndexArg(op, adaptor, rewriter, {first + 1, "end"});
+  FailureOr<int64_t> step =
+      getConstantArg<int64_t>(op, rewriter, {first + 2, "step"}, 1);
+  if (failed(start) || failed(end) || failed(step))
+    return failure();
+  return SliceArgs{*start, *end, *step};
+}
+
+/// Start and length of torch's slice(dim, start, end, step) over a dim of
+/// `size`.
+std::pair<OpFoldResult, OpFoldResult> getSliceRange(OpBuilder &b, Location loc,
+                                                    OpFoldResult size,
+                                                    const SliceArgs &slice) {
+  OpFoldResult zero = b.getIndexAttr(0);
+  OpFoldResult s =
+      slice.start ? clampBound(b, loc, *slice.start, size, zero) : zero;
+  OpFoldResult e = slice.end ? clampBound(b, loc, *slice.end, size, s) : size;
+  IndexArith ix(b, loc);
+  OpFoldResult length = ix.ceilDiv(ix.sub(e, s), b.getIndexAttr(slice.step));
+  return {s, length};
 }
 
 /// slice.Tensor, select.int, split.Tensor, split_with_sizes, chunk,
@@ -381,19 +404,13 @@ static LogicalResult lowerSlice(CallFunctionOp op,
   SmallVector<std::tuple<OpFoldResult, OpFoldResult, int64_t>> ranges;
   bool reduceRank = false;
   if (target == "aten::slice.Tensor") {
-    FailureOr<std::optional<OpFoldResult>> start =
-        getOptionalIndexArg(op, adaptor, rewriter, {2, "start"});
-    FailureOr<std::optional<OpFoldResult>> end =
-        getOptionalIndexArg(op, adaptor, rewriter, {3, "end"});
-    FailureOr<int64_t> step =
-        getConstantArg<int64_t>(op, rewriter, {4, "step"}, 1);
-    if (failed(start) || failed(end) || failed(step))
+    FailureOr<SliceArgs> slice = getSliceArgs(op, adaptor, rewriter, 2);
+    if (failed(slice))
       return failure();
-    if (*step <= 0)
+    if (slice->step <= 0)
       return rewriter.notifyMatchFailure(op, "slice step must be positive");
-    auto [offset, length] =
-        getSliceRange(rewriter, loc, dimSize, *start, *end, *step);
-    ranges.push_back({offset, length, *step});
+    auto [offset, length] = getSliceRange(rewriter, loc, dimSize, *slice);
+    ranges.push_back({offset, length, slice->step});
   } else if (target == "aten::narrow.default") {
     FailureOr<Value> start = getIntArg(op, adaptor, rewriter, {2, "start"});
     FailureOr<Value> length = getIntArg(op, adaptor, rewriter, {3, "length"});
@@ -626,16 +643,11 @@ static LogicalResult lowerSliceBackward(CallFunctionOp op,
     offset =
         clampBound(rewriter, loc, *index, sizes[*d], rewriter.getIndexAttr(0));
   } else {
-    FailureOr<std::optional<OpFoldResult>> start =
-        getOptionalIndexArg(op, adaptor, rewriter, {3, "start"});
-    FailureOr<std::optional<OpFoldResult>> end =
-        getOptionalIndexArg(op, adaptor, rewriter, {4, "end"});
-    FailureOr<int64_t> stepArg =
-        getConstantArg<int64_t>(op, rewriter, {5, "step"}, 1);
-    if (failed(start) || failed(end) || failed(stepArg) || *stepArg <= 0)
+    FailureOr<SliceArgs> slice = getSliceArgs(op, adaptor, rewriter, 3);
+    if (failed(slice) || slice->step <= 0)
       return rewriter.notifyMatchFailure(op, "bad slice bounds");
-    step = *stepArg;
-    offset = getSliceRange(rewriter, loc, sizes[*d], *start, *end, step).first;
+    step = slice->step;
+    offset = getSliceRange(rewriter, loc, sizes[*d], *slice).first;
   }
   Value zeros =
       createZeroInitTensor(rewriter, loc, sizes, resultType.getElementType());

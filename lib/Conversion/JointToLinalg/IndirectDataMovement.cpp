@@ -44,13 +44,13 @@ static Value wrapIndex(OpBuilder &b, Location l, Value idx, Value size) {
 /// weight[indices[i...], d].
 static LogicalResult lowerEmbedding(CallFunctionOp op, const OpArgs &args,
                                     ConversionPatternRewriter &rw) {
-  FailureOr<Value> weight = args.tensor(0, "weight");
-  FailureOr<Value> indices = args.tensor(1, "indices");
+  FailureOr<RankedTensor> weight = args.tensor(0, "weight");
+  FailureOr<RankedTensor> indices = args.tensor(1, "indices");
   RankedTensorType resultType = getResultTensorType(op, 0);
   if (failed(weight) || failed(indices) || !resultType)
     return rw.notifyMatchFailure(op, "expected (weight, indices) tensors");
-  auto wType = cast<RankedTensorType>(weight->getType());
-  auto iType = cast<RankedTensorType>(indices->getType());
+  RankedTensorType wType = weight->getType();
+  RankedTensorType iType = indices->getType();
   if (wType.getRank() != 2 || !isa<IntegerType>(iType.getElementType()))
     return rw.notifyMatchFailure(op, "expected 2-D weight, integer indices");
   Location loc = op.getLoc();
@@ -88,8 +88,8 @@ static LogicalResult lowerEmbedding(CallFunctionOp op, const OpArgs &args,
 static LogicalResult lowerEmbeddingBackward(CallFunctionOp op,
                                             const OpArgs &args,
                                             ConversionPatternRewriter &rw) {
-  FailureOr<Value> grad = args.tensor(0, "grad_output");
-  FailureOr<Value> indices = args.tensor(1, "indices");
+  FailureOr<RankedTensor> grad = args.tensor(0, "grad_output");
+  FailureOr<RankedTensor> indices = args.tensor(1, "indices");
   FailureOr<int64_t> numWeights = args.getInt(2, "num_weights");
   FailureOr<int64_t> paddingIdx = args.getInt(3, "padding_idx");
   FailureOr<bool> byFreq = args.getBool(4, "scale_grad_by_freq");
@@ -101,8 +101,8 @@ static LogicalResult lowerEmbeddingBackward(CallFunctionOp op,
         op, "num_weights/padding_idx/scale_grad_by_freq must be constants");
   if (*byFreq)
     return rw.notifyMatchFailure(op, "scale_grad_by_freq is not supported");
-  auto gType = cast<RankedTensorType>(grad->getType());
-  auto iType = cast<RankedTensorType>(indices->getType());
+  RankedTensorType gType = grad->getType();
+  RankedTensorType iType = indices->getType();
   if (gType.getRank() != iType.getRank() + 1 ||
       !isa<IntegerType>(iType.getElementType()))
     return rw.notifyMatchFailure(op, "grad must be indices' shape + [D]");
@@ -204,23 +204,22 @@ static LogicalResult lowerEmbeddingBackward(CallFunctionOp op,
 /// aten::index_select.default(self, int dim, Tensor index).
 static LogicalResult lowerIndex(CallFunctionOp op, const OpArgs &args,
                                 ConversionPatternRewriter &rw) {
-  FailureOr<Value> self = args.tensor(0, "self");
+  FailureOr<RankedTensor> self = args.tensor(0, "self");
   RankedTensorType resultType = getResultTensorType(op, 0);
   if (failed(self) || !resultType)
     return rw.notifyMatchFailure(op, "expected a tensor self");
-  auto selfType = cast<RankedTensorType>(self->getType());
+  RankedTensorType selfType = self->getType();
   int64_t selfRank = selfType.getRank();
 
   // One entry per indexed dim of self: the index tensor or null (None).
   SmallVector<Value> indexOf(selfRank);
   if (op.getTarget() == "aten::index_select.default") {
     FailureOr<int64_t> dimArg = args.getInt(1, "dim");
-    FailureOr<Value> index = args.tensor(2, "index");
+    FailureOr<RankedTensor> index = args.tensor(2, "index");
     if (failed(dimArg) || failed(index))
       return rw.notifyMatchFailure(op, "expected (self, int dim, index)");
-    FailureOr<unsigned> dim = normalizeDim(*dimArg, selfRank);
-    if (failed(dim) || selfRank == 0 ||
-        cast<RankedTensorType>(index->getType()).getRank() > 1)
+    FailureOr<int64_t> dim = normalizeDim(*dimArg, selfRank);
+    if (failed(dim) || selfRank == 0 || index->getType().getRank() > 1)
       return rw.notifyMatchFailure(op, "bad dim or index rank");
     indexOf[*dim] = *index;
   } else {

@@ -43,14 +43,13 @@ static Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 /// aten::bmm.default(Tensor self, Tensor mat2).
 static LogicalResult lowerMatmul(CallFunctionOp op, const OpArgs &args,
                                  ConversionPatternRewriter &rw) {
-  FailureOr<Value> lhs = args.tensor(0, "self");
-  FailureOr<Value> rhs = args.tensor(1, "mat2");
+  FailureOr<RankedTensor> lhs = args.tensor(0, "self");
+  FailureOr<RankedTensor> rhs = args.tensor(1, "mat2");
   RankedTensorType resultType = getResultTensorType(op, 0);
   if (failed(lhs) || failed(rhs) || !resultType)
     return rw.notifyMatchFailure(op, "expected two ranked tensor operands");
   unsigned rank = op.getTarget() == "aten::mm.default" ? 2 : 3;
-  if (cast<RankedTensorType>(lhs->getType()).getRank() != rank ||
-      cast<RankedTensorType>(rhs->getType()).getRank() != rank)
+  if (lhs->getType().getRank() != rank || rhs->getType().getRank() != rank)
     return rw.notifyMatchFailure(op, "operands of the wrong rank");
   Type acc = getAccumulatorType(resultType.getElementType());
   Location loc = op.getLoc();
@@ -64,9 +63,9 @@ static LogicalResult lowerMatmul(CallFunctionOp op, const OpArgs &args,
 /// broadcast to [M, N].
 static LogicalResult lowerAddmm(CallFunctionOp op, const OpArgs &args,
                                 ConversionPatternRewriter &rw) {
-  FailureOr<Value> bias = args.tensor(0, "self");
-  FailureOr<Value> lhs = args.tensor(1, "mat1");
-  FailureOr<Value> rhs = args.tensor(2, "mat2");
+  FailureOr<RankedTensor> bias = args.tensor(0, "self");
+  FailureOr<RankedTensor> lhs = args.tensor(1, "mat1");
+  FailureOr<RankedTensor> rhs = args.tensor(2, "mat2");
   FailureOr<double> beta = args.getFloat(3, "beta", 1.0);
   FailureOr<double> alpha = args.getFloat(4, "alpha", 1.0);
   RankedTensorType resultType = getResultTensorType(op, 0);
@@ -74,10 +73,9 @@ static LogicalResult lowerAddmm(CallFunctionOp op, const OpArgs &args,
     return rw.notifyMatchFailure(op, "expected three tensor operands");
   if (failed(beta) || failed(alpha))
     return rw.notifyMatchFailure(op, "beta/alpha must be constants");
-  auto biasType = cast<RankedTensorType>(bias->getType());
-  if (biasType.getRank() > 2 ||
-      cast<RankedTensorType>(lhs->getType()).getRank() != 2 ||
-      cast<RankedTensorType>(rhs->getType()).getRank() != 2)
+  RankedTensorType biasType = bias->getType();
+  if (biasType.getRank() > 2 || lhs->getType().getRank() != 2 ||
+      rhs->getType().getRank() != 2)
     return rw.notifyMatchFailure(op, "operands of the wrong rank");
 
   Location loc = op.getLoc();

@@ -72,7 +72,7 @@ static SmallVector<Value> buildElementwise(
 /// Tensor? weight, Tensor? bias, float eps) -> (out, mean, rstd).
 static LogicalResult lowerLayerNorm(CallFunctionOp op, const OpArgs &args,
                                     ConversionPatternRewriter &rw) {
-  FailureOr<Value> input = args.tensor(0, "input");
+  FailureOr<RankedTensor> input = args.tensor(0, "input");
   FailureOr<SmallVector<int64_t>> normShape =
       args.getIntList(1, "normalized_shape");
   FailureOr<double> eps = args.getFloat(4, "eps");
@@ -84,12 +84,12 @@ static LogicalResult lowerLayerNorm(CallFunctionOp op, const OpArgs &args,
     return rw.notifyMatchFailure(
         op, "expected (tensor, int[] normalized_shape, weight?, bias?, "
             "float eps) and three tensor results");
-  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  int64_t rank = input->getType().getRank();
   int64_t numNorm = normShape->size();
   if (numNorm == 0 || numNorm > rank)
     return rw.notifyMatchFailure(op, "normalized_shape longer than input");
-  FailureOr<Value> weight = args.tensor(2, "weight");
-  FailureOr<Value> bias = args.tensor(3, "bias");
+  FailureOr<RankedTensor> weight = args.tensor(2, "weight");
+  FailureOr<RankedTensor> bias = args.tensor(3, "bias");
   if ((failed(weight) && !args.isNone(2, "weight")) ||
       (failed(bias) && !args.isNone(3, "bias")))
     return rw.notifyMatchFailure(op, "weight/bias must be tensors or None");
@@ -181,13 +181,13 @@ static LogicalResult lowerLayerNorm(CallFunctionOp op, const OpArgs &args,
 static LogicalResult lowerLayerNormBackward(CallFunctionOp op,
                                             const OpArgs &args,
                                             ConversionPatternRewriter &rw) {
-  FailureOr<Value> dy = args.tensor(0, "grad_out");
-  FailureOr<Value> input = args.tensor(1, "input");
+  FailureOr<RankedTensor> dy = args.tensor(0, "grad_out");
+  FailureOr<RankedTensor> input = args.tensor(1, "input");
   FailureOr<SmallVector<int64_t>> normShape =
       args.getIntList(2, "normalized_shape");
-  FailureOr<Value> mean = args.tensor(3, "mean");
-  FailureOr<Value> rstd = args.tensor(4, "rstd");
-  FailureOr<Value> weight = args.tensor(5, "weight");
+  FailureOr<RankedTensor> mean = args.tensor(3, "mean");
+  FailureOr<RankedTensor> rstd = args.tensor(4, "rstd");
+  FailureOr<RankedTensor> weight = args.tensor(5, "weight");
   FailureOr<SmallVector<bool>> outMask = args.getBoolList(7, "output_mask");
   if (failed(dy) || failed(input) || failed(normShape) || failed(mean) ||
       failed(rstd) || failed(outMask) || outMask->size() != 3)
@@ -204,11 +204,11 @@ static LogicalResult lowerLayerNormBackward(CallFunctionOp op,
     if (!(*outMask)[i] && !op->getResult(i).use_empty())
       return rw.notifyMatchFailure(op, "result not in output_mask is used");
   }
-  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  int64_t rank = input->getType().getRank();
   int64_t numNorm = normShape->size();
   if (numNorm == 0 || numNorm > rank)
     return rw.notifyMatchFailure(op, "normalized_shape longer than input");
-  Type elem = cast<RankedTensorType>(input->getType()).getElementType();
+  Type elem = input->getType().getElementType();
   Type acc = getAccumulatorType(elem);
   if (!isa<FloatType>(acc))
     return rw.notifyMatchFailure(op, "non-float dtype");

@@ -90,6 +90,24 @@ static Value divideByCount(OpBuilder &b, Location loc, Value sum, Value n) {
       .getResult(0);
 }
 
+/// What a reduction over a dim list reads first: `self` (argument 0) and
+/// its ranked result 0.
+struct ReductionOperand {
+  RankedTensor input;
+  RankedTensorType resultType;
+};
+
+/// The ReductionOperand of `op`; refuses when either is not a ranked tensor.
+static FailureOr<ReductionOperand>
+readReductionOperand(CallFunctionOp op, const OpArgs &args,
+                     ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(input) || !resultType)
+    return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
+  return ReductionOperand{*input, resultType};
+}
+
 /// aten::sum.dim_IntList(self, int[1]? dim, bool keepdim=False, *, dtype),
 /// aten::sum.default(self, *, dtype), aten::mean.dim(self, dim, keepdim, *,
 /// dtype), aten::mean.default(self, *, dtype), aten::amax.default(self,
@@ -97,11 +115,11 @@ static Value divideByCount(OpBuilder &b, Location loc, Value sum, Value n) {
 static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
                                  ConversionPatternRewriter &rw) {
   StringRef target = op.getTarget();
-  FailureOr<Value> input = args.tensor(0, "self");
-  RankedTensorType resultType = getResultTensorType(op, 0);
-  if (failed(input) || !resultType)
-    return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
-  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  FailureOr<ReductionOperand> operand = readReductionOperand(op, args, rw);
+  if (failed(operand))
+    return failure();
+  RankedTensor input = operand->input;
+  int64_t rank = input.getType().getRank();
   bool full = target == "aten::sum.default" || target == "aten::mean.default";
   FailureOr<SmallVector<bool>> mask =
       full ? getReductionMask({}, rank) : getDimsArg(args, 1, rank);
@@ -110,7 +128,7 @@ static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
   if (failed(mask) || failed(keepdim))
     return rw.notifyMatchFailure(op, "dim/keepdim must be constants");
 
-  Type resultElem = resultType.getElementType();
+  Type resultElem = operand->resultType.getElementType();
   Type acc = getAccumulatorType(resultElem);
   bool isMax = target == "aten::amax.default";
   bool isMean = target.starts_with("aten::mean");
@@ -132,7 +150,7 @@ static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
   AffineMap id = rw.getMultiDimIdentityMap(rank);
   Value reduced =
       buildReduction(
-          rw, loc, {*input}, {id}, *mask, {acc}, {init},
+          rw, loc, {input}, {id}, *mask, {acc}, {init},
           [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
             Value x = convertScalar(b, l, in[0], acc);
             if (!isMax)
@@ -145,9 +163,9 @@ static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
           .front();
   if (isMean)
     reduced =
-        divideByCount(rw, loc, reduced, getNumElements(rw, loc, *input, *mask));
-  rw.replaceOp(op,
-               finishReduction(rw, loc, reduced, *mask, *keepdim, resultType));
+        divideByCount(rw, loc, reduced, getNumElements(rw, loc, input, *mask));
+  rw.replaceOp(op, finishReduction(rw, loc, reduced, *mask, *keepdim,
+                                   operand->resultType));
   return success();
 }
 
@@ -157,11 +175,12 @@ static LogicalResult lowerReduce(CallFunctionOp op, const OpArgs &args,
 /// correction defaulting to 1.
 static LogicalResult lowerVar(CallFunctionOp op, const OpArgs &args,
                               ConversionPatternRewriter &rw) {
-  FailureOr<Value> input = args.tensor(0, "self");
-  RankedTensorType varType = getResultTensorType(op, 0);
-  if (failed(input) || !varType)
-    return rw.notifyMatchFailure(op, "expected a ranked tensor operand");
-  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  FailureOr<ReductionOperand> operand = readReductionOperand(op, args, rw);
+  if (failed(operand))
+    return failure();
+  RankedTensor input = operand->input;
+  RankedTensorType varType = operand->resultType;
+  int64_t rank = input.getType().getRank();
   FailureOr<SmallVector<bool>> mask = getDimsArg(args, 1, rank);
   FailureOr<double> correction = args.getFloat(2, "correction", 1.0);
   FailureOr<bool> keepdim = args.getBool(3, "keepdim", false);
@@ -174,13 +193,13 @@ static LogicalResult lowerVar(CallFunctionOp op, const OpArgs &args,
   Location loc = op.getLoc();
   MLIRContext *ctx = rw.getContext();
   AffineMap id = rw.getMultiDimIdentityMap(rank);
-  Value n = getNumElements(rw, loc, *input, *mask);
-  Value sum = buildReductionOf<arith::AddFOp>(rw, loc, *input, *mask, acc, 0.0);
+  Value n = getNumElements(rw, loc, input, *mask);
+  Value sum = buildReductionOf<arith::AddFOp>(rw, loc, input, *mask, acc, 0.0);
   Value mean = divideByCount(rw, loc, sum, n);
   AffineMap proj = getProjectionMap(ctx, rank, *mask);
   Value sq =
       buildReduction(
-          rw, loc, {*input, mean}, {id, proj}, *mask, {acc}, {0.0},
+          rw, loc, {input, mean}, {id, proj}, *mask, {acc}, {0.0},
           [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
             Value d = arith::SubFOp::create(
                 b, l, convertScalar(b, l, in[0], acc), in[1]);
@@ -224,30 +243,66 @@ static LogicalResult lowerVar(CallFunctionOp op, const OpArgs &args,
   return success();
 }
 
+/// The one dim the softmax ops (forward and backward) reduce, over a
+/// rank-r operand: `mask` marks it, `acc` is the float type the result dtype
+/// accumulates in, `id` reads a whole operand and `proj` one reduced over it.
+struct SoftmaxDim {
+  SmallVector<bool> mask;
+  Type acc;
+  AffineMap id, proj;
+};
+
+/// The SoftmaxDim of `dim` over a rank-`rank` operand; refuses a dim out of
+/// range or a non-float result dtype.
+static FailureOr<SoftmaxDim> getSoftmaxDim(CallFunctionOp op,
+                                           ConversionPatternRewriter &rw,
+                                           int64_t dim, int64_t rank,
+                                           RankedTensorType resultType) {
+  FailureOr<SmallVector<bool>> mask = getReductionMask({dim}, rank);
+  Type acc = getAccumulatorType(resultType.getElementType());
+  if (failed(mask) || !isa<FloatType>(acc))
+    return rw.notifyMatchFailure(op, "bad dim or non-float dtype");
+  return SoftmaxDim{*mask, acc, rw.getMultiDimIdentityMap(rank),
+                    getProjectionMap(rw.getContext(), rank, *mask)};
+}
+
+/// Replaces softmax op `op` by its elementwise epilogue: a map over the dims
+/// of `like` reading `inputs` through `maps`, `fn` giving each element in the
+/// accumulator type, cast once to the dtype of `resultType`.
+static LogicalResult replaceWithSoftmaxMap(
+    CallFunctionOp op, ConversionPatternRewriter &rw, Value like,
+    ValueRange inputs, ArrayRef<AffineMap> maps, RankedTensorType resultType,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
+  Type resultElem = resultType.getElementType();
+  Value result =
+      buildElementwiseMap(rw, op.getLoc(), like, resultElem, inputs, maps,
+                          [&](OpBuilder &b, Location l, ValueRange a) {
+                            return convertScalar(b, l, fn(b, l, a), resultElem);
+                          });
+  return replaceWithResult(rw, op, result, resultType);
+}
+
 /// aten::_softmax.default(self, int dim, bool half_to_float) and
 /// aten::_log_softmax.default (same arguments).
 static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
                                   ConversionPatternRewriter &rw) {
-  FailureOr<Value> input = args.tensor(0, "self");
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
   FailureOr<int64_t> dim = args.getInt(1, "dim");
   RankedTensorType resultType = getResultTensorType(op, 0);
   if (failed(input) || failed(dim) || !resultType)
     return rw.notifyMatchFailure(op, "expected (tensor, int dim, bool)");
-  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
-  FailureOr<SmallVector<bool>> mask = getReductionMask({*dim}, rank);
-  Type acc = getAccumulatorType(resultType.getElementType());
-  if (failed(mask) || !isa<FloatType>(acc))
-    return rw.notifyMatchFailure(op, "bad dim or non-float dtype");
+  FailureOr<SoftmaxDim> sd =
+      getSoftmaxDim(op, rw, *dim, input->getType().getRank(), resultType);
+  if (failed(sd))
+    return failure();
   bool isLog = op.getTarget() == "aten::_log_softmax.default";
   Location loc = op.getLoc();
-  MLIRContext *ctx = rw.getContext();
-  AffineMap id = rw.getMultiDimIdentityMap(rank);
-  AffineMap proj = getProjectionMap(ctx, rank, *mask);
-  Value max =
-      buildReductionOf<arith::MaximumFOp>(rw, loc, *input, *mask, acc, -kInf);
+  Type acc = sd->acc;
+  Value max = buildReductionOf<arith::MaximumFOp>(rw, loc, *input, sd->mask,
+                                                  acc, -kInf);
   Value sum =
       buildReduction(
-          rw, loc, {*input, max}, {id, proj}, *mask, {acc}, {0.0},
+          rw, loc, {*input, max}, {sd->id, sd->proj}, sd->mask, {acc}, {0.0},
           [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
             Value d = arith::SubFOp::create(
                 b, l, convertScalar(b, l, in[0], acc), in[1]);
@@ -255,21 +310,16 @@ static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
                 b, l, accs[0], math::ExpOp::create(b, l, d))};
           })
           .front();
-  Type resultElem = resultType.getElementType();
-  Value result = buildElementwiseMap(
-      rw, loc, *input, resultElem, {*input, max, sum}, {id, proj, proj},
-      [&](OpBuilder &b, Location l, ValueRange a) {
+  return replaceWithSoftmaxMap(
+      op, rw, *input, {*input, max, sum}, {sd->id, sd->proj, sd->proj},
+      resultType, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
         Value d =
             arith::SubFOp::create(b, l, convertScalar(b, l, a[0], acc), a[1]);
-        Value v = isLog ? arith::SubFOp::create(b, l, d,
-                                                math::LogOp::create(b, l, a[2]))
-                              .getResult()
-                        : arith::DivFOp::create(
-                              b, l, math::ExpOp::create(b, l, d), a[2])
-                              .getResult();
-        return convertScalar(b, l, v, resultElem);
+        if (isLog)
+          return arith::SubFOp::create(b, l, d,
+                                       math::LogOp::create(b, l, a[2]));
+        return arith::DivFOp::create(b, l, math::ExpOp::create(b, l, d), a[2]);
       });
-  return replaceWithResult(rw, op, result, resultType);
 }
 
 /// aten::_softmax_backward_data.default(grad_output, output, int dim,
@@ -278,24 +328,22 @@ static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
 /// grad - exp(output) * sum(grad).
 static LogicalResult lowerSoftmaxBackward(CallFunctionOp op, const OpArgs &args,
                                           ConversionPatternRewriter &rw) {
-  FailureOr<Value> grad = args.tensor(0, "grad_output");
-  FailureOr<Value> output = args.tensor(1, "output");
+  FailureOr<RankedTensor> grad = args.tensor(0, "grad_output");
+  FailureOr<RankedTensor> output = args.tensor(1, "output");
   FailureOr<int64_t> dim = args.getInt(2, "dim");
   RankedTensorType resultType = getResultTensorType(op, 0);
   if (failed(grad) || failed(output) || failed(dim) || !resultType)
     return rw.notifyMatchFailure(op, "expected (tensor, tensor, int, dtype)");
-  int64_t rank = cast<RankedTensorType>(grad->getType()).getRank();
-  FailureOr<SmallVector<bool>> mask = getReductionMask({*dim}, rank);
-  Type acc = getAccumulatorType(resultType.getElementType());
-  if (failed(mask) || !isa<FloatType>(acc))
-    return rw.notifyMatchFailure(op, "bad dim or non-float dtype");
+  FailureOr<SoftmaxDim> sd =
+      getSoftmaxDim(op, rw, *dim, grad->getType().getRank(), resultType);
+  if (failed(sd))
+    return failure();
   bool isLog = op.getTarget() == "aten::_log_softmax_backward_data.default";
-  Location loc = op.getLoc();
-  AffineMap id = rw.getMultiDimIdentityMap(rank);
-  AffineMap proj = getProjectionMap(rw.getContext(), rank, *mask);
+  Type acc = sd->acc;
   Value sum =
       buildReduction(
-          rw, loc, {*grad, *output}, {id, id}, *mask, {acc}, {0.0},
+          rw, op.getLoc(), {*grad, *output}, {sd->id, sd->id}, sd->mask, {acc},
+          {0.0},
           [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
             Value g = convertScalar(b, l, in[0], acc);
             if (!isLog)
@@ -304,23 +352,18 @@ static LogicalResult lowerSoftmaxBackward(CallFunctionOp op, const OpArgs &args,
             return SmallVector<Value>{arith::AddFOp::create(b, l, accs[0], g)};
           })
           .front();
-  Type resultElem = resultType.getElementType();
-  Value result = buildElementwiseMap(
-      rw, loc, *grad, resultElem, {*grad, *output, sum}, {id, id, proj},
-      [&](OpBuilder &b, Location l, ValueRange a) {
+  return replaceWithSoftmaxMap(
+      op, rw, *grad, {*grad, *output, sum}, {sd->id, sd->id, sd->proj},
+      resultType, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
         Value g = convertScalar(b, l, a[0], acc);
         Value o = convertScalar(b, l, a[1], acc);
-        Value v;
         if (isLog)
-          v = arith::SubFOp::create(
+          return arith::SubFOp::create(
               b, l, g,
               arith::MulFOp::create(b, l, math::ExpOp::create(b, l, o), a[2]));
-        else
-          v = arith::MulFOp::create(b, l, o,
-                                    arith::SubFOp::create(b, l, g, a[2]));
-        return convertScalar(b, l, v, resultElem);
+        return arith::MulFOp::create(b, l, o,
+                                     arith::SubFOp::create(b, l, g, a[2]));
       });
-  return replaceWithResult(rw, op, result, resultType);
 }
 
 /// aten::cumsum.default(self, int dim, *, ScalarType? dtype=None): an
@@ -328,16 +371,16 @@ static LogicalResult lowerSoftmaxBackward(CallFunctionOp op, const OpArgs &args,
 /// running sum (accumulator type) and stores it, cast, at position k.
 static LogicalResult lowerCumsum(CallFunctionOp op, const OpArgs &args,
                                  ConversionPatternRewriter &rw) {
-  FailureOr<Value> input = args.tensor(0, "self");
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
   FailureOr<int64_t> dimArg = args.getInt(1, "dim");
   RankedTensorType resultType = getResultTensorType(op, 0);
   if (failed(input) || failed(dimArg) || !resultType)
     return rw.notifyMatchFailure(op, "expected (tensor, int dim)");
-  auto inputType = cast<RankedTensorType>(input->getType());
+  RankedTensorType inputType = input->getType();
   int64_t rank = inputType.getRank();
   if (rank == 0)
     return rw.notifyMatchFailure(op, "cumsum of a 0-d tensor");
-  FailureOr<unsigned> dim = normalizeDim(*dimArg, rank);
+  FailureOr<int64_t> dim = normalizeDim(*dimArg, rank);
   if (failed(dim))
     return rw.notifyMatchFailure(op, "dim out of range");
   Type resultElem = resultType.getElementType();
@@ -390,63 +433,69 @@ static LogicalResult lowerCumsum(CallFunctionOp op, const OpArgs &args,
   return replaceWithResult(rw, op, loop.getResult(1), resultType);
 }
 
-/// Reads (self, target, weight, reduction, ignore_index) of the nll_loss ops
-/// starting at argument `first`; 1-D `self` is treated as one row.
+/// (self, target, weight, reduction, ignore_index) of the nll_loss ops; 1-D
+/// `self` is treated as one row. `targetElem` is the target's integer type.
 struct NllArgs {
   Value self, target;
+  Type targetElem;
   int64_t reduction = 1, ignoreIndex = -100;
   bool oneRow = false;
 };
 
-static FailureOr<NllArgs> readNllArgs(OpBuilder &b, Location loc,
-                                      const OpArgs &args, unsigned first,
-                                      std::string &why) {
+/// Reads NllArgs starting at argument `first`; refuses class weights, an
+/// unknown reduction, other shapes and a non-integer target.
+
+static FailureOr<NllArgs> readNllArgs(CallFunctionOp op,
+                                      ConversionPatternRewriter &rw,
+                                      const OpArgs &args, unsigned first) {
+  Location loc = op.getLoc();
   NllArgs r;
-  FailureOr<Value> self = args.tensor(first, "self");
-  FailureOr<Value> target = args.tensor(first + 1, "target");
+  FailureOr<RankedTensor> self = args.tensor(first, "self");
+  FailureOr<RankedTensor> target = args.tensor(first + 1, "target");
   FailureOr<int64_t> reduction = args.getInt(first + 3, "reduction");
   FailureOr<int64_t> ignore = args.getInt(first + 4, "ignore_index");
-  if (failed(self) || failed(target) || failed(reduction) || failed(ignore)) {
-    why = "expected (self, target, weight, int reduction, int ignore_index)";
-    return failure();
-  }
-  if (!args.isNone(first + 2, "weight")) {
-    why = "class weights are not supported (weight must be None)";
-    return failure();
-  }
-  if (*reduction < 0 || *reduction > 2) {
-    why = "unknown reduction";
-    return failure();
-  }
+  if (failed(self) || failed(target) || failed(reduction) || failed(ignore))
+    return rw.notifyMatchFailure(
+        op, "expected (self, target, weight, int reduction, int ignore_index)");
+  if (!args.isNone(first + 2, "weight"))
+    return rw.notifyMatchFailure(
+        op, "class weights are not supported (weight must be None)");
+  if (*reduction < 0 || *reduction > 2)
+    return rw.notifyMatchFailure(op, "unknown reduction");
   r.self = *self;
   r.target = *target;
   r.reduction = *reduction;
   r.ignoreIndex = *ignore;
-  auto selfType = cast<RankedTensorType>(r.self.getType());
-  auto targetType = cast<RankedTensorType>(r.target.getType());
+  RankedTensorType selfType = self->getType();
+  RankedTensorType targetType = target->getType();
   if (selfType.getRank() == 1 && targetType.getRank() == 0) {
     r.oneRow = true;
     r.self = tensor::ExpandShapeOp::create(
-        b, loc,
+        rw, loc,
         RankedTensorType::get({1, selfType.getDimSize(0)},
                               selfType.getElementType()),
         r.self, ArrayRef<ReassociationIndices>{{0, 1}},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1),
-                               tensor::getMixedSize(b, loc, r.self, 0)});
+        ArrayRef<OpFoldResult>{rw.getIndexAttr(1),
+                               tensor::getMixedSize(rw, loc, r.self, 0)});
     r.target = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({1}, targetType.getElementType()),
+        rw, loc, RankedTensorType::get({1}, targetType.getElementType()),
         r.target, ArrayRef<ReassociationIndices>{},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+        ArrayRef<OpFoldResult>{rw.getIndexAttr(1)});
   } else if (selfType.getRank() != 2 || targetType.getRank() != 1) {
-    why = "expected self [N, C] with target [N], or self [C] with target []";
-    return failure();
+    return rw.notifyMatchFailure(
+        op, "expected self [N, C] with target [N], or self [C] with target []");
   }
-  if (!isa<IntegerType>(
-          cast<RankedTensorType>(r.target.getType()).getElementType())) {
-    why = "target must be an integer tensor";
-    return failure();
-  }
+  r.targetElem = targetType.getElementType();
+  if (!isa<IntegerType>(r.targetElem))
+    return rw.notifyMatchFailure(op, "target must be an integer tensor");
   return r;
+}
+
+/// `t != ignore_index` for target value `t`: the rows nll_loss counts.
+static Value isCounted(OpBuilder &b, Location l, const NllArgs &nll, Value t) {
+  return arith::CmpIOp::create(
+      b, l, arith::CmpIPredicate::ne, t,
+      createScalarConstant(b, l, nll.targetElem, nll.ignoreIndex));
 }
 
 /// -self[n, t] (0 when t == ignore_index) for target value `t`, in `acc`.
@@ -473,14 +522,10 @@ static LogicalResult lowerNllLossForward(CallFunctionOp op, const OpArgs &args,
   Type acc = getAccumulatorType(outType.getElementType());
   if (!isa<FloatType>(acc))
     return rw.notifyMatchFailure(op, "non-float loss dtype");
-  std::string why;
-  FailureOr<NllArgs> nll = readNllArgs(rw, loc, args, 0, why);
+  FailureOr<NllArgs> nll = readNllArgs(op, rw, args, 0);
   if (failed(nll))
-    return rw.notifyMatchFailure(op, why);
+    return failure();
   Value self = nll->self;
-  int64_t ignore = nll->ignoreIndex;
-  Type targetElem =
-      cast<RankedTensorType>(nll->target.getType()).getElementType();
   AffineMap id = rw.getMultiDimIdentityMap(1);
 
   if (nll->reduction == 0) {
@@ -488,9 +533,7 @@ static LogicalResult lowerNllLossForward(CallFunctionOp op, const OpArgs &args,
         rw, loc, nll->target, acc, {nll->target}, {id},
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value n = linalg::IndexOp::create(b, l, 0);
-          Value valid = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::ne, a[0],
-              createScalarConstant(b, l, targetElem, ignore));
+          Value valid = isCounted(b, l, *nll, a[0]);
           return gatherNegLogProb(b, l, self, n, a[0], valid, acc);
         });
     out = convertElements(rw, loc, out, outType.getElementType());
@@ -509,9 +552,7 @@ static LogicalResult lowerNllLossForward(CallFunctionOp op, const OpArgs &args,
       rw, loc, {nll->target}, {id}, {true}, {acc, acc}, {0.0, 0.0},
       [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
         Value n = linalg::IndexOp::create(b, l, 0);
-        Value valid = arith::CmpIOp::create(
-            b, l, arith::CmpIPredicate::ne, in[0],
-            createScalarConstant(b, l, targetElem, ignore));
+        Value valid = isCounted(b, l, *nll, in[0]);
         Value loss = gatherNegLogProb(b, l, self, n, in[0], valid, acc);
         Value one = arith::SelectOp::create(
             b, l, valid, createScalarConstant(b, l, acc, 1.0),
@@ -541,21 +582,17 @@ static LogicalResult lowerNllLossBackward(CallFunctionOp op, const OpArgs &args,
                                           ConversionPatternRewriter &rw) {
   Location loc = op.getLoc();
   RankedTensorType resultType = getResultTensorType(op, 0);
-  FailureOr<Value> gradOut = args.tensor(0, "grad_output");
-  FailureOr<Value> totalWeight = args.tensor(6, "total_weight");
+  FailureOr<RankedTensor> gradOut = args.tensor(0, "grad_output");
+  FailureOr<RankedTensor> totalWeight = args.tensor(6, "total_weight");
   if (!resultType || failed(gradOut) || failed(totalWeight))
     return rw.notifyMatchFailure(op, "expected tensor operands");
   Type acc = getAccumulatorType(resultType.getElementType());
   if (!isa<FloatType>(acc))
     return rw.notifyMatchFailure(op, "non-float gradient dtype");
-  std::string why;
-  FailureOr<NllArgs> nll = readNllArgs(rw, loc, args, 1, why);
+  FailureOr<NllArgs> nll = readNllArgs(op, rw, args, 1);
   if (failed(nll))
-    return rw.notifyMatchFailure(op, why);
-  int64_t ignore = nll->ignoreIndex;
-  Type targetElem =
-      cast<RankedTensorType>(nll->target.getType()).getElementType();
-  auto gradType = cast<RankedTensorType>(gradOut->getType());
+    return failure();
+  RankedTensorType gradType = gradOut->getType();
 
   // The per-row upstream gradient.
   Value scale;
@@ -590,13 +627,11 @@ static LogicalResult lowerNllLossBackward(CallFunctionOp op, const OpArgs &args,
       rw, loc, nll->self, resultElem, inputs, maps,
       [&](OpBuilder &b, Location l, ValueRange a) {
         Value c = linalg::IndexOp::create(b, l, 1);
-        Value cI = arith::IndexCastOp::create(b, l, targetElem, c);
+        Value cI = arith::IndexCastOp::create(b, l, nll->targetElem, c);
         Value hit = arith::AndIOp::create(
             b, l,
             arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[0], cI),
-            arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::ne, a[0],
-                createScalarConstant(b, l, targetElem, ignore)));
+            isCounted(b, l, *nll, a[0]));
         Value g = scale ? scale : convertScalar(b, l, a[1], acc);
         Value v =
             arith::SelectOp::create(b, l, hit, arith::NegFOp::create(b, l, g),

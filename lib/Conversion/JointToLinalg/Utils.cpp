@@ -370,16 +370,23 @@ FailureOr<Value> mlir::joint::getScalarArg(CallFunctionOp op,
   return createScalarConstant(rewriter, loc, type, *number);
 }
 
+FailureOr<int64_t> mlir::joint::normalizeDim(int64_t dim, int64_t rank) {
+  int64_t bound = std::max<int64_t>(rank, 1);
+  if (dim < -bound || dim >= bound)
+    return failure();
+  return dim < 0 ? dim + bound : dim;
+}
+
 FailureOr<int64_t>
 mlir::joint::normalizeDim(CallFunctionOp op,
                           ConversionPatternRewriter &rewriter, int64_t dim,
                           int64_t rank) {
-  int64_t bound = std::max<int64_t>(rank, 1);
-  if (dim < -bound || dim >= bound)
+  FailureOr<int64_t> normalized = normalizeDim(dim, rank);
+  if (failed(normalized))
     return rewriter.notifyMatchFailure(op, "dimension " + Twine(dim) +
                                                " out of range for rank " +
                                                Twine(rank));
-  return dim < 0 ? dim + bound : dim;
+  return normalized;
 }
 
 FailureOr<int64_t> mlir::joint::getDimArg(CallFunctionOp op,

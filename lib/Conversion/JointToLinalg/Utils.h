@@ -184,7 +184,12 @@ getScalarArg(CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
              std::optional<double> defaultValue = std::nullopt);
 
 /// Normalizes a possibly negative dimension `dim` of a rank-`rank` tensor
-/// (torch's maybe_wrap_dim; rank 0 accepts -1 and 0).
+/// (torch's maybe_wrap_dim; rank 0 accepts -1 and 0); failure when out of
+/// range.
+FailureOr<int64_t> normalizeDim(int64_t dim, int64_t rank);
+
+/// normalizeDim that refuses an out-of-range `dim` with "dimension D out of
+/// range for rank R".
 FailureOr<int64_t> normalizeDim(CallFunctionOp op,
                                 ConversionPatternRewriter &rewriter,
                                 int64_t dim, int64_t rank);

@@ -28,12 +28,12 @@ bool OpArgs::isNone(unsigned index, StringRef name) const {
   return !attr || isa<UnitAttr>(attr);
 }
 
-FailureOr<Value> OpArgs::tensor(unsigned index, StringRef name) const {
+FailureOr<RankedTensor> OpArgs::tensor(unsigned index, StringRef name) const {
   auto ref = dyn_cast_or_null<OperandRefAttr>(get(index, name));
   if (!ref || ref.getIndex() >= operands.size())
     return failure();
-  Value v = operands[ref.getIndex()];
-  if (!isa<RankedTensorType>(v.getType()))
+  auto v = dyn_cast<RankedTensor>(operands[ref.getIndex()]);
+  if (!v)
     return failure();
   return v;
 }
@@ -303,18 +303,11 @@ Value finishResult(OpBuilder &b, Location loc, Value t, Type resultType) {
   return castToType(b, loc, v, type);
 }
 
-FailureOr<unsigned> normalizeDim(int64_t d, int64_t rank) {
-  int64_t r = std::max<int64_t>(rank, 1);
-  if (d < -r || d >= r)
-    return failure();
-  return static_cast<unsigned>(d < 0 ? d + r : d);
-}
-
 FailureOr<SmallVector<bool>> getReductionMask(ArrayRef<int64_t> dims,
                                               int64_t rank) {
   SmallVector<bool> mask(rank, dims.empty());
   for (int64_t d : dims) {
-    FailureOr<unsigned> n = normalizeDim(d, rank);
+    FailureOr<int64_t> n = normalizeDim(d, rank);
     if (failed(n))
       return failure();
     if (rank > 0)

@@ -28,6 +28,10 @@ namespace lowering {
 // Schema arguments
 //===----------------------------------------------------------------------===//
 
+/// A converted tensor operand whose type is known ranked: `getType()` gives
+/// its RankedTensorType (rank, sizes, element type) without a cast.
+using RankedTensor = TypedValue<RankedTensorType>;
+
 /// Reads the schema arguments of one `joint.call_function` through getArgAttr
 /// (Utils.h) as plain values, leaving the reason for a failure to the caller's
 /// notifyMatchFailure; `#joint.operand<i>` resolves to the converted operand
@@ -40,8 +44,9 @@ public:
   Attribute get(unsigned index, StringRef name) const;
   /// True when the argument is absent or None (`unit`).
   bool isNone(unsigned index, StringRef name) const;
-  /// The converted tensor operand; failure when the argument is not one.
-  FailureOr<Value> tensor(unsigned index, StringRef name) const;
+  /// The converted ranked tensor operand; failure when the argument is not
+  /// one.
+  FailureOr<RankedTensor> tensor(unsigned index, StringRef name) const;
   /// A constant int (failure for a SymInt operand or another kind); `dflt`
   /// when absent.
   FailureOr<int64_t> getInt(unsigned index, StringRef name,
@@ -161,10 +166,6 @@ Value insertUnitDims(OpBuilder &b, Location loc, Value t,
 /// Converts `t` to the element type of `resultType`, then casts it to
 /// `resultType` (static/dynamic sizes only).
 Value finishResult(OpBuilder &b, Location loc, Value t, Type resultType);
-
-/// Normalises dim `d` of a rank-`rank` tensor (negative counts from the end);
-/// failure when out of range.
-FailureOr<unsigned> normalizeDim(int64_t d, int64_t rank);
 
 /// A mask of `rank` bits with `dims` set (normalised); failure when a dim is
 /// out of range. An empty `dims` sets every bit (torch's full reduction).
