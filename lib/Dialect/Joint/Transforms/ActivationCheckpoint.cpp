@@ -4,7 +4,10 @@
 // joint-tag-recompute-policy followed by the applier joint-remat (both per
 // joint.graph), with the tag pass's options (the ActivationCheckpointConfig
 // vocabulary). Each pass emits its own summary remark; mode=off adds no pass,
-// so the pipeline then changes nothing, not even hand-written tags.
+// so the pipeline then changes nothing, not even hand-written tags. Also the
+// registry helpers of the joint pipelines: registerDeciderPipeline,
+// addJointPassPipeline (joint-opt's flag syntax as one string) and
+// addRegisteredPass, whose option errors name the pass and its options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -210,13 +213,13 @@ static const PassRegistryEntry *lookupPassOrPipeline(StringRef name) {
 }
 
 /// What `print` writes to llvm::outs(), the only stream MLIR prints a pass's
-/// option help to (PassRegistryEntry::printHelpStr); "" if stdout cannot be
-/// redirected. stdout goes to a temporary file meanwhile.
-static std::string captureOuts(function_ref<void()> print) {
+/// option help to (PassRegistryEntry::printHelpStr); nullopt if stdout
+/// cannot be redirected. stdout goes to a temporary file meanwhile.
+static std::optional<std::string> captureOuts(function_ref<void()> print) {
   int fd;
   SmallString<128> path;
   if (llvm::sys::fs::createTemporaryFile("joint-pass-help", "txt", fd, path))
-    return "";
+    return std::nullopt;
   llvm::FileRemover remover(path);
   llvm::outs().flush();
   int saved = ::dup(STDOUT_FILENO);
@@ -224,7 +227,7 @@ static std::string captureOuts(function_ref<void()> print) {
     ::close(fd);
     if (saved >= 0)
       ::close(saved);
-    return "";
+    return std::nullopt;
   }
   print();
   llvm::outs().flush();
@@ -233,20 +236,25 @@ static std::string captureOuts(function_ref<void()> print) {
   ::close(fd);
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
       llvm::MemoryBuffer::getFile(path);
-  return text ? (*text)->getBuffer().str() : "";
+  if (!text)
+    return std::nullopt;
+  return (*text)->getBuffer().str();
 }
 
 /// The option names of `entry` ("budget-gib, min-bytes"), "" when it has
-/// none: the `--name` lines of its --help entry after its own line (the
-/// printed pipeline form would drop list options left at their default).
-static std::string optionNames(const PassRegistryEntry &entry) {
+/// none, nullopt when its help cannot be captured: the `--name` lines of its
+/// --help entry after its own line (the printed pipeline form would drop
+/// list options left at their default).
+static std::optional<std::string> optionNames(const PassRegistryEntry &entry) {
   // Descriptions start past the widest option, as in --help.
   size_t width =
       std::max(entry.getOptionWidth() + 4, entry.getPassArgument().size() + 8);
-  std::string help =
+  std::optional<std::string> help =
       captureOuts([&] { entry.printHelpStr(/*indent=*/0, width); });
+  if (!help)
+    return std::nullopt;
   SmallVector<StringRef> lines, names;
-  StringRef(help).split(lines, '\n');
+  StringRef(*help).split(lines, '\n');
   for (StringRef line : llvm::drop_begin(lines)) {
     line = line.trim();
     if (line.consume_front("--"))
@@ -280,20 +288,22 @@ LogicalResult mlir::joint::addRegisteredPass(OpPassManager &pm, StringRef name,
     errors << name << ": " << reason;
   else // llvm::cl has printed why (a value it cannot parse)
     errors << name << ": invalid options '" << options << "'";
-  std::string valid = optionNames(*entry);
+  std::optional<std::string> valid = optionNames(*entry);
   OpPassManager scratch(OpPassManager::Nesting::Implicit);
   auto ignore = [](const Twine &) { return failure(); };
   // A decider pipeline lists its options under its first pass, the decider.
-  if (valid.empty() && !PassInfo::lookup(name) &&
+  if (valid && valid->empty() && !PassInfo::lookup(name) &&
       succeeded(entry->addToPipeline(scratch, "", ignore)) &&
       !scratch.getPasses().empty())
     if (const PassInfo *first =
             PassInfo::lookup(scratch.getPasses().begin()->getArgument()))
       valid = optionNames(*first);
-  if (valid.empty())
+  if (!valid)
+    errors << "; joint-opt --help lists its options";
+  else if (valid->empty())
     errors << "; it takes no options";
   else
-    errors << "; valid options: " << valid
+    errors << "; valid options: " << *valid
            << " (joint-opt --help describes them)";
   return failure();
 }
