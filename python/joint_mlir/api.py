@@ -80,14 +80,16 @@ def _pass(name: str, opts: Mapping[str, Any]) -> str:
 def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
                    offload: bool | Mapping[str, Any] | None = None,
                    offload_host_budget_gb: float | None = None,
-                   budget_gb: float | None = None) -> str:
+                   budget_gb: float | None = None,
+                   budget_gib: float | None = None) -> str:
     """The textual pipeline for ``checkpoint``/``offload``, in graph_trainer's
-    order (tag recompute policy, offload, remat), or for ``budget_gb``.
+    order (tag recompute policy, offload, remat), or for a device budget.
 
-    ``budget_gb``: a device peak budget in GB (1e9 bytes, resident parameters
-    included): the memory planner ``joint-optimize-memory{budget-gb=...}``
-    decides what to recompute and what to offload, so it excludes
-    ``checkpoint`` and ``offload``.
+    ``budget_gb`` / ``budget_gib``: a device peak budget in GB (1e9 bytes) or
+    GiB (2^30 bytes), resident parameters included, as the planner's options
+    ``budget-gb`` / ``budget-gib`` (give one): the memory planner
+    ``joint-optimize-memory`` decides what to recompute and what to offload,
+    so a budget excludes ``checkpoint`` and ``offload``.
 
     ``checkpoint``: ``"full"``, ``"selective"`` or a dict of
     ``joint-tag-recompute-policy`` options (``{"mode": "full",
@@ -96,16 +98,23 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
     ``offload_host_budget_gb``: the offload pass's host (pinned CPU) budget in
     GiB (its ``budget-gb``), not a device budget. Empty string: no passes.
     """
-    if budget_gb is not None:
+    if budget_gb is not None and budget_gib is not None:
+        raise OptimizeOptionError("give budget_gb (GB, 1e9 bytes) or budget_gib "
+                                  "(GiB, 2^30 bytes), not both")
+    if budget_gb is not None or budget_gib is not None:
+        name, value, unit = (("budget_gb", budget_gb, "GB (1e9 bytes)")
+                             if budget_gb is not None else
+                             ("budget_gib", budget_gib, "GiB (2^30 bytes)"))
         if checkpoint is not None or offload or offload_host_budget_gb is not None:
-            raise OptimizeOptionError("budget_gb runs the memory planner, which decides "
-                             "recompute and offload itself: give budget_gb or "
+            raise OptimizeOptionError(f"{name} runs the memory planner, which decides "
+                             f"recompute and offload itself: give {name} or "
                              "checkpoint=/offload=, not both")
-        if isinstance(budget_gb, bool) or not isinstance(budget_gb, (int, float)) \
-                or not budget_gb > 0 or budget_gb == float("inf"):
-            raise OptimizeOptionError(f"budget_gb must be a positive number of GB "
-                             f"(1e9 bytes), not {budget_gb!r}")
-        return _pass("joint-optimize-memory", {"budget-gb": repr(float(budget_gb))})
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not value > 0 or value == float("inf"):
+            raise OptimizeOptionError(f"{name} must be a positive number of {unit}, "
+                                      f"not {value!r}")
+        return _pass("joint-optimize-memory",
+                     {name.replace("_", "-"): repr(float(value))})
     parts = []
     tagged = False
     if checkpoint is not None:
@@ -329,6 +338,7 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
              offload: bool | Mapping[str, Any] | None = None,
              offload_host_budget_gb: float | None = None,
              budget_gb: float | None = None,
+             budget_gib: float | None = None,
              dynamic_dims: DynamicDims | None = None,
              retrace: bool = True, report: bool = True) -> OptimizedStep:
     """Trace ``train_fn(model, **example_inputs)``, transform, return a step.
@@ -341,7 +351,7 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
         primitives); primitives are baked into the trace.
       pipeline: a textual pass pipeline (joint-opt's ``--pass-pipeline``
         syntax, e.g. ``"joint-tag-recompute-policy{mode=full},joint-remat"``);
-        ``""`` runs the untransformed joint graph. Excludes the next four.
+        ``""`` runs the untransformed joint graph. Excludes the next five.
       checkpoint: ``"full"``, ``"selective"`` or a dict of
         ``joint-tag-recompute-policy`` options; adds ``joint-remat``.
       offload: True or a dict of ``joint-cpu-offload`` options (``scope``:
@@ -354,6 +364,8 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
         to recompute at the least modelled step time; excludes
         ``checkpoint``/``offload``. An unreachable budget raises
         PipelineError naming the lowest reachable peak.
+      budget_gib: the same budget in GiB (2^30 bytes), the planner's
+        ``budget-gib``; give ``budget_gb`` or ``budget_gib``.
       dynamic_dims: input path -> dims traced symbolic, so other sizes there
         run without retracing.
       retrace: retrace on inputs the trace does not cover (else
@@ -367,13 +379,14 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
     """
     if pipeline is not None and (checkpoint is not None or offload
                                  or offload_host_budget_gb is not None
-                                 or budget_gb is not None):
+                                 or budget_gb is not None
+                                 or budget_gib is not None):
         raise OptimizeOptionError("give either pipeline= or checkpoint=/offload=/"
-                         "budget_gb=, not both")
+                         "budget_gb=/budget_gib=, not both")
     if pipeline is None:
         pipeline = build_pipeline(checkpoint=checkpoint, offload=offload,
                                   offload_host_budget_gb=offload_host_budget_gb,
-                                  budget_gb=budget_gb)
+                                  budget_gb=budget_gb, budget_gib=budget_gib)
     if not isinstance(example_inputs, Mapping):
         raise TraceError("example_inputs must be a mapping of keyword "
                          "arguments of train_fn")

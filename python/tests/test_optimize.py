@@ -235,15 +235,34 @@ def test_budget_gb_runs_the_memory_planner() -> None:
     with pytest.raises(ValueError, match="not both"):
         optimize(net(), train_fn, batch(), pipeline="", budget_gb=1)
 
+    # budget_gib: GiB, as the planner's budget-gib; one of the two.
+    assert build_pipeline(budget_gib=2) == \
+        "joint-optimize-memory{budget-gib=2.0}"
+    with pytest.raises(OptimizeOptionError, match=r"budget_gb \(GB, 1e9 bytes\) "
+                       r"or budget_gib \(GiB, 2\^30 bytes\), not both"):
+        build_pipeline(budget_gb=2, budget_gib=2)
+    with pytest.raises(OptimizeOptionError,
+                       match=r"budget_gib must be a positive number of GiB"):
+        build_pipeline(budget_gib=-1)
+    with pytest.raises(OptimizeOptionError, match="give budget_gib or"):
+        build_pipeline(budget_gib=2, offload=True)
+    with pytest.raises(ValueError, match="not both"):
+        optimize(net(), train_fn, batch(), pipeline="", budget_gib=1)
+
     # Save-all peak, and the lowest peak the planner reaches (its error).
     full = optimize(net(), train_fn, batch(), pipeline="")
     save_all = full.report["peak_bytes"]
     with pytest.raises(PipelineError, match="lowest modelled peak is"):
         optimize(net(), train_fn, batch(), budget_gb=1e-9)
 
+    with pytest.raises(PipelineError, match="lowest modelled peak is"):
+        optimize(net(), train_fn, batch(), budget_gib=1e-9)
+
     eager, model = net(), net()
-    budget = (save_all - 1) / 1e9
-    step = optimize(model, train_fn, batch(), budget_gb=budget)
+    budget = (save_all - 1) / 2**30
+    step = optimize(model, train_fn, batch(), budget_gib=budget)
+    assert step.pipeline == \
+        f"joint-optimize-memory{{budget-gib={float(budget)!r}}}"
     assert step.report["peak_bytes"] <= save_all - 1
     assert step.report["cost"]["recompute_flops"] > 0
     assert any(n.get("recomputed_from") for n in step.graph["nodes"])

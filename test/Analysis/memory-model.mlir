@@ -36,7 +36,7 @@ joint.graph @view_shares_owner_storage_sized_by_extent(%x: tensor<2x2xf32> {join
 // An in-place write allocates nothing; its result keeps the written storage
 // alive until the result's last use (mul). Transient per op: a 64 | a 64 |
 // a+c 128 | a+c+e 192 | e 64.
-joint.schema @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable}
+joint.schema @"aten::add_.Tensor" {schema = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", arguments = [#joint.arg<name = "self", type = "Tensor", alias = "a", write = true>, #joint.arg<name = "other", type = "Tensor">, #joint.arg<name = "alpha", type = "Scalar", kwarg_only = true, default_value = "1">], returns = [#joint.arg<type = "Tensor", alias = "a", write = true>], is_mutable, tags = ["inplace", "pointwise"]}
 // CHECK-LABEL: "graph": "inplace_write_extends_storage_not_bytes"
 // CHECK: "peak_bytes": 256,
 // CHECK-NEXT: "peak_index": 3,

@@ -3,28 +3,146 @@
 // mlir-opt for joint graphs. Besides .mlir input it reads joint-graph JSON
 // (.json, .json.gz, or any file starting with '{' or the gzip magic), so the
 // main job is one command: joint-opt model.json --joint-... -o out.mlir.
+// --help shows the driver's MLIR options and the joint passes (LLVM's static
+// flags and upstream passes only under --help-hidden), and a bad pass option
+// is one error naming the pass and its options before anything runs.
 //
 //===----------------------------------------------------------------------===//
 
+#include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "joint/InitAll.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 
+/// Builds each `--<pass or pipeline>=<options>` flag once before the run, so
+/// a bad option is one error naming the pass and listing its options (MLIR's
+/// own says only `no such option X`). Arguments after `--` are inputs.
+static LogicalResult checkPassFlags(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg = argv[i];
+    if (arg == "--")
+      break;
+    if (!arg.consume_front("-"))
+      continue;
+    arg.consume_front("-");
+    auto [name, options] = arg.split('=');
+    if (!PassInfo::lookup(name) && !PassPipelineInfo::lookup(name))
+      continue;
+    OpPassManager scratch(ModuleOp::getOperationName(),
+                          OpPassManager::Nesting::Implicit);
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (failed(joint::addRegisteredPass(scratch, name, options, os))) {
+      llvm::errs() << "joint-opt: error: " << error << "\n";
+      return failure();
+    }
+  }
+  return success();
+}
+
+/// The option that lists every registered pass and pipeline as a flag
+/// (MLIR's "Compiler passes to run"), found by one of our passes.
+static llvm::cl::Option *passListOption() {
+  return llvm::cl::getRegisteredOptions().lookup("joint-remat");
+}
+
+/// Hides from --help the options registered before main (LLVM's libraries
+/// register hundreds of code-generation flags at static initialization)
+/// except the help and version flags, and MLIR's list of all passes, which
+/// printJointPasses replaces. --help-hidden still lists them all.
+static void hideUnrelatedOptions(const llvm::StringSet<> &staticOptions) {
+  for (auto &[name, option] : llvm::cl::getRegisteredOptions())
+    if (staticOptions.contains(name) &&
+        !llvm::is_contained(
+            {"help", "help-list", "help-hidden", "help-list-hidden", "version"},
+            name) &&
+        option->getOptionHiddenFlag() == llvm::cl::NotHidden)
+      option->setHiddenFlag(llvm::cl::Hidden);
+  if (llvm::cl::Option *passes = passListOption())
+    passes->setHiddenFlag(llvm::cl::Hidden);
+}
+
+/// Prints the joint passes and pipelines (every registered name containing
+/// "joint") with their options, in MLIR's --help layout.
+static void printJointPasses() {
+  llvm::cl::Option *passes = passListOption();
+  SmallVector<StringRef> names[2]; // passes, pipelines
+  size_t width = 0;
+  for (auto &[name, option] : llvm::cl::getRegisteredOptions()) {
+    if (option != passes || !name.contains("joint"))
+      continue;
+    const PassRegistryEntry *entry = PassPipelineInfo::lookup(name);
+    names[entry != nullptr].push_back(name);
+    if (!entry)
+      entry = PassInfo::lookup(name);
+    width = std::max({width, entry->getOptionWidth() + 4, name.size() + 8});
+  }
+  llvm::outs() << "\njoint-mlir passes and pipelines (upstream MLIR passes: "
+                  "--help-hidden):\n";
+  for (auto [header, list] :
+       {std::pair<StringRef, SmallVector<StringRef> &>{"Passes", names[0]},
+        {"Pass Pipelines", names[1]}}) {
+    llvm::sort(list);
+    llvm::outs() << "  " << header << ":\n";
+    for (StringRef name : list) {
+      const PassRegistryEntry *entry = PassPipelineInfo::lookup(name);
+      if (!entry)
+        entry = PassInfo::lookup(name);
+      entry->printHelpStr(/*indent=*/4, width);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
+  // Before MLIR registers its options: what remains was registered by
+  // static initializers.
+  llvm::StringSet<> staticOptions;
+  for (auto &entry : llvm::cl::getRegisteredOptions())
+    staticOptions.insert(entry.first);
   DialectRegistry registry;
   joint::registerAllDialects(registry);
   joint::registerAllPasses();
-  auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
-      argc, argv, "joint-mlir optimizer driver\n", registry);
+  std::string helpHeader =
+      registerCLIOptions("joint-mlir optimizer driver\n", registry);
+  hideUnrelatedOptions(staticOptions);
+  // --help / --help-list: LLVM prints the visible options, then the joint
+  // passes follow (LLVM's printer would exit first).
+  SmallVector<char *> args;
+  std::optional<bool> help; // categorized?
+  bool inputsOnly = false;  // after `--`
+  for (int i = 0; i < argc; ++i) {
+    StringRef arg = argv[i];
+    inputsOnly |= arg == "--";
+    if (i && !inputsOnly && (arg == "--help" || arg == "-help"))
+      help = true;
+    else if (i && !inputsOnly && (arg == "--help-list" || arg == "-help-list"))
+      help = false;
+    else
+      args.push_back(argv[i]);
+  }
+  auto [inputFilename, outputFilename] =
+      parseCLIOptions(args.size(), args.data(), helpHeader);
+  if (help) {
+    llvm::cl::PrintHelpMessage(/*Hidden=*/false, /*Categorized=*/*help);
+    printJointPasses();
+    return 0;
+  }
+  if (failed(checkPassFlags(args.size(), args.data())))
+    return 1;
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
   if (!config.shouldVerifyDiagnostics()) {
     // Pass diagnostics on ops imported from JSON quote the node and an

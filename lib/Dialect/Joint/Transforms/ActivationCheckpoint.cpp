@@ -4,7 +4,10 @@
 // joint-tag-recompute-policy followed by the applier joint-remat (both per
 // joint.graph), with the tag pass's options (the ActivationCheckpointConfig
 // vocabulary). Each pass emits its own summary remark; mode=off adds no pass,
-// so the pipeline then changes nothing, not even hand-written tags.
+// so the pipeline then changes nothing, not even hand-written tags. Also the
+// registry helpers of the joint pipelines: registerDeciderPipeline,
+// addJointPassPipeline (joint-opt's flag syntax as one string) and
+// addRegisteredPass, whose option errors name the pass and its options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +15,11 @@
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::joint;
@@ -171,10 +179,6 @@ LogicalResult mlir::joint::addJointPassPipeline(StringRef pipeline,
     errors << "unbalanced brackets in '" << text << "'";
     return failure();
   }
-  auto handler = [&](const Twine &message) {
-    errors << message;
-    return failure();
-  };
   for (StringRef element : elements) {
     size_t cut = element.find_first_of("{(");
     StringRef name = element.take_front(cut).trim();
@@ -194,20 +198,112 @@ LogicalResult mlir::joint::addJointPassPipeline(StringRef pipeline,
     }
     // The registry's builders add to `pm`, whose implicit nesting puts
     // per-graph passes under joint.graph.
-    const PassRegistryEntry *entry = PassPipelineInfo::lookup(name);
-    if (!entry)
-      entry = PassInfo::lookup(name);
-    if (!entry) {
-      errors << "'" << name
-             << "' does not refer to a registered pass or pass pipeline";
+    if (failed(addRegisteredPass(pm, name, options, errors)))
       return failure();
-    }
-    if (failed(entry->addToPipeline(pm, options, handler))) {
-      // The same trailer as MLIR's textual parser.
-      errors << "\nfailed to add `" << name << "` with options `" << options
-             << "`";
-      return failure();
-    }
   }
   return success();
+}
+
+/// The registry entry of pass or pipeline `name` (pipelines first, as
+/// MLIR's parser looks them up), or null.
+static const PassRegistryEntry *lookupPassOrPipeline(StringRef name) {
+  if (const PassRegistryEntry *entry = PassPipelineInfo::lookup(name))
+    return entry;
+  return PassInfo::lookup(name);
+}
+
+/// What `print` writes to llvm::outs(), the only stream MLIR prints a pass's
+/// option help to (PassRegistryEntry::printHelpStr); nullopt if stdout
+/// cannot be redirected. stdout goes to a temporary file meanwhile.
+static std::optional<std::string> captureOuts(function_ref<void()> print) {
+  int fd;
+  SmallString<128> path;
+  if (llvm::sys::fs::createTemporaryFile("joint-pass-help", "txt", fd, path))
+    return std::nullopt;
+  llvm::FileRemover remover(path);
+  llvm::outs().flush();
+  int saved = ::dup(STDOUT_FILENO);
+  if (saved < 0 || ::dup2(fd, STDOUT_FILENO) < 0) {
+    ::close(fd);
+    if (saved >= 0)
+      ::close(saved);
+    return std::nullopt;
+  }
+  print();
+  llvm::outs().flush();
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  ::close(fd);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+      llvm::MemoryBuffer::getFile(path);
+  if (!text)
+    return std::nullopt;
+  return (*text)->getBuffer().str();
+}
+
+/// The option names of `entry` ("budget-gib, min-bytes"), "" when it has
+/// none, nullopt when its help cannot be captured: the `--name` lines of its
+/// --help entry after its own line (the printed pipeline form would drop
+/// list options left at their default).
+static std::optional<std::string> optionNames(const PassRegistryEntry &entry) {
+  // Descriptions start past the widest option, as in --help.
+  size_t width =
+      std::max(entry.getOptionWidth() + 4, entry.getPassArgument().size() + 8);
+  std::optional<std::string> help =
+      captureOuts([&] { entry.printHelpStr(/*indent=*/0, width); });
+  if (!help)
+    return std::nullopt;
+  SmallVector<StringRef> lines, names;
+  StringRef(*help).split(lines, '\n');
+  for (StringRef line : llvm::drop_begin(lines)) {
+    line = line.trim();
+    if (line.consume_front("--"))
+      names.push_back(line.take_until(
+          [](char c) { return c == '=' || c == '[' || c == ' '; }));
+  }
+  return llvm::join(names, ", ");
+}
+
+LogicalResult mlir::joint::addRegisteredPass(OpPassManager &pm, StringRef name,
+                                             StringRef options,
+                                             raw_ostream &errors) {
+  const PassRegistryEntry *entry = lookupPassOrPipeline(name);
+  if (!entry) {
+    errors << "'" << name
+           << "' does not refer to a registered pass or pass pipeline";
+    return failure();
+  }
+  std::string why;
+  auto handler = [&](const Twine &message) {
+    why = message.str();
+    return failure();
+  };
+  if (succeeded(entry->addToPipeline(pm, options, handler)))
+    return success();
+  // MLIR's option parser names neither the pass nor the options it knows.
+  StringRef reason = StringRef(why).trim();
+  if (reason.consume_front("<Pass-Options-Parser>: no such option "))
+    errors << name << ": no such option '" << reason << "'";
+  else if (!reason.empty())
+    errors << name << ": " << reason;
+  else // llvm::cl has printed why (a value it cannot parse)
+    errors << name << ": invalid options '" << options << "'";
+  std::optional<std::string> valid = optionNames(*entry);
+  OpPassManager scratch(OpPassManager::Nesting::Implicit);
+  auto ignore = [](const Twine &) { return failure(); };
+  // A decider pipeline lists its options under its first pass, the decider.
+  if (valid && valid->empty() && !PassInfo::lookup(name) &&
+      succeeded(entry->addToPipeline(scratch, "", ignore)) &&
+      !scratch.getPasses().empty())
+    if (const PassInfo *first =
+            PassInfo::lookup(scratch.getPasses().begin()->getArgument()))
+      valid = optionNames(*first);
+  if (!valid)
+    errors << "; joint-opt --help lists its options";
+  else if (valid->empty())
+    errors << "; it takes no options";
+  else
+    errors << "; valid options: " << *valid
+           << " (joint-opt --help describes them)";
+  return failure();
 }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FlopRules.h"
 #include "joint/Analysis/CostModel.h"
 #include "joint/Analysis/MemoryModel.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
@@ -117,11 +118,13 @@ private:
   /// Validates the options; emits an error at `loc` and fails on bad ones.
   LogicalResult checkOptions(Location loc);
   void warnAboutFacts(GraphOp graph, const MemoryModel &mem,
-                      const CostModel &cost);
+                      const CostModel &cost,
+                      ArrayRef<CallFunctionOp> withoutRule);
   void writeText(raw_ostream &os, GraphOp graph, const MemoryModel &mem,
                  const CostModel &cost, const HardwareModel &hw);
   void writeJSON(raw_ostream &os, GraphOp graph, const MemoryModel &mem,
-                 const CostModel &cost, const HardwareModel &hw);
+                 const CostModel &cost, const HardwareModel &hw,
+                 ArrayRef<CallFunctionOp> withoutRule);
   /// Recompute FLOPs per block (index into MemoryModel::getBlocks()).
   SmallVector<uint64_t> blockRecompute(const MemoryModel &mem,
                                        const CostModel &cost);
@@ -145,7 +148,8 @@ LogicalResult ReportWriter::checkOptions(Location loc) {
 }
 
 void ReportWriter::warnAboutFacts(GraphOp graph, const MemoryModel &mem,
-                                  const CostModel &cost) {
+                                  const CostModel &cost,
+                                  ArrayRef<CallFunctionOp> withoutRule) {
   if (ArrayRef<const Storage *> unknown = mem.getUnknownSizeStorages();
       !unknown.empty()) {
     Value owner = unknown.front()->owner;
@@ -162,6 +166,7 @@ void ReportWriter::warnAboutFacts(GraphOp graph, const MemoryModel &mem,
         << "joint-memory-report: FLOPs of " << unknown.size()
         << " op(s) count as 0: a shape has no trace-time hint (first: '"
         << nodeName(unknown.front()) << "')";
+  warnOpsWithoutFlopRule(withoutRule, "joint-memory-report");
   for (auto [offload, reader] : mem.getIneffectiveOffloads())
     emitWarning(offload->getLoc())
         << "joint-memory-report: " << nodeName(offload)
@@ -261,7 +266,8 @@ void ReportWriter::writeText(raw_ostream &os, GraphOp graph,
 
 void ReportWriter::writeJSON(raw_ostream &os, GraphOp graph,
                              const MemoryModel &mem, const CostModel &cost,
-                             const HardwareModel &hw) {
+                             const HardwareModel &hw,
+                             ArrayRef<CallFunctionOp> withoutRule) {
   llvm::json::OStream j(os, /*IndentSize=*/1);
   ArrayRef<Operation *> ops = mem.getOps();
   std::optional<unsigned> boundary = mem.getBoundaryIndex();
@@ -299,6 +305,14 @@ void ReportWriter::writeJSON(raw_ostream &os, GraphOp graph,
                       {"transfer_seconds", cost.getTransferSeconds()},
                       {"exposed_transfer_seconds", cost.getExposedSeconds()},
                       {"step_seconds", cost.getStepSeconds()}});
+      // Nodes priced one FLOP per element for want of a rule.
+      j.attributeArray("no_flop_rule", [&] {
+        for (CallFunctionOp op : withoutRule)
+          j.object([&] {
+            j.attribute("op", op.getName());
+            j.attribute("target", op.getTarget());
+          });
+      });
       j.attributeObject("hardware", [&] {
         writeFields(j, {{"flops_per_second", hw.flopsPerSecond},
                         {"hbm_bytes_per_second", hw.hbmBytesPerSecond},
@@ -368,9 +382,10 @@ size_t ReportWriter::write(raw_ostream &os, GraphOp graph,
   hw.hbmBytesPerSecond = hbmGbps * 1e9;
   hw.linkBytesPerSecond = linkGbps * 1e9;
   CostModel cost(aliases, hw);
-  warnAboutFacts(graph, mem, cost);
+  SmallVector<CallFunctionOp> withoutRule = getOpsWithoutFlopRule(aliases);
+  warnAboutFacts(graph, mem, cost, withoutRule);
   if (format == ReportFormat::json)
-    writeJSON(os, graph, mem, cost, hw);
+    writeJSON(os, graph, mem, cost, hw, withoutRule);
   else
     writeText(os, graph, mem, cost, hw);
   return cost.getUnknownFlopOps().size();

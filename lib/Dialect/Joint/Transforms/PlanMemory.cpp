@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CheckpointScope.h"
+#include "FlopRules.h"
 #include "joint/Analysis/CostModel.h"
 #include "joint/Analysis/MemoryModel.h"
 #include "joint/Dialect/Joint/Transforms/CpuOffload.h"
@@ -1312,6 +1313,9 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
     for (GraphOp graph : graphs) {
       StorageAliasAnalysis &aliases =
           getChildAnalysis<StorageAliasAnalysis>(graph);
+      // The plan trades bytes for seconds: name the ops priced by a guess.
+      warnOpsWithoutFlopRule(getOpsWithoutFlopRule(aliases),
+                             "joint-plan-memory");
       std::unique_ptr<Planner> planner =
           planGraph(module, graph, aliases, hw, *budget, *hostBudget);
       if (!planner)
