@@ -13,6 +13,7 @@
 
 #include "joint/Analysis/CostModel.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
+#include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -152,6 +153,119 @@ const llvm::StringSet<> &dataMovementOps() {
   return set;
 }
 
+/// aten operators priced one FLOP per element although torch tags them
+/// neither `pointwise` nor `reduction` (or tables lack the tag): reductions,
+/// softmax, norms, losses, scans, sorts, scatters, RNG.
+const llvm::StringSet<> &elementPricedOps() {
+  static const llvm::StringSet<> set = {"sum",
+                                        "mean",
+                                        "prod",
+                                        "all",
+                                        "any",
+                                        "logsumexp",
+                                        "_softmax",
+                                        "_log_softmax",
+                                        "softmax",
+                                        "log_softmax",
+                                        "_safe_softmax",
+                                        "_softmax_backward_data",
+                                        "_log_softmax_backward_data",
+                                        "native_layer_norm",
+                                        "native_layer_norm_backward",
+                                        "layer_norm",
+                                        "native_group_norm",
+                                        "native_group_norm_backward",
+                                        "group_norm",
+                                        "native_batch_norm",
+                                        "native_batch_norm_backward",
+                                        "batch_norm",
+                                        "_native_batch_norm_legit",
+                                        "_native_batch_norm_legit_no_training",
+                                        "_native_batch_norm_legit_functional",
+                                        "cudnn_batch_norm",
+                                        "cudnn_batch_norm_backward",
+                                        "miopen_batch_norm",
+                                        "miopen_batch_norm_backward",
+                                        "batch_norm_stats",
+                                        "batch_norm_elemt",
+                                        "batch_norm_gather_stats",
+                                        "batch_norm_gather_stats_with_counts",
+                                        "batch_norm_update_stats",
+                                        "batch_norm_backward_reduce",
+                                        "batch_norm_backward_elemt",
+                                        "instance_norm",
+                                        "_fused_rms_norm",
+                                        "_fused_rms_norm_backward",
+                                        "rms_norm",
+                                        "var",
+                                        "var_mean",
+                                        "std",
+                                        "std_mean",
+                                        "norm",
+                                        "linalg_vector_norm",
+                                        "nll_loss_forward",
+                                        "nll_loss_backward",
+                                        "nll_loss2d_forward",
+                                        "nll_loss2d_backward",
+                                        "nll_loss",
+                                        "cross_entropy_loss",
+                                        "mse_loss",
+                                        "mse_loss_backward",
+                                        "l1_loss",
+                                        "smooth_l1_loss",
+                                        "smooth_l1_loss_backward",
+                                        "huber_loss",
+                                        "huber_loss_backward",
+                                        "binary_cross_entropy",
+                                        "binary_cross_entropy_backward",
+                                        "binary_cross_entropy_with_logits",
+                                        "kl_div",
+                                        "cumsum",
+                                        "cumprod",
+                                        "logcumsumexp",
+                                        "sort",
+                                        "topk",
+                                        "argmax",
+                                        "argmin",
+                                        "max",
+                                        "min",
+                                        "amax",
+                                        "amin",
+                                        "embedding_dense_backward",
+                                        "scatter",
+                                        "scatter_add",
+                                        "scatter_reduce",
+                                        "index_add",
+                                        "index_put",
+                                        "index_put_",
+                                        "_index_put_impl",
+                                        "_index_put_impl_",
+                                        "index_copy",
+                                        "masked_scatter",
+                                        "one_hot",
+                                        "native_dropout",
+                                        "native_dropout_backward",
+                                        "bernoulli",
+                                        "bernoulli_",
+                                        "rand_like",
+                                        "randn_like",
+                                        "rand",
+                                        "randn",
+                                        "randint",
+                                        "randint_like",
+                                        "normal",
+                                        "uniform",
+                                        "uniform_",
+                                        "tril",
+                                        "triu",
+                                        "flip",
+                                        "roll",
+                                        "nonzero",
+                                        "_local_scalar_dense",
+                                        "equal"};
+  return set;
+}
+
 /// Attention kernels whose q, k, v are (batch, heads, seq, dim).
 const llvm::StringSet<> &bhsdAttention() {
   static const llvm::StringSet<> set = {
@@ -194,8 +308,34 @@ std::optional<uint64_t> elementFlops(CallFunctionOp op) {
   return most;
 }
 
+/// True when one FLOP per element is a rule for `op`, not a guess: torch
+/// tags it `pointwise` or `reduction`, it is an element-priced family, or it
+/// moves data (collectives, transparent ops, size queries). Without an
+/// operator-table entry (hand-written IR) there are no tags to judge by.
+bool isElementPriced(CallFunctionOp op, const OperatorTable &table) {
+  SchemaOp entry = table.lookup(op);
+  if (!entry || entry.hasTag("pointwise") || entry.hasTag("reduction"))
+    return true;
+  StringRef target = op.getTarget();
+  for (OpSet set : {OpSet::Communication, OpSet::ForwardAllGather,
+                    OpSet::Transparent, OpSet::SizeQuery})
+    if (isInOpSet(set, target))
+      return true;
+  StringRef name = atenName(op);
+  return elementPricedOps().contains(name) || dataMovementOps().contains(name);
+}
+
+/// FLOPs of `op` by torch.utils.flop_counter's formulas, 0 for views and
+/// data movement, else one per element; `guessed` is set when that last
+/// rule is only a fallback (isElementPriced is false).
 std::optional<uint64_t> computeFlops(CallFunctionOp op,
-                                     const StorageAliasAnalysis &aliases) {
+                                     const StorageAliasAnalysis &aliases,
+                                     bool &guessed) {
+  guessed = false;
+  auto byElements = [&] {
+    guessed = !isElementPriced(op, aliases.getOperatorTable());
+    return elementFlops(op);
+  };
   bool anyTensor =
       llvm::any_of(llvm::concat<Value>(op->getOperands(), op->getResults()),
                    [](Value v) { return isa<RankedTensorType>(v.getType()); });
@@ -203,7 +343,7 @@ std::optional<uint64_t> computeFlops(CallFunctionOp op,
     return 0;
   StringRef name = atenName(op);
   if (name.empty())
-    return elementFlops(op);
+    return byElements();
   if (llvm::is_contained({"mm", "bmm", "matmul", "linear", "mv", "dot"}, name))
     return matmulFlops(op, 0);
   if (llvm::is_contained({"addmm", "baddbmm", "_addmm_activation", "addmv"},
@@ -253,12 +393,12 @@ std::optional<uint64_t> computeFlops(CallFunctionOp op,
       fwd = attentionFlops(tensorArg(op, 1), tensorArg(op, 2), tensorArg(op, 3),
                            true);
     else
-      return elementFlops(op);
+      return byElements();
     return fwd ? std::optional<uint64_t>(mul(2, *fwd)) : std::nullopt;
   }
   if (dataMovementOps().contains(name))
     return 0;
-  return elementFlops(op);
+  return byElements();
 }
 
 /// Bytes an op reads and writes in HBM: its distinct tensor operands and its
@@ -283,9 +423,12 @@ CostModel::CostModel(const StorageAliasAnalysis &aliases,
   double now = 0, toHostFree = 0, toDeviceFree = 0;
   for (Operation &o : graph.getBody().front()) {
     if (auto op = dyn_cast<CallFunctionOp>(o)) {
-      std::optional<uint64_t> flops = computeFlops(op, aliases);
+      bool guessed = false;
+      std::optional<uint64_t> flops = computeFlops(op, aliases, guessed);
       if (!flops)
         unknownFlops.push_back(op);
+      else if (guessed)
+        guessedFlops.push_back(op);
       uint64_t f = flops.value_or(0);
       bool view = f == 0 && aliases.isView(op);
       double seconds =

@@ -73,6 +73,11 @@ public:
   double getExposedSeconds() const { return exposedSeconds; }
   /// joint.ops whose FLOPs could not be estimated (counted as 0).
   ArrayRef<Operation *> getUnknownFlopOps() const { return unknownFlops; }
+  /// joint.call_functions with no FLOP rule (a typo'd or custom target):
+  /// they count one FLOP per element of their largest tensor, a guess.
+  /// Views, tensor-free ops and torch's `pointwise`/`reduction` ops are
+  /// never listed (docs/cost-model.md). In program order.
+  ArrayRef<CallFunctionOp> getGuessedFlopOps() const { return guessedFlops; }
 
 private:
   llvm::DenseMap<Operation *, uint64_t> flopsOf;
@@ -83,6 +88,7 @@ private:
   int64_t offloadBytes = 0, reloadBytes = 0;
   double transferSeconds = 0, exposedSeconds = 0;
   SmallVector<Operation *> unknownFlops;
+  SmallVector<CallFunctionOp> guessedFlops;
 };
 
 } // namespace joint

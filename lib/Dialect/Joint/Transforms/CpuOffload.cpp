@@ -23,7 +23,7 @@
 #include "joint/Analysis/MemoryModel.h"
 #include "joint/Analysis/ModelStructure.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
-#include "joint/Dialect/Joint/Transforms/OpSets.h"
+#include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "joint/Support/Namespace.h"
 #include "mlir/IR/IRMapping.h"

@@ -382,7 +382,7 @@ size_t ReportWriter::write(raw_ostream &os, GraphOp graph,
   hw.hbmBytesPerSecond = hbmGbps * 1e9;
   hw.linkBytesPerSecond = linkGbps * 1e9;
   CostModel cost(aliases, hw);
-  SmallVector<CallFunctionOp> withoutRule = getOpsWithoutFlopRule(aliases);
+  ArrayRef<CallFunctionOp> withoutRule = cost.getGuessedFlopOps();
   warnAboutFacts(graph, mem, cost, withoutRule);
   if (format == ReportFormat::json)
     writeJSON(os, graph, mem, cost, hw, withoutRule);

@@ -1314,7 +1314,7 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
       StorageAliasAnalysis &aliases =
           getChildAnalysis<StorageAliasAnalysis>(graph);
       // The plan trades bytes for seconds: name the ops priced by a guess.
-      warnOpsWithoutFlopRule(getOpsWithoutFlopRule(aliases),
+      warnOpsWithoutFlopRule(CostModel(aliases, hw).getGuessedFlopOps(),
                              "joint-plan-memory");
       std::unique_ptr<Planner> planner =
           planGraph(module, graph, aliases, hw, *budget, *hostBudget);

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CheckpointScope.h"
-#include "joint/Dialect/Joint/Transforms/OpSets.h"
+#include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 
 namespace mlir {

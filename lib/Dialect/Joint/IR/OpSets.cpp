@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "joint/Dialect/Joint/Transforms/OpSets.h"
+#include "joint/Dialect/Joint/IR/OpSets.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;

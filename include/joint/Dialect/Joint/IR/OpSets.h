@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JOINT_DIALECT_JOINT_TRANSFORMS_OPSETS_H
-#define JOINT_DIALECT_JOINT_TRANSFORMS_OPSETS_H
+#ifndef JOINT_DIALECT_JOINT_IR_OPSETS_H
+#define JOINT_DIALECT_JOINT_IR_OPSETS_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -54,4 +54,4 @@ bool isInOpSet(OpSet set, llvm::StringRef target);
 } // namespace joint
 } // namespace mlir
 
-#endif // JOINT_DIALECT_JOINT_TRANSFORMS_OPSETS_H
+#endif // JOINT_DIALECT_JOINT_IR_OPSETS_H
