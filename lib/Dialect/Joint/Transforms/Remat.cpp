@@ -25,8 +25,8 @@
 
 #include "CheckpointScope.h"
 #include "StatePattern.h"
-#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Dialect/Joint/IR/OpSets.h"
+#include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "joint/Support/Namespace.h"
 #include "mlir/IR/IRMapping.h"
