@@ -87,6 +87,39 @@ static bool returnAliasesArg(SchemaArgAttr ret, SchemaArgAttr arg) {
   return false;
 }
 
+/// The storage id recorded for `v`: its tensor facts, or for a reloaded
+/// copy (an ao.reload, or the wait on it) the id the offload applier gave
+/// it (`joint.storage`); ao results otherwise keep their source's facts.
+static std::optional<int64_t> getRecordedStorageId(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (auto wait = dyn_cast_or_null<ao::WaitTensorOp>(def))
+    def = wait.getInput().getDefiningOp();
+  if (auto reload = dyn_cast_or_null<ao::ReloadOp>(def))
+    if (auto id = reload->getAttrOfType<IntegerAttr>(kReloadStorageAttr))
+      return id.getInt();
+  return getStorageId(v);
+}
+
+/// The operand that result `result` of `op` aliases by the schema (its
+/// alias set or a written argument), or null.
+static Value getSchemaAliasedOperand(CallFunctionOp op, SchemaOp entry,
+                                     unsigned result) {
+  ArrayAttr rets = entry.getReturns();
+  if (rets.empty())
+    return Value();
+  auto ret =
+      cast<SchemaArgAttr>(rets[std::min<size_t>(result, rets.size() - 1)]);
+  for (auto [i, a] : llvm::enumerate(entry.getArguments())) {
+    if (!returnAliasesArg(ret, cast<SchemaArgAttr>(a)))
+      continue;
+    SmallVector<unsigned> operands;
+    if (succeeded(op.getOperandsOfSchemaArg(entry, i, operands)) &&
+        !operands.empty())
+      return op.getOperand(operands.front());
+  }
+  return Value();
+}
+
 void StorageAliasAnalysis::noteWrite(CallFunctionOp op, Storage &s) {
   if (s.writers.empty() || s.writers.back() != op)
     s.writers.push_back(op);
@@ -154,29 +187,15 @@ StorageAliasAnalysis::StorageAliasAnalysis(GraphOp graph)
         auto meta = dyn_cast_or_null<TensorMetaAttr>(
             aten.getResultMetaAt(r.getResultNumber()));
         Value aliasOf;
-        if (!meta && entry) {
-          // Schema aliasing for hand-written IR without facts.
-          ArrayAttr rets = entry.getReturns();
-          auto ret = cast<SchemaArgAttr>(
-              rets[std::min<size_t>(r.getResultNumber(), rets.size() - 1)]);
-          for (auto [i, a] : llvm::enumerate(entry.getArguments())) {
-            if (!returnAliasesArg(ret, cast<SchemaArgAttr>(a)))
-              continue;
-            SmallVector<unsigned> operands;
-            if (succeeded(aten.getOperandsOfSchemaArg(entry, i, operands)) &&
-                !operands.empty()) {
-              aliasOf = aten.getOperand(operands.front());
-              break;
-            }
-          }
-        }
+        if (!meta && entry) // schema aliasing for hand-written IR
+          aliasOf = getSchemaAliasedOperand(aten, entry, r.getResultNumber());
         // Structural identity: a result recorded in the storage of a value
         // it reads views (or writes) that value, so it lives wherever that
         // value lives now, also after a rewrite moved the value to another
         // allocation (a reload, a recompute clone).
         if (meta && !aliasOf)
           for (Value v : aten.getInputs())
-            if (std::optional<int64_t> id = getStorageId(v);
+            if (std::optional<int64_t> id = getRecordedStorageId(v);
                 id && *id == meta.getStorage() && storageOf.count(v)) {
               aliasOf = v;
               meta = TensorMetaAttr();

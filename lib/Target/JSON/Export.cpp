@@ -615,7 +615,11 @@ LogicalResult Exporter::exportAOOp(Operation *op) {
       else if (failed(writeValue(args, attr, op)))
         return failure();
     }
-    writeFacts(factsWriter, result, meta, reload.getDevice(), nextStorage++);
+    // The reloaded copy keeps the id the applier gave its views and
+    // backward aliases (`joint.storage`), else a fresh one.
+    auto id = reload->getAttrOfType<IntegerAttr>(kReloadStorageAttr);
+    writeFacts(factsWriter, result, meta, reload.getDevice(),
+               id ? id.getInt() : nextStorage++);
   } else {
     auto wait = cast<ao::WaitTensorOp>(op);
     fields.target = "ao::wait_tensor.default";

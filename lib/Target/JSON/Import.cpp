@@ -1038,6 +1038,16 @@ LogicalResult Importer::importAONode(const json &node, unsigned index,
     op = ao::ReloadOp::create(b, loc, input.getType(), input, device.getName(),
                               dyn_cast<ArrayAttr>(argValues[2]),
                               dyn_cast<ArrayAttr>(argValues[3]), nameAttr);
+    // The copy's storage id, which its replayed views share (the exporter
+    // writes `joint.storage` there).
+    if (const json *outs =
+            node.contains("outputs") ? &node["outputs"] : nullptr;
+        outs && outs->is_array() && outs->size() == 1 &&
+        (*outs)[0].is_object() && (*outs)[0].contains("storage") &&
+        (*outs)[0]["storage"].is_number_integer() &&
+        (*outs)[0]["storage"].get<int64_t>() >= 0)
+      op->setAttr(kReloadStorageAttr,
+                  b.getI64IntegerAttr((*outs)[0]["storage"].get<int64_t>()));
   } else {
     return fail(p + "/target", "unknown ao operator '" + target + "'", name);
   }

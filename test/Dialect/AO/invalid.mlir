@@ -134,3 +134,13 @@ joint.graph @reload_wait_with_last_use(%a: tensor<4xf32> {joint.role = #joint.ro
   %rw = ao.wait_tensor %r last_use %a : tensor<4xf32> : tensor<4xf32>
   joint.output
 }
+
+// -----
+
+// `joint.storage` (the reloaded copy's storage id) belongs on an ao.reload.
+joint.graph @reload_storage_on_an_offload(%a: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "a"}) -> () {
+  // expected-error @+1 {{'joint.storage' must be a non-negative storage id on an ao.reload}}
+  %h = ao.offload %a {joint.storage = 3 : i64} : tensor<4xf32>
+  %w = ao.wait_tensor %h keepalive %a : tensor<4xf32> : tensor<4xf32>
+  joint.output
+}

@@ -25,7 +25,7 @@
 // CHECK-NEXT: %[[H:.*]] = ao.offload %[[A]] {name = "ao_offload"} : tensor<512x512xf32>
 // CHECK-NEXT: %[[B:.*]] = joint.call_function "aten::gelu.default"(%[[A]])
 // CHECK-NEXT: %[[W:.*]] = ao.wait_tensor %[[H]] keepalive %[[A]] : tensor<512x512xf32> last_use %[[B]] : tensor<512x512xf32> {name = "ao_wait_tensor"} : tensor<512x512xf32>
-// CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" {name = "reload_0"} : tensor<512x512xf32>
+// CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" {joint.storage = 6 : i64, name = "reload_0"} : tensor<512x512xf32>
 // CHECK-NEXT: %[[RW:.*]] = ao.wait_tensor %[[R]] {name = "ao_wait_tensor_1"} : tensor<512x512xf32>
 // CHECK-NEXT: joint.call_function "aten::gelu_backward.default"(%[[B]], %[[RW]])
 joint.schema @"aten::mm.default" {schema = "aten::mm(Tensor self, Tensor mat2) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "mat2", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}

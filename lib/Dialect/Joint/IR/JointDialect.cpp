@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 
 using namespace mlir;
@@ -89,6 +90,14 @@ LogicalResult JointDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError()
              << "'" << name
              << "' must be a non-negative integer number of regions";
+    return success();
+  }
+  if (name == kReloadStorageAttr) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ao::ReloadOp>(op) || !value || value.getValue().isNegative())
+      return op->emitOpError()
+             << "'" << name
+             << "' must be a non-negative storage id on an ao.reload";
     return success();
   }
   if (name != kModelAttr)

@@ -747,6 +747,10 @@ LogicalResult OffloadApplyState::reloadFor(ao::WaitTensorOp wait,
   // Backward aliases now live in the reloaded allocation, not in the
   // forward storage that the forward wait releases.
   int64_t oldId = s->id, newId = nextStorageId++;
+  rewriter.modifyOpInPlace(e.reload, [&] {
+    e.reload->setAttr(kReloadStorageAttr,
+                      IntegerAttr::get(IntegerType::get(ctx, 64), newId));
+  });
   for (Value m : s->members)
     if (auto def = m.getDefiningOp<CallFunctionOp>(); def && def.isBackward())
       renumberStorage(rewriter, def, oldId, newId);

@@ -11,7 +11,7 @@
 // CHECK-NEXT: %[[H:.*]] = ao.offload %[[B]] : tensor<4x8xf32>
 // CHECK-NOT: ao.offload
 // CHECK: %[[W:.*]] = ao.wait_tensor %[[H]] keepalive %[[B]] : tensor<4x8xf32> last_use %k : tensor<4x4xf32> : tensor<4x8xf32>
-// CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" : tensor<4x8xf32>
+// CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" {joint.storage = 10 : i64} : tensor<4x8xf32>
 // CHECK-NEXT: %[[RW:.*]] = ao.wait_tensor %[[R]] keepalive %[[W]]
 // CHECK-NEXT: %[[Q:.*]] = joint.call_function "aten::slice.Tensor"(%[[RW]]) {{{.*}}name = "q_reload", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [8, 1], offset = 0, device = "cuda:0", storage = 10>]}
 // CHECK-NEXT: %[[K:.*]] = joint.call_function "aten::slice.Tensor"(%[[RW]]) {{{.*}}name = "k_reload", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [8, 1], offset = 4, device = "cuda:0", storage = 10>]}

@@ -25,7 +25,7 @@ joint.graph @min_bytes_defaults_to_one_mib(%x: tensor<4x4xf32> {joint.role = #jo
 // CHECK-LABEL: joint.graph @symbolic_sizes_use_trace_time_hints
 // CHECK: %[[H:.*]] = ao.offload %a : tensor<?x512xf32>
 // CHECK: %[[W:.*]] = ao.wait_tensor %[[H]] keepalive %a
-// CHECK: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" : tensor<?x512xf32>
+// CHECK: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" {joint.storage = 3 : i64} : tensor<?x512xf32>
 // CHECK-NEXT: ao.wait_tensor %[[R]] keepalive %[[W]] : tensor<?x512xf32> : tensor<?x512xf32>
 // expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention, 1048576 bytes}}
 // expected-remark @+1 {{joint-apply-cpu-offload: offloaded 1 storage(s), 1048576 bytes}}

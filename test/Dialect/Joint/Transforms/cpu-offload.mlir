@@ -14,7 +14,7 @@
 // CHECK-NEXT: %[[B:.*]] = joint.call_function "aten::gelu.default"(%[[A]])
 // CHECK-NEXT: %[[W:.*]] = ao.wait_tensor %[[H]] keepalive %[[A]] : tensor<4x4xf32> last_use %[[B]] : tensor<4x4xf32> : tensor<4x4xf32>
 // CHECK-NEXT: %[[C:.*]] = joint.call_function "aten::mm.default"(%[[B]], %x)
-// CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" : tensor<4x4xf32>
+// CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" {joint.storage = 5 : i64} : tensor<4x4xf32>
 // CHECK-NEXT: %[[RW:.*]] = ao.wait_tensor %[[R]] keepalive %[[W]] : tensor<4x4xf32> : tensor<4x4xf32>
 // CHECK-NEXT: joint.call_function "aten::gelu_backward.default"(%[[C]], %[[RW]])
 // expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention, 64 bytes}}
@@ -197,7 +197,7 @@ joint.graph @rank_below_two_stays_on_device(%x: tensor<4x4xf32> {joint.role = #j
 // CHECK: %[[A:.*]] = joint.call_function "aten::clone.default"
 // CHECK-NEXT: %[[H:.*]] = ao.offload %[[A]] : tensor<4x4xf32>
 // CHECK-NEXT: %[[W:.*]] = ao.wait_tensor %[[H]] keepalive %[[A]]
-// CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" {size = [4, 4], stride = [1, 4]} : tensor<4x4xf32>
+// CHECK-NEXT: %[[R:.*]] = ao.reload %[[W]] to "cuda:0" {joint.storage = 3 : i64, size = [4, 4], stride = [1, 4]} : tensor<4x4xf32>
 // CHECK-NEXT: %[[RW:.*]] = ao.wait_tensor %[[R]] keepalive %[[W]]
 // CHECK-NEXT: joint.call_function "aten::mul.Tensor"(%[[RW]], %[[RW]])
 // expected-remark @+2 {{selected 1 of 1 activation(s) in scope=attention, 64 bytes}}

@@ -98,3 +98,29 @@ joint.graph @view_of_reload_lives_in_the_reload(%x: tensor<4xf32> {joint.role = 
   %v = joint.call_function "aten::view.default"(%rw) {name = "v", args = [#joint.operand<0>, [2, 2]], phase = #joint.phase<backward>, result_meta = [#joint.tensor<[2, 2], strides = [2, 1], offset = 0, device = "cpu", storage = 1>]} : (tensor<4xf32>) -> tensor<2x2xf32>
   joint.output
 }
+
+// -----
+
+// After offload: the applier renumbers the replayed views and backward
+// aliases of the reloaded storage (here to 5) and records that id on the
+// reload (`joint.storage`), so they live in the reload's storage (no
+// allocation of their own, views for the cost model).
+joint.graph @backward_view_reads_replayed_on_reload_in_forward_order(%x: tensor<4x4xf32> {joint.meta = #joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 0>, joint.path = "x", joint.role = #joint.role<input>}) {
+  // expected-remark @+1 {{storage 1 owner a members [a, u, tr]}}
+  %a = joint.call_function "aten::mm.default"(%x, %x) {module_stack = [#joint.module<"l0.self_attn", "Attention">], name = "a", policy = #joint.policy<must_cpu_offload>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  // expected-remark @+1 {{storage -1 owner ao.offload members [ao.offload, ao.wait_tensor]}}
+  %0 = ao.offload %a : tensor<4x4xf32>
+  %u = joint.call_function "aten::_unsafe_view.default"(%a) {args = [#joint.operand<0>, [2, 8]], module_stack = [#joint.module<"l0.self_attn", "Attention">], name = "u", policy = #joint.policy<must_cpu_offload>, result_meta = [#joint.tensor<[2, 8], strides = [8, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<4x4xf32>) -> tensor<2x8xf32>
+  %tr = joint.call_function "aten::transpose.int"(%u) {args = [#joint.operand<0>, 0, 1], module_stack = [#joint.module<"l0.self_attn", "Attention">], name = "tr", policy = #joint.policy<must_cpu_offload>, result_meta = [#joint.tensor<[8, 2], strides = [1, 8], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<2x8xf32>) -> tensor<8x2xf32>
+  %f = joint.call_function "aten::neg.default"(%u) {name = "f", result_meta = [#joint.tensor<[2, 8], strides = [8, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %1 = ao.wait_tensor %0 keepalive %a : tensor<4x4xf32> last_use %f : tensor<2x8xf32> : tensor<4x4xf32>
+  // expected-remark @+1 {{storage -2 owner ao.reload members [ao.reload, ao.wait_tensor, u_reload, tr_reload, bt]}}
+  %2 = ao.reload %1 to "cuda:0" {joint.storage = 5 : i64} : tensor<4x4xf32>
+  %3 = ao.wait_tensor %2 keepalive %1 : tensor<4x4xf32> : tensor<4x4xf32>
+  %u_reload = joint.call_function "aten::_unsafe_view.default"(%3) {args = [#joint.operand<0>, [2, 8]], module_stack = [#joint.module<"l0.self_attn", "Attention">], name = "u_reload", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[2, 8], strides = [8, 1], offset = 0, device = "cuda:0", storage = 5>]} : (tensor<4x4xf32>) -> tensor<2x8xf32>
+  %tr_reload = joint.call_function "aten::transpose.int"(%u_reload) {args = [#joint.operand<0>, 0, 1], module_stack = [#joint.module<"l0.self_attn", "Attention">], name = "tr_reload", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[8, 2], strides = [1, 8], offset = 0, device = "cuda:0", storage = 5>]} : (tensor<2x8xf32>) -> tensor<8x2xf32>
+  %g = joint.call_function "aten::mul.Tensor"(%tr_reload, %tr_reload) {name = "g", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[8, 2], strides = [2, 1], offset = 0, device = "cuda:0", storage = 3>]} : (tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<8x2xf32>
+  %bt = joint.call_function "aten::t.default"(%3) {name = "bt", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [1, 4], offset = 0, device = "cuda:0", storage = 5>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %h = joint.call_function "aten::mm.default"(%bt, %x) {name = "h", phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 4>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  joint.output
+}

@@ -115,6 +115,11 @@ inline constexpr llvm::StringLiteral kModelAttr = "joint.model";
 /// this many regions after the last forward use.
 inline constexpr llvm::StringLiteral kPrefetchAttr = "joint.prefetch";
 inline constexpr llvm::StringLiteral kDeferAttr = "joint.defer";
+/// On an ao.reload: the storage id of the reloaded copy. The offload applier
+/// renumbers the storage's backward aliases and view replays to a fresh id;
+/// this attribute ties that id to the reload (StorageAliasAnalysis places
+/// them in the reload's storage by it).
+inline constexpr llvm::StringLiteral kReloadStorageAttr = "joint.storage";
 
 /// Checks the shape of a `joint.model` value: a dictionary whose optional
 /// `block_containers` is a list of dictionaries with a `blocks` list of
