@@ -133,3 +133,26 @@ def test_cli_unexpected_library_error_is_one_line(
     assert len(err.splitlines()) == 1, err
     assert "KeyError" in err and "config rejected" in err
     assert "JOINT_MLIR_DEBUG=1" in err
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda d: d.pop("nodes"), "error: g.json: $: keys ["),
+    (lambda d: d["nodes"][1].pop("target"), "error: g.json: $.nodes[1]"),
+    (lambda d: d.__setitem__("state", 7), "error: g.json: $.state"),
+])
+def test_run_cli_rejects_a_format_violation_with_one_error(
+        tmp_path: Path, edit, needle: str) -> None:
+    """A document the importer rejects gets the validator's one error and
+    exit 2 (bad input) from ``python -m joint_mlir.run``, not a traceback and
+    exit 1 (which means a mismatch)."""
+    import json
+    doc = json.loads((REPO_ROOT / "examples" / "mlp.json").read_text())
+    edit(doc)
+    (tmp_path / "g.json").write_text(json.dumps(doc))
+    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR))
+    p = subprocess.run([sys.executable, "-m", "joint_mlir.run", "g.json"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    err = p.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert err.startswith(needle), err

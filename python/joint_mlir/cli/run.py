@@ -17,19 +17,20 @@ import torch
 from ..executor import (BACKENDS, compare, compare_scaled, format_differences,
                         not_bitwise, run)
 from ..format import read_document
+from ..validate import FormatViolation, validate_document
 
 __all__ = ["main"]
 
 
-def _state_mismatch(first: str, second: str) -> str | None:
-    """Why two files cannot be compared output by output, or None.
+def _state_mismatch(first: dict[str, Any],
+                    second: dict[str, Any]) -> str | None:
+    """Why two documents cannot be compared output by output, or None.
 
     Transformed graphs keep the model state (FQN, shape, dtype) and inputs
     of the original; anything else is another model, and a per-output table
     of infinities would only hide that.
     """
-    def layout(path: str) -> list[tuple[str, Any, Any]]:
-        doc = read_document(path)
+    def layout(doc: dict[str, Any]) -> list[tuple[str, Any, Any]]:
         facts = {n["name"]: n["outputs"][0] for n in doc["nodes"]
                  if n["kind"] == "placeholder" and n["outputs"]}
         rows = [(s["fqn"], facts[s["input"]].get("sizes"),
@@ -100,7 +101,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.device.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError("--device cuda: no CUDA device is available")
-        first = run(a.graph, seed=a.seed, device=a.device,
+        # A document that breaks format v1 gets the validator's one error
+        # (exit 2), not a traceback from the middle of a run.
+        docs = {path: read_document(path) for path in (a.graph, a.compare)
+                if path is not None}
+        for path, doc in docs.items():
+            try:
+                validate_document(doc)
+            except FormatViolation as e:
+                raise FormatViolation(f"{path}: {e}") from e
+        first = run(a.graph if a.backend != "torch" else docs[a.graph],
+                    seed=a.seed, device=a.device,
                     safetensors=a.safetensors, ao_impl=a.ao,
                     imports=a.imports, backend=a.backend,
                     pipeline=a.pipeline, opt_level=a.opt_level)
@@ -114,14 +125,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"note: node {k}: {v}: its bits may differ between "
                       "runs")
             return 0
-        mismatch = _state_mismatch(a.graph, a.compare)
+        mismatch = _state_mismatch(docs[a.graph], docs[a.compare])
         if mismatch:
             print(f"error: {a.graph} and {a.compare} are not the same model: "
                   f"{mismatch}", file=sys.stderr)
             return 1
         # mlir-cuda: the torch reference runs on CUDA too (same init).
         ref_device = "cuda" if a.backend == "mlir-cuda" else a.device
-        second = run(a.compare, seed=a.seed, device=ref_device,
+        second = run(docs[a.compare], seed=a.seed, device=ref_device,
                      safetensors=a.safetensors, ao_impl=a.ao,
                      imports=a.imports)
     except (OSError, ValueError, RuntimeError) as e:
