@@ -239,10 +239,14 @@ def test_cli_compare_exit_codes(tmp_path: Path,
     assert main([str(path), "--compare", str(path)]) == 0
     assert "all 11 outputs match (bitwise)" in capsys.readouterr().out
     doc = _doc(path)
-    # Change the loss scale: every output differs.
+    # Change the loss scale: every output differs (zeros_like has the same
+    # schema as ones_like; its operator-table entry keeps the document valid).
     for n in doc["nodes"]:
         if n["target"] == "aten::ones_like.default":
             n["target"] = "aten::zeros_like.default"
+    entry = doc["operators"].pop("aten::ones_like.default")
+    entry["schema"] = entry["schema"].replace("ones_like", "zeros_like")
+    doc["operators"]["aten::zeros_like.default"] = entry
     other = tmp_path / "other.json"
     other.write_text(json.dumps(doc))
     assert main([str(path), "--compare", str(other)]) == 1
