@@ -301,6 +301,11 @@ LogicalResult TagCpuOffloadPass::runOnGraph(GraphOp graph) {
   if (!recomputeTagged.empty())
     remark << "; " << recomputeTagged.size()
            << " tagged for recompute (never offloaded)";
+  if (scope == OffloadScope::attention &&
+      !model.getBlockComputingAttention().empty())
+    remark << "; block '" << model.getBlockComputingAttention()
+           << "' computes attention itself (no attention module), so none of "
+              "it is offloaded (scope=block takes it)";
   if (exposed)
     remark << "; " << exposed
            << " of the last block kept on the device (cost model: their "

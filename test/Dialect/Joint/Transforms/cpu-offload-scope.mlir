@@ -74,3 +74,20 @@ joint.graph @host_value_is_never_offloaded(%x: tensor<4x4xf32> {joint.role = #jo
   %gq = joint.call_function "aten::mul.Tensor"(%q, %h) {name = "gq", module_stack = [#joint.module<"layers.0", "Block">, #joint.module<"layers.0.self_attn", "Attention">], phase = #joint.phase<backward>, result_meta = [#joint.tensor<[4, 4], strides = [4, 1], offset = 0, device = "cuda:0", storage = 3>]} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   joint.output
 }
+
+// -----
+
+// Mixed block styles: layers.0 has an attention module, layers.1 calls SDPA
+// in its own forward. scope=attention offloads layers.0's attention and says
+// that layers.1 computes attention itself and stays on the device.
+// ATTR: remark: joint-tag-cpu-offload: 1 op(s) tagged must_cpu_offload: selected 1 of 1 activation(s) in scope=attention, 64 bytes; block 'layers.1' computes attention itself (no attention module), so none of it is offloaded (scope=block takes it)
+// ATT: graph @mixed_block_styles
+// ATT: ao.offload %a0
+// ATT-NOT: ao.offload
+joint.graph @mixed_block_styles(%x: tensor<1x1x4x4xf32> {joint.role = #joint.role<input>, joint.path = "x", joint.meta = #joint.tensor<[1, 1, 4, 4], strides = [16, 16, 4, 1], offset = 0, device = "cuda:0", storage = 0>}) -> () {
+  %a0 = joint.call_function "aten::exp.default"(%x) {name = "a0", module_stack = [#joint.module<"layers.0", "Block">, #joint.module<"layers.0.self_attn", "Attention">], result_meta = [#joint.tensor<[1, 1, 4, 4], strides = [16, 16, 4, 1], offset = 0, device = "cuda:0", storage = 1>]} : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %a1 = joint.call_function "aten::scaled_dot_product_attention.default"(%a0, %a0, %a0) {name = "a1", module_stack = [#joint.module<"layers.1", "Block">], result_meta = [#joint.tensor<[1, 1, 4, 4], strides = [16, 16, 4, 1], offset = 0, device = "cuda:0", storage = 2>]} : (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %g1 = joint.call_function "aten::mul.Tensor"(%a1, %a1) {name = "g1", module_stack = [#joint.module<"layers.1", "Block">], phase = #joint.phase<backward>, result_meta = [#joint.tensor<[1, 1, 4, 4], strides = [16, 16, 4, 1], offset = 0, device = "cuda:0", storage = 3>]} : (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %g0 = joint.call_function "aten::mul.Tensor"(%a0, %g1) {name = "g0", module_stack = [#joint.module<"layers.0", "Block">, #joint.module<"layers.0.self_attn", "Attention">], phase = #joint.phase<backward>, result_meta = [#joint.tensor<[1, 1, 4, 4], strides = [16, 16, 4, 1], offset = 0, device = "cuda:0", storage = 4>]} : (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  joint.output
+}
