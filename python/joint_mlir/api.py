@@ -81,7 +81,8 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
                    offload: bool | Mapping[str, Any] | None = None,
                    offload_host_budget_gb: float | None = None,
                    budget_gb: float | None = None,
-                   budget_gib: float | None = None) -> str:
+                   budget_gib: float | None = None,
+                   offload_host_budget_gib: float | None = None) -> str:
     """The textual pipeline for ``checkpoint``/``offload``, in graph_trainer's
     order (tag recompute policy, offload, remat), or for a device budget.
 
@@ -95,9 +96,19 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
     ``joint-tag-recompute-policy`` options (``{"mode": "full",
     "layer-indices": [1]}``). ``offload``: True or a dict of
     ``joint-cpu-offload`` options (``{"min-bytes": 1024}``).
-    ``offload_host_budget_gb``: the offload pass's host (pinned CPU) budget in
-    GiB (its ``budget-gb``), not a device budget. Empty string: no passes.
+    ``offload_host_budget_gib``: the offload pass's host (pinned CPU) budget
+    in GiB (its ``budget-gib``), not a device budget;
+    ``offload_host_budget_gb`` is its old spelling, also GiB. Empty string:
+    no passes.
     """
+    if offload_host_budget_gb is not None and offload_host_budget_gib is not None:
+        raise OptimizeOptionError("give offload_host_budget_gib or its old "
+                                  "spelling offload_host_budget_gb (both GiB), "
+                                  "not both")
+    host_gib = (offload_host_budget_gib if offload_host_budget_gib is not None
+                else offload_host_budget_gb)
+    host_name = ("offload_host_budget_gib" if offload_host_budget_gib is not None
+                 else "offload_host_budget_gb")
     if budget_gb is not None and budget_gib is not None:
         raise OptimizeOptionError("give budget_gb (GB, 1e9 bytes) or budget_gib "
                                   "(GiB, 2^30 bytes), not both")
@@ -105,7 +116,7 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
         name, value, unit = (("budget_gb", budget_gb, "GB (1e9 bytes)")
                              if budget_gb is not None else
                              ("budget_gib", budget_gib, "GiB (2^30 bytes)"))
-        if checkpoint is not None or offload or offload_host_budget_gb is not None:
+        if checkpoint is not None or offload or host_gib is not None:
             raise OptimizeOptionError(f"{name} runs the memory planner, which decides "
                              f"recompute and offload itself: give {name} or "
                              "checkpoint=/offload=, not both")
@@ -127,12 +138,12 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
             checkpoint = {"mode": checkpoint}
         parts.append(_pass("joint-tag-recompute-policy", checkpoint))
         tagged = True
-    if offload_host_budget_gb is not None and not offload:
-        raise OptimizeOptionError("offload_host_budget_gb needs offload=True")
+    if host_gib is not None and not offload:
+        raise OptimizeOptionError(f"{host_name} needs offload=True")
     if offload:
         opts = dict(offload) if isinstance(offload, Mapping) else {}
-        if offload_host_budget_gb is not None:
-            opts["budget-gb"] = offload_host_budget_gb
+        if host_gib is not None:
+            opts["budget-gib"] = host_gib
         parts.append(_pass("joint-cpu-offload", opts))
     if tagged:
         parts.append("joint-remat")
@@ -339,6 +350,7 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
              offload_host_budget_gb: float | None = None,
              budget_gb: float | None = None,
              budget_gib: float | None = None,
+             offload_host_budget_gib: float | None = None,
              dynamic_dims: DynamicDims | None = None,
              retrace: bool = True, report: bool = True) -> OptimizedStep:
     """Trace ``train_fn(model, **example_inputs)``, transform, return a step.
@@ -357,8 +369,9 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
       offload: True or a dict of ``joint-cpu-offload`` options (``scope``:
         ``attention`` (default), ``block`` or ``all``; ``min-bytes`` defaults
         to 1 MiB).
-      offload_host_budget_gb: host memory for offloaded activations, GiB
-        (the offload pass's ``budget-gb``).
+      offload_host_budget_gib: host memory for offloaded activations, GiB
+        (the offload pass's ``budget-gib``); ``offload_host_budget_gb`` is
+        its old spelling, also GiB.
       budget_gb: device peak budget in GB (1e9 bytes, parameters included):
         runs the memory planner (``joint-optimize-memory``), which picks what
         to recompute at the least modelled step time; excludes
@@ -379,6 +392,7 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
     """
     if pipeline is not None and (checkpoint is not None or offload
                                  or offload_host_budget_gb is not None
+                                 or offload_host_budget_gib is not None
                                  or budget_gb is not None
                                  or budget_gib is not None):
         raise OptimizeOptionError("give either pipeline= or checkpoint=/offload=/"
@@ -386,6 +400,7 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
     if pipeline is None:
         pipeline = build_pipeline(checkpoint=checkpoint, offload=offload,
                                   offload_host_budget_gb=offload_host_budget_gb,
+                                  offload_host_budget_gib=offload_host_budget_gib,
                                   budget_gb=budget_gb, budget_gib=budget_gib)
     if not isinstance(example_inputs, Mapping):
         raise TraceError("example_inputs must be a mapping of keyword "

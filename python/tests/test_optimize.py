@@ -77,9 +77,15 @@ def test_build_pipeline() -> None:
         "joint-tag-recompute-policy{mode=full},joint-remat"
     assert build_pipeline(checkpoint={"mode": "full", "layer-indices": [0, 1]},
                           offload={"min-bytes": 1024},
-                          offload_host_budget_gb=2) == (
+                          offload_host_budget_gib=2) == (
         "joint-tag-recompute-policy{mode=full layer-indices=0,1},"
-        "joint-cpu-offload{min-bytes=1024 budget-gb=2},joint-remat")
+        "joint-cpu-offload{min-bytes=1024 budget-gib=2},joint-remat")
+    # The old spelling of the host budget is GiB as well.
+    assert build_pipeline(offload=True, offload_host_budget_gb=2) == \
+        "joint-cpu-offload{budget-gib=2}"
+    with pytest.raises(OptimizeOptionError, match="not both"):
+        build_pipeline(offload=True, offload_host_budget_gb=2,
+                       offload_host_budget_gib=2)
     assert build_pipeline() == ""
     with pytest.raises(OptimizeOptionError, match="checkpoint must be one of"):
         build_pipeline(checkpoint="most")
