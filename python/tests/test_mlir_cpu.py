@@ -155,7 +155,10 @@ def _retarget_gelu(doc: dict[str, Any], new: str, schema: str) -> str:
     entry = json.loads(json.dumps(doc["operators"]["aten::gelu.default"]))
     entry["schema"] = schema
     entry["args"] = entry["args"][:1]
-    doc["operators"][new] = entry
+    ops = dict(doc["operators"], **{new: entry})
+    # A valid document: the table sorted by target, no entry left unused.
+    used = {n["target"] for n in doc["nodes"] if n["kind"] == "call_function"}
+    doc["operators"] = {t: ops[t] for t in sorted(ops) if t in used}
     return node["name"]
 
 
