@@ -14,11 +14,11 @@ using namespace mlir::joint;
 
 namespace {
 
-/// One torch dtype: its MLIR element type (built, and recognised without
-/// building it) and its element size in bytes (c10::elementSize).
 /// The builtin type class of a dtype's element type.
 enum class TypeKind { integer, floating, complex };
 
+/// One torch dtype: its MLIR element type (built, and recognised without
+/// building it), its element size in bytes (c10::elementSize) and its class.
 struct DTypeInfo {
   ScalarType dtype;
   Type (*make)(MLIRContext *);
@@ -109,9 +109,8 @@ Type mlir::joint::getElementType(MLIRContext *ctx, ScalarType dtype) {
 
 std::optional<ScalarType> mlir::joint::getScalarType(Type t) {
   // One class test, then only the rows of that class (verifiers ask this
-  // for every value of a graph).
-  // (FloatType is an interface, slower to test than the concrete float
-  // types the floating rows compare.)
+  // for every value of a graph). Not isa<FloatType>: an interface test is
+  // slower than the concrete float types the floating rows compare.
   TypeKind kind = isa<IntegerType>(t)   ? TypeKind::integer
                   : isa<ComplexType>(t) ? TypeKind::complex
                                         : TypeKind::floating;

@@ -264,10 +264,13 @@ struct Measurement {
 /// measurement of an applied plan on a copy.
 class Planner {
 public:
+  /// `memory` and `cost` model the unchanged input graph; every round's
+  /// planner shares them.
   Planner(ModuleOp module, GraphOp graph, const StorageAliasAnalysis &aliases,
+          const MemoryModel &memory, const CostModel &cost,
           const HardwareModel &hw, int64_t budgetBytes)
-      : module(module), graph(graph), aliases(aliases), memory(aliases),
-        cost(aliases, hw), hw(hw), budgetBytes(budgetBytes) {}
+      : module(module), graph(graph), aliases(aliases), memory(memory),
+        cost(cost), hw(hw), budgetBytes(budgetBytes) {}
 
   /// Plans and measures. Failure: an error was emitted (a graph the
   /// planner does not take, or an applier refusal). Otherwise `fits` says
@@ -314,8 +317,8 @@ private:
   ModuleOp module;
   GraphOp graph;
   const StorageAliasAnalysis &aliases;
-  MemoryModel memory;
-  CostModel cost;
+  const MemoryModel &memory;
+  const CostModel &cost;
   HardwareModel hw;
   int64_t budgetBytes;
 
@@ -1228,10 +1231,10 @@ static constexpr unsigned kOffloadRounds = 3;
 /// greedy's link-capacity estimate is optimistic; the measurement is the
 /// FIFO copy streams of the cost model). The recompute-only plan is always a
 /// candidate, so adding offload never gives a slower plan.
-static std::unique_ptr<Planner> planGraph(ModuleOp module, GraphOp graph,
-                                          const StorageAliasAnalysis &aliases,
-                                          const HardwareModel &hw,
-                                          int64_t budget, int64_t hostBudget) {
+static std::unique_ptr<Planner>
+planGraph(ModuleOp module, GraphOp graph, const StorageAliasAnalysis &aliases,
+          const MemoryModel &memory, const CostModel &cost,
+          const HardwareModel &hw, int64_t budget, int64_t hostBudget) {
   std::unique_ptr<Planner> best, lowest;
   auto consider = [&](std::unique_ptr<Planner> p, bool fits) {
     const Measurement &m = p->getMeasurement();
@@ -1246,7 +1249,8 @@ static std::unique_ptr<Planner> planGraph(ModuleOp module, GraphOp graph,
   llvm::DenseSet<unsigned> excluded;
   for (unsigned round = 0; round <= kOffloadRounds; ++round) {
     bool offload = round < kOffloadRounds;
-    auto p = std::make_unique<Planner>(module, graph, aliases, hw, budget);
+    auto p = std::make_unique<Planner>(module, graph, aliases, memory, cost, hw,
+                                       budget);
     p->setHostBudget(hostBudget);
     p->setOffload(offload, excluded);
     bool fits = false;
@@ -1313,11 +1317,12 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
     for (GraphOp graph : graphs) {
       StorageAliasAnalysis &aliases =
           getChildAnalysis<StorageAliasAnalysis>(graph);
+      MemoryModel memory(aliases);
+      CostModel cost(aliases, hw);
       // The plan trades bytes for seconds: name the ops priced by a guess.
-      warnOpsWithoutFlopRule(CostModel(aliases, hw).getGuessedFlopOps(),
-                             "joint-plan-memory");
-      std::unique_ptr<Planner> planner =
-          planGraph(module, graph, aliases, hw, *budget, *hostBudget);
+      warnOpsWithoutFlopRule(cost.getGuessedFlopOps(), "joint-plan-memory");
+      std::unique_ptr<Planner> planner = planGraph(
+          module, graph, aliases, memory, cost, hw, *budget, *hostBudget);
       if (!planner)
         return signalPassFailure();
       planner->write();
