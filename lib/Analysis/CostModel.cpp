@@ -16,6 +16,7 @@
 #include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -266,23 +267,23 @@ const llvm::StringSet<> &elementPricedOps() {
   return set;
 }
 
-/// Attention kernels whose q, k, v are (batch, heads, seq, dim).
-const llvm::StringSet<> &bhsdAttention() {
-  static const llvm::StringSet<> set = {
-      "scaled_dot_product_attention",
-      "_scaled_dot_product_flash_attention",
-      "_scaled_dot_product_flash_attention_for_cpu",
-      "_scaled_dot_product_efficient_attention",
-      "_scaled_dot_product_cudnn_attention",
-      "_scaled_dot_product_fused_attention_overrideable"};
-  return set;
-}
-
-/// Attention kernels whose q, k, v are (batch, seq, heads, dim).
-const llvm::StringSet<> &bshdAttention() {
-  static const llvm::StringSet<> set = {"_flash_attention_forward",
-                                        "_efficient_attention_forward"};
-  return set;
+/// For an attention kernel, whether its q, k, v are (batch, seq, heads,
+/// dim) (true) or (batch, heads, seq, dim) (false); nullopt for other ops.
+/// Backward kernels are looked up by their forward's name.
+std::optional<bool> isSeqFirstAttention(StringRef name) {
+  static const llvm::StringMap<bool> kernels = {
+      {"scaled_dot_product_attention", false},
+      {"_scaled_dot_product_flash_attention", false},
+      {"_scaled_dot_product_flash_attention_for_cpu", false},
+      {"_scaled_dot_product_efficient_attention", false},
+      {"_scaled_dot_product_cudnn_attention", false},
+      {"_scaled_dot_product_fused_attention_overrideable", false},
+      {"_flash_attention_forward", true},
+      {"_efficient_attention_forward", true}};
+  auto it = kernels.find(name);
+  if (it == kernels.end())
+    return std::nullopt;
+  return it->second;
 }
 
 /// "aten::mm.default" -> "mm"; empty for other namespaces.
@@ -376,24 +377,21 @@ std::optional<uint64_t> computeFlops(CallFunctionOp op,
       }
     return mul(*fwd, parts);
   }
-  if (bhsdAttention().contains(name))
+  if (std::optional<bool> seqFirst = isSeqFirstAttention(name))
     return attentionFlops(tensorArg(op, 0), tensorArg(op, 1), tensorArg(op, 2),
-                          false);
-  if (bshdAttention().contains(name))
-    return attentionFlops(tensorArg(op, 0), tensorArg(op, 1), tensorArg(op, 2),
-                          true);
+                          *seqFirst);
   if (name.consume_back("_backward")) {
     // sdpa_backward_flop_count: dQ, dK, dV and dP, twice the forward.
-    // Arguments are (grad_out, query, key, value, ...).
-    std::optional<uint64_t> fwd;
-    if (bhsdAttention().contains(name))
-      fwd = attentionFlops(tensorArg(op, 1), tensorArg(op, 2), tensorArg(op, 3),
-                           false);
-    else if (name == "_flash_attention" || name == "_efficient_attention")
-      fwd = attentionFlops(tensorArg(op, 1), tensorArg(op, 2), tensorArg(op, 3),
-                           true);
-    else
+    // Arguments are (grad_out, query, key, value, ...);
+    // "_flash_attention_backward" is the backward of
+    // "_flash_attention_forward".
+    std::optional<bool> seqFirst = isSeqFirstAttention(name);
+    if (!seqFirst)
+      seqFirst = isSeqFirstAttention((name + "_forward").str());
+    if (!seqFirst)
       return byElements();
+    std::optional<uint64_t> fwd = attentionFlops(
+        tensorArg(op, 1), tensorArg(op, 2), tensorArg(op, 3), *seqFirst);
     return fwd ? std::optional<uint64_t>(mul(2, *fwd)) : std::nullopt;
   }
   if (dataMovementOps().contains(name))

@@ -44,19 +44,19 @@ static Value wrapIndex(OpBuilder &b, Location l, Value idx, Value size) {
 /// weight[indices[i...], d].
 static LogicalResult lowerEmbedding(CallFunctionOp op, const OpArgs &args,
                                     ConversionPatternRewriter &rw) {
-  FailureOr<RankedTensor> weight = args.tensor(0, "weight");
-  FailureOr<RankedTensor> indices = args.tensor(1, "indices");
-  RankedTensorType resultType = getResultTensorType(op, 0);
-  if (failed(weight) || failed(indices) || !resultType)
-    return rw.notifyMatchFailure(op, "expected (weight, indices) tensors");
-  RankedTensorType wType = weight->getType();
-  RankedTensorType iType = indices->getType();
+  FailureOr<BinaryTensorArgs> in =
+      readBinaryTensorArgs(op, args, rw, "weight", "indices");
+  if (failed(in))
+    return failure();
+  auto [weight, indices, resultType] = *in;
+  RankedTensorType wType = weight.getType();
+  RankedTensorType iType = indices.getType();
   if (wType.getRank() != 2 || !isa<IntegerType>(iType.getElementType()))
     return rw.notifyMatchFailure(op, "expected 2-D weight, integer indices");
   Location loc = op.getLoc();
   unsigned rank = iType.getRank() + 1;
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, *indices);
-  sizes.push_back(tensor::getMixedSize(rw, loc, *weight, 1));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, indices);
+  sizes.push_back(tensor::getMixedSize(rw, loc, weight, 1));
   Value init = tensor::EmptyOp::create(rw, loc, sizes, wType.getElementType());
   MLIRContext *ctx = rw.getContext();
   SmallVector<bool> dropLast(rank, false);
@@ -64,10 +64,10 @@ static LogicalResult lowerEmbedding(CallFunctionOp op, const OpArgs &args,
   SmallVector<AffineMap> maps{getProjectionMap(ctx, rank, dropLast),
                               rw.getMultiDimIdentityMap(rank)};
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  Value w = *weight;
+  Value w = weight;
   Value result =
       linalg::GenericOp::create(
-          rw, loc, init.getType(), ValueRange{*indices}, ValueRange{init}, maps,
+          rw, loc, init.getType(), ValueRange{indices}, ValueRange{init}, maps,
           iters,
           [&](OpBuilder &b, Location l, ValueRange a) {
             Value row = arith::IndexCastOp::create(

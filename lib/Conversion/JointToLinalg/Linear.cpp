@@ -43,17 +43,17 @@ static Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 /// aten::bmm.default(Tensor self, Tensor mat2).
 static LogicalResult lowerMatmul(CallFunctionOp op, const OpArgs &args,
                                  ConversionPatternRewriter &rw) {
-  FailureOr<RankedTensor> lhs = args.tensor(0, "self");
-  FailureOr<RankedTensor> rhs = args.tensor(1, "mat2");
-  RankedTensorType resultType = getResultTensorType(op, 0);
-  if (failed(lhs) || failed(rhs) || !resultType)
-    return rw.notifyMatchFailure(op, "expected two ranked tensor operands");
   unsigned rank = op.getTarget() == "aten::mm.default" ? 2 : 3;
-  if (lhs->getType().getRank() != rank || rhs->getType().getRank() != rank)
+  FailureOr<BinaryTensorArgs> in =
+      readBinaryTensorArgs(op, args, rw, "self", "mat2");
+  if (failed(in))
+    return failure();
+  auto [lhs, rhs, resultType] = *in;
+  if (lhs.getType().getRank() != rank || rhs.getType().getRank() != rank)
     return rw.notifyMatchFailure(op, "operands of the wrong rank");
   Type acc = getAccumulatorType(resultType.getElementType());
   Location loc = op.getLoc();
-  Value product = buildMatmul(rw, loc, *lhs, *rhs, acc);
+  Value product = buildMatmul(rw, loc, lhs, rhs, acc);
   rw.replaceOp(op, finishResult(rw, loc, product, resultType));
   return success();
 }

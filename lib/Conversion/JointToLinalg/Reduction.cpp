@@ -286,23 +286,22 @@ static LogicalResult replaceWithSoftmaxMap(
 /// aten::_log_softmax.default (same arguments).
 static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
                                   ConversionPatternRewriter &rw) {
-  FailureOr<RankedTensor> input = args.tensor(0, "self");
-  FailureOr<int64_t> dim = args.getInt(1, "dim");
-  RankedTensorType resultType = getResultTensorType(op, 0);
-  if (failed(input) || failed(dim) || !resultType)
-    return rw.notifyMatchFailure(op, "expected (tensor, int dim, bool)");
+  FailureOr<TensorDimArgs> in = readTensorDimArgs(op, args, rw);
+  if (failed(in))
+    return failure();
+  auto [input, dim, resultType] = *in;
   FailureOr<SoftmaxDim> sd =
-      getSoftmaxDim(op, rw, *dim, input->getType().getRank(), resultType);
+      getSoftmaxDim(op, rw, dim, input.getType().getRank(), resultType);
   if (failed(sd))
     return failure();
   bool isLog = op.getTarget() == "aten::_log_softmax.default";
   Location loc = op.getLoc();
   Type acc = sd->acc;
-  Value max = buildReductionOf<arith::MaximumFOp>(rw, loc, *input, sd->mask,
-                                                  acc, -kInf);
+  Value max =
+      buildReductionOf<arith::MaximumFOp>(rw, loc, input, sd->mask, acc, -kInf);
   Value sum =
       buildReduction(
-          rw, loc, {*input, max}, {sd->id, sd->proj}, sd->mask, {acc}, {0.0},
+          rw, loc, {input, max}, {sd->id, sd->proj}, sd->mask, {acc}, {0.0},
           [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
             Value d = arith::SubFOp::create(
                 b, l, convertScalar(b, l, in[0], acc), in[1]);
@@ -311,7 +310,7 @@ static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
           })
           .front();
   return replaceWithSoftmaxMap(
-      op, rw, *input, {*input, max, sum}, {sd->id, sd->proj, sd->proj},
+      op, rw, input, {input, max, sum}, {sd->id, sd->proj, sd->proj},
       resultType, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
         Value d =
             arith::SubFOp::create(b, l, convertScalar(b, l, a[0], acc), a[1]);
@@ -371,44 +370,44 @@ static LogicalResult lowerSoftmaxBackward(CallFunctionOp op, const OpArgs &args,
 /// running sum (accumulator type) and stores it, cast, at position k.
 static LogicalResult lowerCumsum(CallFunctionOp op, const OpArgs &args,
                                  ConversionPatternRewriter &rw) {
-  FailureOr<RankedTensor> input = args.tensor(0, "self");
-  FailureOr<int64_t> dimArg = args.getInt(1, "dim");
-  RankedTensorType resultType = getResultTensorType(op, 0);
-  if (failed(input) || failed(dimArg) || !resultType)
-    return rw.notifyMatchFailure(op, "expected (tensor, int dim)");
-  RankedTensorType inputType = input->getType();
-  int64_t rank = inputType.getRank();
+  FailureOr<TensorDimArgs> in = readTensorDimArgs(op, args, rw);
+  if (failed(in))
+    return failure();
+  int64_t rank = in->self.getType().getRank();
   if (rank == 0)
     return rw.notifyMatchFailure(op, "cumsum of a 0-d tensor");
-  FailureOr<int64_t> dim = normalizeDim(*dimArg, rank);
+  FailureOr<int64_t> dim = normalizeDim(in->dim, rank);
   if (failed(dim))
     return rw.notifyMatchFailure(op, "dim out of range");
-  Type resultElem = resultType.getElementType();
+  // Plain locals, not structured bindings: the loop body captures them.
+  RankedTensor input = in->self;
+  RankedTensorType inputType = input.getType();
+  Type resultElem = in->resultType.getElementType();
   Type acc = getAccumulatorType(resultElem);
   Location loc = op.getLoc();
 
   SmallVector<bool> dropped(rank, false);
   dropped[*dim] = true;
-  SmallVector<OpFoldResult> sliceSizes = getKeptSizes(rw, loc, *input, dropped);
+  SmallVector<OpFoldResult> sliceSizes = getKeptSizes(rw, loc, input, dropped);
   Value accInit = createFilledTensor(rw, loc, sliceSizes, acc, 0.0);
   Value outInit = tensor::EmptyOp::create(
-      rw, loc, tensor::getMixedSizes(rw, loc, *input), resultElem);
+      rw, loc, tensor::getMixedSizes(rw, loc, input), resultElem);
   Value lb = arith::ConstantIndexOp::create(rw, loc, 0);
   Value ub = getValueOrCreateConstantIndexOp(
-      rw, loc, tensor::getMixedSize(rw, loc, *input, *dim));
+      rw, loc, tensor::getMixedSize(rw, loc, input, *dim));
   Value step = arith::ConstantIndexOp::create(rw, loc, 1);
   auto loop = scf::ForOp::create(
       rw, loc, lb, ub, step, ValueRange{accInit, outInit},
       [&](OpBuilder &b, Location l, Value k, ValueRange iter) {
         SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-        SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, l, *input);
+        SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, l, input);
         SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
         offsets[*dim] = k;
         sizes[*dim] = b.getIndexAttr(1);
         auto sliceType = cast<RankedTensorType>(iter[0].getType());
         auto inSliceType = RankedTensorType::get(sliceType.getShape(),
                                                  inputType.getElementType());
-        Value slice = tensor::ExtractSliceOp::create(b, l, inSliceType, *input,
+        Value slice = tensor::ExtractSliceOp::create(b, l, inSliceType, input,
                                                      offsets, sizes, strides);
         unsigned sliceRank = sliceType.getRank();
         AffineMap id = b.getMultiDimIdentityMap(sliceRank);
@@ -430,7 +429,7 @@ static LogicalResult lowerCumsum(CallFunctionOp op, const OpArgs &args,
                                                   offsets, sizes, strides);
         scf::YieldOp::create(b, l, ValueRange{next, out});
       });
-  return replaceWithResult(rw, op, loop.getResult(1), resultType);
+  return replaceWithResult(rw, op, loop.getResult(1), in->resultType);
 }
 
 /// (self, target, weight, reduction, ignore_index) of the nll_loss ops; 1-D
@@ -438,18 +437,25 @@ static LogicalResult lowerCumsum(CallFunctionOp op, const OpArgs &args,
 struct NllArgs {
   Value self, target;
   Type targetElem;
+  /// The float type the loss is computed in (getAccumulatorType of the
+  /// result's element type).
+  FloatType acc;
   int64_t reduction = 1, ignoreIndex = -100;
   bool oneRow = false;
 };
 
-/// Reads NllArgs starting at argument `first`; refuses class weights, an
-/// unknown reduction, other shapes and a non-integer target.
-
+/// Reads NllArgs starting at argument `first` for a result of element type
+/// `resultElem`; refuses class weights, an unknown reduction, other shapes, a
+/// non-integer target and a non-float result.
 static FailureOr<NllArgs> readNllArgs(CallFunctionOp op,
                                       ConversionPatternRewriter &rw,
-                                      const OpArgs &args, unsigned first) {
+                                      const OpArgs &args, unsigned first,
+                                      Type resultElem) {
   Location loc = op.getLoc();
   NllArgs r;
+  r.acc = dyn_cast<FloatType>(getAccumulatorType(resultElem));
+  if (!r.acc)
+    return rw.notifyMatchFailure(op, "non-float result dtype");
   FailureOr<RankedTensor> self = args.tensor(first, "self");
   FailureOr<RankedTensor> target = args.tensor(first + 1, "target");
   FailureOr<int64_t> reduction = args.getInt(first + 3, "reduction");
@@ -519,12 +525,11 @@ static LogicalResult lowerNllLossForward(CallFunctionOp op, const OpArgs &args,
   RankedTensorType twType = getResultTensorType(op, 1);
   if (!outType || !twType)
     return rw.notifyMatchFailure(op, "results must be ranked tensors");
-  Type acc = getAccumulatorType(outType.getElementType());
-  if (!isa<FloatType>(acc))
-    return rw.notifyMatchFailure(op, "non-float loss dtype");
-  FailureOr<NllArgs> nll = readNllArgs(op, rw, args, 0);
+  FailureOr<NllArgs> nll =
+      readNllArgs(op, rw, args, 0, outType.getElementType());
   if (failed(nll))
     return failure();
+  Type acc = nll->acc;
   Value self = nll->self;
   AffineMap id = rw.getMultiDimIdentityMap(1);
 
@@ -586,13 +591,12 @@ static LogicalResult lowerNllLossBackward(CallFunctionOp op, const OpArgs &args,
   FailureOr<RankedTensor> totalWeight = args.tensor(6, "total_weight");
   if (!resultType || failed(gradOut) || failed(totalWeight))
     return rw.notifyMatchFailure(op, "expected tensor operands");
-  Type acc = getAccumulatorType(resultType.getElementType());
-  if (!isa<FloatType>(acc))
-    return rw.notifyMatchFailure(op, "non-float gradient dtype");
-  FailureOr<NllArgs> nll = readNllArgs(op, rw, args, 1);
+  RankedTensorType gradType = gradOut->getType();
+  FailureOr<NllArgs> nll =
+      readNllArgs(op, rw, args, 1, resultType.getElementType());
   if (failed(nll))
     return failure();
-  RankedTensorType gradType = gradOut->getType();
+  Type acc = nll->acc;
 
   // The per-row upstream gradient.
   Value scale;

@@ -120,6 +120,35 @@ FailureOr<SmallVector<bool>> OpArgs::getBoolList(unsigned index,
                            [](IntegerAttr i) { return i.getInt() != 0; });
 }
 
+FailureOr<BinaryTensorArgs> readBinaryTensorArgs(CallFunctionOp op,
+                                                 const OpArgs &args,
+                                                 ConversionPatternRewriter &rw,
+                                                 StringRef lhsName,
+                                                 StringRef rhsName) {
+  FailureOr<RankedTensor> lhs = args.tensor(0, lhsName);
+  FailureOr<RankedTensor> rhs = args.tensor(1, rhsName);
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (succeeded(lhs) && succeeded(rhs) && resultType)
+    return BinaryTensorArgs{*lhs, *rhs, resultType};
+  return rw.notifyMatchFailure(op, [&](Diagnostic &diag) {
+    diag << "expected ranked tensors (" << lhsName << ", " << rhsName
+         << ") and a ranked tensor result";
+  });
+}
+
+FailureOr<TensorDimArgs> readTensorDimArgs(CallFunctionOp op,
+                                           const OpArgs &args,
+                                           ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> self = args.tensor(0, "self");
+  FailureOr<int64_t> dim = args.getInt(1, "dim");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (succeeded(self) && succeeded(dim) && resultType)
+    return TensorDimArgs{*self, *dim, resultType};
+  return rw.notifyMatchFailure(
+      op, "expected (ranked tensor self, constant int dim) and a ranked "
+          "tensor result");
+}
+
 //===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//

@@ -67,6 +67,37 @@ private:
   ValueRange operands;
 };
 
+/// The arguments of a `(Tensor a, Tensor b) -> Tensor` lowering (mm, bmm,
+/// embedding): two ranked tensor operands and result 0's ranked type.
+struct BinaryTensorArgs {
+  RankedTensor lhs, rhs;
+  RankedTensorType resultType;
+};
+
+/// Reads tensor arguments 0 (`lhsName`) and 1 (`rhsName`) of `op` and its
+/// result type; failure, after `rw.notifyMatchFailure` naming both arguments,
+/// when either is not a ranked tensor or the result is not one.
+FailureOr<BinaryTensorArgs> readBinaryTensorArgs(CallFunctionOp op,
+                                                 const OpArgs &args,
+                                                 ConversionPatternRewriter &rw,
+                                                 StringRef lhsName,
+                                                 StringRef rhsName);
+
+/// The arguments of a `(Tensor self, int dim, ...) -> Tensor` lowering
+/// (softmax, log_softmax, cumsum): `dim` as written, not yet normalized.
+struct TensorDimArgs {
+  RankedTensor self;
+  int64_t dim;
+  RankedTensorType resultType;
+};
+
+/// Reads argument 0 `self` (ranked tensor), argument 1 `dim` (constant int;
+/// a SymInt dim is refused) and result 0's ranked type; failure after
+/// `rw.notifyMatchFailure` otherwise.
+FailureOr<TensorDimArgs> readTensorDimArgs(CallFunctionOp op,
+                                           const OpArgs &args,
+                                           ConversionPatternRewriter &rw);
+
 //===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//
