@@ -326,21 +326,21 @@ bool isElementPriced(CallFunctionOp op, const OperatorTable &table) {
   return elementPricedOps().contains(name) || dataMovementOps().contains(name);
 }
 
-/// FLOPs of `op` by torch.utils.flop_counter's formulas, 0 for views and
-/// data movement, else one per element; `guessed` is set when that last
-/// rule is only a fallback (isElementPriced is false).
-std::optional<uint64_t> computeFlops(CallFunctionOp op,
-                                     const StorageAliasAnalysis &aliases,
-                                     bool &guessed) {
-  guessed = false;
+/// FLOPs of `op` (a view when `view`) by torch.utils.flop_counter's
+/// formulas, 0 for views and data movement, else one per element;
+/// `byElementCount` is set when that last rule priced it (whether it is a
+/// rule or a guess is isElementPriced's answer).
+std::optional<uint64_t> computeFlops(CallFunctionOp op, bool view,
+                                     bool &byElementCount) {
+  byElementCount = false;
   auto byElements = [&] {
-    guessed = !isElementPriced(op, aliases.getOperatorTable());
+    byElementCount = true;
     return elementFlops(op);
   };
   bool anyTensor =
       llvm::any_of(llvm::concat<Value>(op->getOperands(), op->getResults()),
                    [](Value v) { return isa<RankedTensorType>(v.getType()); });
-  if (!anyTensor || aliases.isView(op))
+  if (!anyTensor || view)
     return 0;
   StringRef name = atenName(op);
   if (name.empty())
@@ -418,17 +418,25 @@ CostModel::CostModel(const StorageAliasAnalysis &aliases,
                      const HardwareModel &hw) {
   GraphOp graph = aliases.getGraph();
   llvm::DenseMap<Operation *, unsigned> transferOf;
+  llvm::DenseMap<Attribute, bool> elementPricedByTarget;
   double now = 0, toHostFree = 0, toDeviceFree = 0;
   for (Operation &o : graph.getBody().front()) {
     if (auto op = dyn_cast<CallFunctionOp>(o)) {
-      bool guessed = false;
-      std::optional<uint64_t> flops = computeFlops(op, aliases, guessed);
-      if (!flops)
+      bool view = aliases.isView(op);
+      bool byElementCount = false;
+      std::optional<uint64_t> flops = computeFlops(op, view, byElementCount);
+      if (!flops) {
         unknownFlops.push_back(op);
-      else if (guessed)
-        guessedFlops.push_back(op);
+      } else if (byElementCount) {
+        // Whether the element count is a rule depends on the target only.
+        auto [it, inserted] =
+            elementPricedByTarget.try_emplace(op.getTargetAttr(), false);
+        if (inserted)
+          it->second = isElementPriced(op, aliases.getOperatorTable());
+        if (!it->second)
+          guessedFlops.push_back(op);
+      }
       uint64_t f = flops.value_or(0);
-      bool view = f == 0 && aliases.isView(op);
       double seconds =
           std::max(double(f) / hw.flopsPerSecond,
                    double(bytesMoved(op, view)) / hw.hbmBytesPerSecond);

@@ -30,8 +30,10 @@ OperatorTable::OperatorTable(Operation *op) {
     module = op->getParentOfType<ModuleOp>();
   if (!module)
     return;
-  for (SchemaOp entry : module.getOps<SchemaOp>())
+  for (SchemaOp entry : module.getOps<SchemaOp>()) {
     entries[entry.getSymName()] = entry;
+    byTarget[entry.getSymNameAttr()] = entry;
+  }
 }
 
 bool OperatorTable::isRandom(CallFunctionOp op) const {
@@ -148,8 +150,14 @@ void StorageAliasAnalysis::noteWrites(CallFunctionOp op) {
       if (Storage *s = storageOf.lookup(v))
         noteWrite(op, *s);
   };
-  std::optional<SmallVector<unsigned>> written =
-      op.getWrittenOperands(table.lookup(op));
+  auto [known, inserted] = writesNothing.try_emplace(op.getTargetAttr());
+  if (!inserted && known->second)
+    return;
+  SchemaOp entry = table.lookup(op);
+  std::optional<SmallVector<unsigned>> written = op.getWrittenOperands(entry);
+  if (inserted)
+    known->second = entry && written && written->empty() &&
+                    !lookupHiddenWrite(op.getTarget());
   if (!written)
     return markAllTensorOperands();
   for (unsigned i : *written) {

@@ -25,12 +25,16 @@ public:
   explicit OperatorTable(Operation *moduleOrGraph);
   /// The entry for `target`, or null when the table has none.
   SchemaOp lookup(StringRef target) const { return entries.lookup(target); }
-  SchemaOp lookup(CallFunctionOp op) const { return lookup(op.getTarget()); }
+  /// The entry of `op`'s target (a pointer lookup: attributes are uniqued).
+  SchemaOp lookup(CallFunctionOp op) const {
+    return byTarget.lookup(op.getTargetAttr());
+  }
   /// torch.Tag nondeterministic_seeded (an RNG op).
   bool isRandom(CallFunctionOp op) const;
 
 private:
   llvm::StringMap<SchemaOp> entries;
+  llvm::DenseMap<Attribute, SchemaOp> byTarget;
 };
 
 /// One allocation and every value that lives in it.
@@ -114,6 +118,9 @@ private:
   llvm::DenseMap<int64_t, Storage *> byId;
   llvm::DenseMap<Value, Storage *> storageOf;
   llvm::DenseSet<Operation *> writerOps;
+  /// Per target: true when no op of it writes (no write mark, no hidden
+  /// write, not mutable), so noteWrites asks the schema once per target.
+  llvm::DenseMap<Attribute, bool> writesNothing;
   int64_t nextSynthesizedId = -1;
 };
 
