@@ -10,9 +10,9 @@
 // RUN: echo 'module {}' | joint-opt -joint-memory-report 2>&1 | FileCheck %s --check-prefix=NOGRAPH
 
 // FORMAT: for the --format option: Cannot find option named 'xml'!
-// LINK: error: joint-memory-report: link-gbps must be a positive number, got 0
-// TFLOPS: error: joint-memory-report: peak-tflops must be a positive number, got -1
-// HBM: error: joint-memory-report: hbm-gbps must be a positive number, got nan
+// LINK: {{^}}joint-opt: error: joint-memory-report: link-gbps must be a positive number, got 0
+// TFLOPS: {{^}}joint-opt: error: joint-memory-report: peak-tflops must be a positive number, got -1
+// HBM: {{^}}joint-opt: error: joint-memory-report: hbm-gbps must be a positive number, got nan
 // OUTPUT: error: joint-memory-report: cannot write '{{.*}}.missing/report.json':
 // NOGRAPH-NOT: peak
 // NOGRAPH: module {
