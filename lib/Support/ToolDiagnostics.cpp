@@ -1,13 +1,16 @@
 //===- ToolDiagnostics.cpp - Location-less errors as tool errors -*- C++ -*-//
 //
 // The handler behind registerToolDiagnostics: a diagnostic at an UnknownLoc
-// is printed with the tool's name in place of `<unknown>:0`.
+// is printed with the tool's name in place of `<unknown>:0`, once (a
+// per-graph pass checks its options on every graph of the module).
 //
 //===----------------------------------------------------------------------===//
 
 #include "joint/Support/ToolDiagnostics.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "llvm/ADT/StringSet.h"
+#include <memory>
 
 using namespace mlir;
 
@@ -31,14 +34,21 @@ StringRef label(DiagnosticSeverity severity) {
 
 void mlir::joint::registerToolDiagnostics(MLIRContext *context, StringRef tool,
                                           raw_ostream &os) {
+  // Handlers run under the engine's lock: `printed` needs no other.
+  auto printed = std::make_shared<llvm::StringSet<>>();
   context->getDiagEngine().registerHandler(
-      [tool = tool.str(), &os](Diagnostic &diag) -> LogicalResult {
+      [tool = tool.str(), &os, printed](Diagnostic &diag) -> LogicalResult {
         if (!isa<UnknownLoc>(diag.getLocation()))
           return failure();
-        os << tool << ": " << label(diag.getSeverity()) << ": " << diag << "\n";
+        std::string text;
+        llvm::raw_string_ostream ts(text);
+        ts << tool << ": " << label(diag.getSeverity()) << ": " << diag << "\n";
         for (Diagnostic &note : diag.getNotes())
-          os << tool << ": note: " << note << "\n";
-        os.flush();
+          ts << tool << ": note: " << note << "\n";
+        if (printed->insert(text).second) {
+          os << text;
+          os.flush();
+        }
         return success();
       });
 }

@@ -20,8 +20,9 @@ namespace mlir {
 namespace joint {
 
 /// Registers on `context` a handler that prints each diagnostic located at
-/// an UnknownLoc (and its notes) as `<tool>: <severity>: <message>` on `os`;
-/// every other diagnostic goes on to the handlers registered before it.
+/// an UnknownLoc (and its notes) as `<tool>: <severity>: <message>` on `os`,
+/// each distinct text once; every other diagnostic goes on to the handlers
+/// registered before it.
 void registerToolDiagnostics(MLIRContext *context, StringRef tool,
                              raw_ostream &os = llvm::errs());
 
