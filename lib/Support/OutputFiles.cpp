@@ -92,12 +92,19 @@ PassOutputFile::~PassOutputFile() {
     llvm::sys::RemoveFileOnSignal(temporary);
 }
 
-void PassOutputFile::keep() {
-  file->os().flush();
+LogicalResult PassOutputFile::keep(std::string &error) {
+  llvm::raw_fd_ostream &os = file->os();
+  os.flush();
+  if (std::error_code ec = os.error()) {
+    error = ec.message();
+    os.clear_error(); // else the stream aborts the process when it closes
+    return failure();
+  }
   file->keep();
   kept = true;
   if (deferred)
     deferred->add(temporary, target);
+  return success();
 }
 
 std::unique_ptr<PassOutputFile>

@@ -74,7 +74,9 @@ public:
   ~PassOutputFile();
   raw_ostream &os() { return file->os(); }
   /// Flushes; the file is the target's content at commit (deferred) or now.
-  void keep();
+  /// Fails, setting `error` and keeping nothing, when a write failed (a
+  /// full disk).
+  LogicalResult keep(std::string &error);
 
 private:
   std::unique_ptr<llvm::ToolOutputFile> file;

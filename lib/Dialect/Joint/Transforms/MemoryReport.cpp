@@ -426,7 +426,11 @@ void MemoryReport::runOnOperation() {
     return signalPassFailure();
   }
   numUnknownFlops = writer.write(file->os(), graph, mem, aliases);
-  file->keep();
+  if (failed(file->keep(error))) {
+    emitError(graph.getLoc())
+        << "joint-memory-report: cannot write '" << output << "': " << error;
+    return signalPassFailure();
+  }
   markAllAnalysesPreserved();
 }
 
