@@ -1,11 +1,12 @@
 """Run joint-mlir pass pipelines in process (the ``joint_mlir._core`` module).
 
 :func:`run_pipeline` takes a format v1 document (a dict, JSON text, the
-bytes of a ``.json``/``.json.gz`` file, or its path as a ``pathlib.Path``), runs a textual pass pipeline through
-the C++ importer, the registered passes and the C++ exporter, and returns the
-transformed document, the ``joint-memory-report`` as a dict and the remarks.
-The pipeline is a comma-separated list of passes with their options, with
-or without the ``builtin.module(...)`` anchor, e.g.
+bytes of a ``.json``/``.json.gz`` file, or its path as a ``pathlib.Path``),
+runs a textual pass pipeline through the C++ importer, the registered passes
+and the C++ exporter, and returns the transformed document, the
+``joint-memory-report`` as a dict and the remarks. The pipeline is a
+comma-separated list of passes with their options, with or without the
+``builtin.module(...)`` anchor, e.g.
 ``"joint-tag-recompute-policy{mode=full},joint-remat"``; per-graph passes
 nest on each ``joint.graph`` implicitly, as joint-opt's pass flags do
 (:func:`opt_flags` gives those flags; joint-opt's ``--pass-pipeline`` text
@@ -156,7 +157,8 @@ def run_pipeline(document: dict[str, Any] | str | bytes | os.PathLike[str],
 
 def _reject_path_text(text: str) -> None:
     """Raises PipelineError when ``text`` is not JSON but names a file."""
-    if (text.lstrip()[:1] in ("{", "[", "") or len(text) > _MAX_PATH
+    # Length first: a document's text is megabytes, never copied here.
+    if (len(text) > _MAX_PATH or text.lstrip()[:1] in ("{", "[", "")
             or "\n" in text or "\0" in text):
         return
     if os.path.isfile(text):
