@@ -61,7 +61,7 @@ def model_peak_bytes(graph: Path, pipeline: str) -> int | None:
     from joint_mlir.pipeline import opt_flags
 
     args = ["joint-opt", str(graph), *opt_flags(pipeline),
-            "--joint-memory-report", "-o", "/dev/null"]
+            "--joint-memory-report=output=-", "-o", "/dev/null"]
     r = subprocess.run(args, capture_output=True, text=True)
     m = re.search(r"^peak device\s.*\((\d+) B\)", r.stdout, re.M)
     return int(m.group(1)) if m else None

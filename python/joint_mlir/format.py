@@ -7,6 +7,7 @@ and symbols numbered in first-seen order) so committed examples diff cleanly.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
@@ -14,12 +15,17 @@ import math
 import operator
 import os
 import re
+import tempfile
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import torch
 
 from .errors import JointMlirError
+
+# The process umask, read once at import (reading it means setting it).
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 
 if TYPE_CHECKING:
     from .tracer import JointGraph
@@ -603,14 +609,40 @@ def dumps_document(doc: dict[str, Any]) -> str:
 
 
 def write_document(doc: dict[str, Any], path: str) -> None:
+    """Write ``doc`` to ``path`` (gzip when it ends in .gz), whole or not at
+    all: into a temporary next to it, renamed over ``path`` at the end (a
+    path that exists and is no regular file is written in place)."""
     data = dumps_document(doc).encode("ascii")
-    if str(path).endswith(".gz"):
-        with open(path, "wb") as f, gzip.GzipFile(
-                filename="", mode="wb", fileobj=f, mtime=0) as gz:
+    path = os.fspath(path)
+    if os.path.lexists(path) and not (os.path.isfile(path)
+                                      and not os.path.islink(path)):
+        # /dev/null, a pipe, a symbolic link: written in place (a rename
+        # would replace the node itself).
+        with open(path, "wb") as f:
+            _write_bytes(f, data, path)
+        return
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".",
+                               suffix=".tmp",
+                               dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            _write_bytes(f, data, path)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp's 0600 -> open()'s mode
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_bytes(f: Any, data: bytes, path: str) -> None:
+    """``data`` into the open binary file ``f``, gzipped for a .gz path."""
+    if path.endswith(".gz"):
+        with gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0) as gz:
             gz.write(data)
     else:
-        with open(path, "wb") as f:
-            f.write(data)
+        f.write(data)
+
 
 
 def read_document(path: str) -> dict[str, Any]:

@@ -1,21 +1,25 @@
 """Run joint-mlir pass pipelines in process (the ``joint_mlir._core`` module).
 
-:func:`run_pipeline` takes a format v1 document (a dict, JSON text, or the
-bytes of a ``.json``/``.json.gz`` file), runs a textual pass pipeline through
-the C++ importer, the registered passes and the C++ exporter, and returns the
-transformed document, the ``joint-memory-report`` as a dict and the remarks.
-The pipeline is a comma-separated list of passes with their options, with
-or without the ``builtin.module(...)`` anchor, e.g.
+:func:`run_pipeline` takes a format v1 document (a dict, JSON text, the
+bytes of a ``.json``/``.json.gz`` file, or its path as a ``pathlib.Path``),
+runs a textual pass pipeline through the C++ importer, the registered passes
+and the C++ exporter, and returns the transformed document, the
+``joint-memory-report`` as a dict and the remarks. The pipeline is a
+comma-separated list of passes with their options, with or without the
+``builtin.module(...)`` anchor, e.g.
 ``"joint-tag-recompute-policy{mode=full},joint-remat"``; per-graph passes
 nest on each ``joint.graph`` implicitly, as joint-opt's pass flags do
 (:func:`opt_flags` gives those flags; joint-opt's ``--pass-pipeline`` text
-needs the explicit ``builtin.module(joint.graph(...))`` nesting). Nothing is written
-to disk and no process is started; the GIL is released while passes run.
+needs the explicit ``builtin.module(joint.graph(...))`` nesting). No process
+is started and nothing is written to disk except the files the pipeline's
+passes name (``joint-memory-report{output=...}``), which appear only when
+the whole call succeeds; the GIL is released while passes run.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -105,23 +109,42 @@ class PipelineResult:
         return json.loads(self.text)
 
 
-def run_pipeline(document: dict[str, Any] | str | bytes, pipeline: str, *,
-                 report: bool = True, label: str = "",
+# A str this long is document text, never a path (Linux's PATH_MAX).
+_MAX_PATH = 4096
+
+
+def run_pipeline(document: dict[str, Any] | str | bytes | os.PathLike[str],
+                 pipeline: str, *, report: bool = True, label: str = "",
                  filename: str = "<document>") -> PipelineResult:
     """Run ``pipeline`` on ``document`` in process; see the module docstring.
 
-    ``filename`` names the document in diagnostics; ``label`` is the report's
-    label. The returned ``text`` is byte for byte what
-    ``joint-translate --export-joint-json`` writes for joint-opt's output;
-    ``document`` is parsed from it when first read.
+    ``document`` is the graph itself: a dict, the JSON text (str), the bytes
+    of a ``.json`` or ``.json.gz`` file, or an ``os.PathLike``
+    (``pathlib.Path``) naming such a file, which is read. A str is always
+    text, as for ``json.loads``: one that names an existing file raises
+    PipelineError saying to pass the text or a Path. ``filename`` names the
+    document in diagnostics (default: the path of a PathLike, else
+    ``<document>``); ``label`` is the report's label. The returned ``text``
+    is byte for byte what ``joint-translate --export-joint-json`` writes for
+    joint-opt's output; ``document`` is parsed from it when first read.
 
     Raises:
       PipelineError: unknown pass, invalid option, a document the importer
-        rejects, or a pass that fails; carries the diagnostic and node.
+        rejects, a pass that fails (carries the diagnostic and node), or a
+        str that is a file path.
+      OSError: a PathLike that cannot be read.
       ImportError: the extension was not built (``scripts/build``).
     """
     from . import _core
 
+    if isinstance(document, os.PathLike):
+        path = os.fspath(document)
+        with open(path, "rb") as f:
+            document = f.read()
+        if filename == "<document>":
+            filename = path
+    elif isinstance(document, str):
+        _reject_path_text(document)
     if isinstance(document, dict):
         document = json.dumps(document)
     text, report_text, remarks = _core.run_pipeline(
@@ -130,3 +153,16 @@ def run_pipeline(document: dict[str, Any] | str | bytes, pipeline: str, *,
         text=text,
         report=json.loads(report_text) if report_text is not None else None,
         remarks=list(remarks))
+
+
+def _reject_path_text(text: str) -> None:
+    """Raises PipelineError when ``text`` is not JSON but names a file."""
+    # Length first: a document's text is megabytes, never copied here.
+    if (len(text) > _MAX_PATH or text.lstrip()[:1] in ("{", "[", "")
+            or "\n" in text or "\0" in text):
+        return
+    if os.path.isfile(text):
+        raise PipelineError(
+            f"error: the document '{text}' is a file path, not JSON text: "
+            "pass the text (Path(p).read_text()) or the path as a "
+            f"pathlib.Path (run_pipeline(Path({text!r}), ...))")

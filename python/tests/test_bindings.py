@@ -103,6 +103,52 @@ def test_invalid_option_value() -> None:
         ">= 0 (0 means no limit), got -1.00")
 
 
+def test_option_error_names_pass_without_location() -> None:
+    # An option invalid on its own is about the call, not the document.
+    e = _error(MLP.read_text(), "joint-tag-recompute-policy{layer-count=-2}")
+    assert e.diagnostic == ("error: joint-tag-recompute-policy: layer-count "
+                            "must be >= 0, got -2")
+    e = _error(MLP.read_text(), "joint-plan-memory{budget-gb=1 link-gbps=0}")
+    assert e.diagnostic == ("error: joint-plan-memory: link-gbps must be a "
+                            "positive number, got 0.000000e+00")
+
+
+def test_path_document_is_read() -> None:
+    # A pathlib.Path is read (JSON or gzip) and names the file in errors.
+    assert (run_pipeline(MLP, CKPT_FULL).text
+            == run_pipeline(MLP.read_text(), CKPT_FULL).text)
+    e = _error(MLP, "joint-cpu-offload{min-bytes=1}")
+    assert e.diagnostic.startswith(f"{MLP}:1:1: error: joint-tag-cpu-offload "
+                                   "scope=attention: graph @mlp has no "
+                                   "attention module")
+
+
+def test_str_path_is_refused_naming_the_path() -> None:
+    e = _error(str(MLP), CKPT_FULL)
+    assert e.diagnostic == (
+        f"error: the document '{MLP}' is a file path, not JSON text: pass "
+        "the text (Path(p).read_text()) or the path as a pathlib.Path "
+        f"(run_pipeline(Path({str(MLP)!r}), ...))")
+    assert e.node is None
+
+
+def test_missing_path_is_an_os_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no-such.json"):
+        run_pipeline(tmp_path / "no-such.json", CKPT_FULL)
+
+
+def test_report_file_written_only_when_the_call_succeeds(
+        tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    report = f"joint-memory-report{{output={out} format=json}}"
+    # The report pass succeeds, a later pass fails: no file, no temporary.
+    _error(MLP, f"{report},joint-cpu-offload{{min-bytes=1}}")
+    assert list(tmp_path.iterdir()) == []
+    run_pipeline(MLP, f"{report},{CKPT_FULL}", report=False)
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+    assert json.loads(out.read_text())["graph"] == "mlp"
+
+
 def test_malformed_json() -> None:
     e = _error('{"format": "joint-graph", ', CKPT_FULL)
     assert e.diagnostic.startswith("<document>:1:")

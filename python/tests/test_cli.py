@@ -98,6 +98,38 @@ def test_cli_bad_inputs_give_one_line_errors(
     assert not (tmp_path / "g.json").exists()
 
 
+@pytest.mark.parametrize("output, why", [
+    ("missing/g.json", "directory '{d}/missing' does not exist (create it "
+     "first)"),
+    ("", "it is a directory"),
+])
+def test_cli_unwritable_output_is_bad_input(
+        tmp_path: Path, output: str, why: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # Exit 2 with one line naming the path, before any tracing.
+    from joint_mlir.cli import export
+    path = str(tmp_path / output) if output else str(tmp_path)
+    code = export.main(["--model", "mlp", "--no-progress", "-o", path])
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert err == (f"python -m joint_mlir.export: error: cannot write "
+                   f"'{path}': " + why.format(d=tmp_path))
+    assert not (tmp_path / "missing").exists()
+
+
+def test_plot_unwritable_output_is_bad_input(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from joint_mlir.cli import plot
+    report = tmp_path / "r.json"
+    report.write_text("{}")
+    out = tmp_path / "missing" / "m.png"
+    assert plot.main([str(report), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"python -m joint_mlir.plot: error: cannot write '{out}': "
+                   f"directory '{out.parent}' does not exist (create it "
+                   "first)")
+
+
 def test_cli_process_error_is_one_line_without_traceback(tmp_path: Path) -> None:
     p = _run(["--preset", "llama9-1t", "--no-progress", "-o",
               str(tmp_path / "g.json")], tmp_path)

@@ -182,6 +182,30 @@ def test_gzip_roundtrip_is_deterministic(tmp_path: Path) -> None:
     assert read_document(str(a)) == doc
 
 
+def test_write_is_whole_or_nothing(tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # A write that fails midway leaves the old file and no temporary; the
+    # file that appears has open()'s mode, not the temporary's 0600.
+    doc = read_document(str(REPO_ROOT / "examples" / "mlp.json"))
+    out = tmp_path / "g.json.gz"
+    out.write_bytes(b"old")
+
+    def fail(self: Any, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(gzip.GzipFile, "write", fail)
+        with pytest.raises(OSError, match="No space left"):
+            write_document(doc, str(out))
+    assert [p.name for p in tmp_path.iterdir()] == ["g.json.gz"]
+    assert out.read_bytes() == b"old"
+    write_document(doc, str(out))
+    assert read_document(str(out)) == doc
+    plain = tmp_path / "plain.json"
+    plain.touch()
+    assert out.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777
+
+
 def test_reader_rejects_unknown_major_version(tmp_path: Path) -> None:
     doc = read_document(str(REPO_ROOT / "examples" / "mlp.json"))
     doc["version"] = {"major": 2, "minor": 0}

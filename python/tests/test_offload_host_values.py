@@ -53,7 +53,8 @@ def _offload(doc: dict[str, Any], name: str,
     src.write_text(json.dumps(doc))
     out = run_pipeline(src, OFFLOAD, tmp_path)
     report = subprocess.run(
-        [str(tool("joint-opt")), str(out), "--joint-memory-report=format=json",
+        [str(tool("joint-opt")), str(out),
+         "--joint-memory-report=format=json output=-",
          "-o", "/dev/null"], capture_output=True, text=True, check=True)
     return json.loads(out.read_text())["nodes"], json.loads(report.stdout)
 

@@ -1,7 +1,7 @@
 // CostModel FLOP formulas (torch.utils.flop_counter; docs/cost-model.md),
 // seen through joint-memory-report's JSON "cost.flops". Shapes come from the
 // static types here (no facts recorded).
-// RUN: joint-opt %s -split-input-file -joint-memory-report="format=json" -o /dev/null | FileCheck %s
+// RUN: joint-opt %s -split-input-file -joint-memory-report="format=json output=-" -o /dev/null | FileCheck %s
 
 // mm_flop: 2 * M * K * N = 2 * 2 * 3 * 5.
 // CHECK-LABEL: "graph": "mm_is_two_mkn"

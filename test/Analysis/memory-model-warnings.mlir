@@ -1,6 +1,6 @@
 // Facts that make a reported number unreliable are warned about, naming the
 // node; the report is still written.
-// RUN: joint-opt %s -split-input-file -joint-memory-report="format=json" -verify-diagnostics -o /dev/null | FileCheck %s
+// RUN: joint-opt %s -split-input-file -joint-memory-report="format=json output=-" -verify-diagnostics -o /dev/null | FileCheck %s
 
 // A size without trace-time hint (unbacked SymInt) counts as 0 bytes and
 // its op's FLOPs as 0.

@@ -1,7 +1,7 @@
 // MemoryModel: hand-computed liveness, seen through joint-memory-report's
 // JSON. f32 [4, 4] tensors are 64 B; the timeline lists the device bytes
 // live during each op, graph inputs (resident) included.
-// RUN: joint-opt %s -split-input-file -joint-memory-report="format=json" -verify-diagnostics -o /dev/null | FileCheck %s
+// RUN: joint-opt %s -split-input-file -joint-memory-report="format=json output=-" -verify-diagnostics -o /dev/null | FileCheck %s
 
 // A storage is sized by the furthest element any member reaches:
 // (offset + 1 + sum (size_i - 1) * stride_i) * element size. The strided

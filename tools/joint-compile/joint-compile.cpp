@@ -11,8 +11,9 @@
 // file for the host CPU through LLVM's TargetMachine, links it
 // with the system C compiler driver (`cc -shared`), and writes the
 // descriptor `step.so.json` (names, roles, shapes, dtypes of every argument
-// and output). Both files appear only when everything succeeded: they are
-// written to temporary files in the output directory and renamed last.
+// and output). Both files, and any file a pass writes (joint-memory-report's
+// output=), appear only when everything succeeded: they are written to
+// temporary files and renamed last.
 // A successful CPU or CUDA compile is also stored in the step cache that
 // `python -m joint_mlir.run --backend mlir-cpu` reads (`$JOINT_MLIR_CACHE`,
 // default ~/.cache/joint_mlir), under the key python/joint_mlir/mlir_cpu.py
@@ -28,6 +29,8 @@
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/InitAll.h"
+#include "joint/Support/OutputFiles.h"
+#include "joint/Support/ToolDiagnostics.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -585,6 +588,11 @@ int main(int argc, char **argv) {
   context.printOpOnDiagnostic(false); // diagnostics name the node already
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  // Option errors (no location) read `joint-compile: error: <pass>: ...`.
+  joint::registerToolDiagnostics(&context, "joint-compile");
+  // Files the user's passes write, renamed into place after the library.
+  joint::DeferredOutputFiles passOutputs;
+  passOutputs.attach(&context);
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
@@ -738,6 +746,11 @@ int main(int argc, char **argv) {
     return fail(descriptorName + ": " + ec.message());
   }
   library.keep = descriptor.keep = true;
+  if (failed(passOutputs.commit(error))) {
+    llvm::sys::fs::remove(outputFilename);
+    llvm::sys::fs::remove(descriptorName);
+    return fail(error);
+  }
   if (!noCache)
     storeInCache(cacheKey, outputFilename, descriptorName);
   return 0;

@@ -5,12 +5,16 @@
 // main job is one command: joint-opt model.json --joint-... -o out.mlir.
 // --help shows the driver's MLIR options and the joint passes (LLVM's static
 // flags and upstream passes only under --help-hidden), and a bad pass option
-// is one error naming the pass and its options before anything runs.
+// is one error naming the pass and its options before anything runs. Files
+// the passes write (joint-memory-report's output=) appear only when the whole
+// run succeeds, as the -o file does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "joint/InitAll.h"
+#include "joint/Support/OutputFiles.h"
+#include "joint/Support/ToolDiagnostics.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -144,16 +148,22 @@ int main(int argc, char **argv) {
   if (failed(checkPassFlags(args.size(), args.data())))
     return 1;
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
-  if (!config.shouldVerifyDiagnostics()) {
-    // Pass diagnostics on ops imported from JSON quote the node and an
-    // excerpt, not the source line (the pipeline is set up after the
-    // driver's own handler, so this one is asked first).
-    MlirOptMainConfig base = config;
-    config.setPassPipelineSetupFn([base](PassManager &pm) {
+  // Report files go to temporaries, renamed into place after the run.
+  joint::DeferredOutputFiles passOutputs;
+  MlirOptMainConfig base = config;
+  config.setPassPipelineSetupFn([base, &passOutputs](PassManager &pm) {
+    // One context per --split-input-file chunk: attach to each.
+    passOutputs.attach(pm.getContext());
+    if (!base.shouldVerifyDiagnostics()) {
+      // Pass diagnostics on ops imported from JSON quote the node and an
+      // excerpt, not the source line, and option errors (no location) read
+      // `joint-opt: error: <pass>: ...` (the pipeline is set up after the
+      // driver's own handler, so these are asked first).
       joint::registerExcerptDiagnostics(pm.getContext());
-      return base.setupPassPipeline(pm);
-    });
-  }
+      joint::registerToolDiagnostics(pm.getContext(), "joint-opt");
+    }
+    return base.setupPassPipeline(pm);
+  });
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
@@ -194,7 +204,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
-    return 1; // the output file is removed: no partial output
+    return 1; // the output and report files are removed: no partial output
+  if (failed(passOutputs.commit(errorMessage))) {
+    llvm::errs() << "joint-opt: error: " << errorMessage << "\n";
+    return 1;
+  }
   output->keep();
   return 0;
 }

@@ -5,7 +5,9 @@
 // --pass-pipeline syntax joint-opt accepts, with or without the
 // builtin.module(...) anchor), exports the result with the C++ exporter and
 // optionally writes the joint-memory-report as JSON: all in memory, no
-// subprocess, no file, with the GIL released. The input is read in place
+// subprocess, with the GIL released. The only files are those the pipeline's
+// passes write (joint-memory-report's output=), renamed into place only when
+// the whole call succeeds. The input is read in place
 // from the Python bytes or str, and the document comes back as one str.
 // Diagnostics are collected by a handler; on failure they are raised as
 // joint_mlir.PipelineError.
@@ -13,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/InitAll.h"
+#include "joint/Support/OutputFiles.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "joint/Target/JSON/Export.h"
 #include "joint/Target/JSON/Import.h"
@@ -92,6 +95,9 @@ Outcome runPipeline(StringRef document, const std::string &pipeline,
                     const std::string &label) {
   Outcome out;
   MLIRContext context(registry());
+  // Destroyed before `context`: files of a failed call are removed.
+  joint::DeferredOutputFiles passOutputs;
+  passOutputs.attach(&context);
   // A failing op would otherwise attach itself, printed, to its diagnostic:
   // for a graph op that is the whole (200k-op) graph.
   context.printOpOnDiagnostic(false);
@@ -161,6 +167,11 @@ Outcome runPipeline(StringRef document, const std::string &pipeline,
     if (failed(joint::writeMemoryReport(*module, options, reportStream)))
       return out;
     out.report = std::move(json);
+  }
+  std::string error;
+  if (failed(passOutputs.commit(error))) {
+    emitError(UnknownLoc::get(&context)) << error;
+    return out;
   }
   out.ok = true;
   return out;

@@ -6,7 +6,9 @@ Example::
         -o /tmp/llama3-8b.json.gz
 
 User errors (unknown preset, a model without parameters, a non-scalar loss,
-an unsupported input leaf, ...) print one ``error:`` line and exit with 2.
+an unsupported input leaf, an ``-o`` path that cannot be written, ...) print
+one ``error:`` line and exit with 2. ``-o`` is checked before tracing and its
+directory is not created; the file appears only complete.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from ..format import FormatError, graph_stats
 from ..recipes import MODELS, PRESETS, RecipeError, build_recipe
-from . import EXIT_USAGE, OneLineParser
+from . import EXIT_USAGE, OneLineParser, output_path_error
 
 PROG = "python -m joint_mlir.export"
 
@@ -188,6 +190,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # Before tracing, which can take minutes.
+    if why := output_path_error(args.output):
+        sys.stderr.write(f"{PROG}: error: {why}\n")
+        return EXIT_USAGE
     try:
         run(args)
     except (RecipeError, FormatError, ValueError, TypeError) as e:
@@ -195,8 +201,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"{PROG}: error: {msg}\n")
         return EXIT_USAGE
     except OSError as e:
-        sys.stderr.write(f"{PROG}: error: {e}\n")
-        return 1
+        # The output went away or filled the disk while tracing.
+        what = e.strerror or str(e)
+        sys.stderr.write(f"{PROG}: error: cannot write '{args.output}': "
+                         f"{what}\n")
+        return EXIT_USAGE
     except Exception as e:  # noqa: BLE001 - a model library rejected the config
         if os.environ.get("JOINT_MLIR_DEBUG"):
             raise

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JointMlirError
-from . import EXIT_USAGE, OneLineParser
+from . import EXIT_USAGE, OneLineParser, output_path_error
 
 PROG = "python -m joint_mlir.plot"
 REPORT_FORMAT = "joint-memory-report"
@@ -123,6 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="image to write (format from the suffix; default memory.png)")
     parser.add_argument("--title", help="figure title (default: the graph names)")
     args = parser.parse_args(argv)
+    if why := output_path_error(args.output):
+        sys.stderr.write(f"{PROG}: error: {why}\n")
+        return EXIT_USAGE
     try:
         reports = [(p, load_report(p)) for p in args.reports]
     except ReportError as e:

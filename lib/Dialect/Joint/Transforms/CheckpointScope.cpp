@@ -7,7 +7,9 @@
 // region patterns narrowing the selected blocks to their outermost matching
 // modules and exclude patterns pulling subtrees back out (the model-adapter
 // safe regions). All work is per distinct module FQN or module-stack
-// attribute, not per op.
+// attribute, not per op. Errors name the pass and the option: those about
+// the options alone have no location (the driver prints them as its own),
+// those about what the options select in the graph are on the graph.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,9 @@
 using namespace mlir;
 using namespace mlir::joint;
 
+/// The pass that resolves the scope, first in each of its errors.
+static constexpr llvm::StringLiteral kPass = "joint-tag-recompute-policy: ";
+
 StringRef CheckpointScope::findContaining(StringRef fqn,
                                           const llvm::StringSet<> &set) {
   return ModelStructure::findContaining(fqn, set);
@@ -28,11 +33,13 @@ StringRef CheckpointScope::findContaining(StringRef fqn,
 FailureOr<CheckpointScope>
 CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
   CheckpointScope scope;
+  Location commandLine = UnknownLoc::get(graph.getContext());
   if (options.layerCount && *options.layerCount < 0)
-    return emitError(graph.getLoc())
-           << "layer-count must be >= 0, got " << *options.layerCount;
+    return emitError(commandLine)
+           << kPass << "layer-count must be >= 0, got " << *options.layerCount;
   if (options.layerCount && !options.layerIndices.empty())
-    return emitError(graph.getLoc())
+    return emitError(commandLine)
+           << kPass
            << "layer-count and layer-indices are mutually "
               "exclusive; give one of them";
 
@@ -64,7 +71,7 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
     for (int64_t i : options.layerIndices) {
       if (i < 0 || static_cast<size_t>(i) >= numBlocks)
         return emitError(graph.getLoc())
-               << "layer-indices: index " << i
+               << kPass << "layer-indices: index " << i
                << " is out of range; the largest valid index is "
                << numBlocks - 1 << " (" << numBlocks << " blocks)";
       if (seen.insert(i).second)
@@ -99,8 +106,9 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
     llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
     if (!glob) {
       std::string msg = llvm::toString(glob.takeError());
-      return emitError(graph.getLoc())
-             << option << ": invalid glob pattern '" << pattern << "': " << msg;
+      return emitError(commandLine)
+             << kPass << option << ": invalid glob pattern '" << pattern
+             << "': " << msg;
     }
     return std::move(*glob);
   };
@@ -122,9 +130,9 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
         }
       if (!any)
         return emitError(graph.getLoc())
-               << "region-patterns: '" << p << "' matches no module inside the "
-               << selected.size() << " selected blocks (first: '"
-               << selected.front() << "')";
+               << kPass << "region-patterns: '" << p
+               << "' matches no module inside the " << selected.size()
+               << " selected blocks (first: '" << selected.front() << "')";
     }
     for (const auto &m : matched) {
       StringRef fqn = m.getKey();
@@ -145,15 +153,15 @@ CheckpointScope::resolve(GraphOp graph, const CheckpointOptions &options) {
       if (!glob->match(m) || findContaining(m, scope.regions).empty())
         continue;
       if (scope.regions.contains(m))
-        return emitError(graph.getLoc())
-               << "exclude-patterns: '" << p << "' matches the region root '"
-               << m << "'; a region cannot exclude itself";
+        return emitError(graph.getLoc()) << kPass << "exclude-patterns: '" << p
+                                         << "' matches the region root '" << m
+                                         << "'; a region cannot exclude itself";
       scope.excludes.insert(m);
       any = true;
     }
     if (!any)
       return emitError(graph.getLoc())
-             << "exclude-patterns: '" << p
+             << kPass << "exclude-patterns: '" << p
              << "' matches no module inside the selected regions";
   }
   return scope;

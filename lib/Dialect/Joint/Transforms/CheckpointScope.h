@@ -22,8 +22,9 @@ namespace joint {
 
 class CheckpointScope {
 public:
-  /// Resolves the scope of `graph`; emits an error on the graph and returns
-  /// failure for invalid options or when no blocks can be found.
+  /// Resolves the scope of `graph`; emits an error (without location for
+  /// options invalid on their own, else on the graph) and returns failure
+  /// for invalid options or when no blocks can be found.
   static FailureOr<CheckpointScope> resolve(GraphOp graph,
                                             const CheckpointOptions &options);
 

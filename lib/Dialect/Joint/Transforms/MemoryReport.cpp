@@ -2,8 +2,11 @@
 //
 // joint-memory-report: queries the MemoryModel and CostModel analyses and
 // writes one table (text) or one JSON document (same numbers plus the per-op
-// timeline) for the module's joint.graph. It changes nothing; warnings name
-// the nodes whose facts make a number unreliable.
+// timeline) for the module's joint.graph, to stderr by default (stdout stays
+// the IR's, as for upstream's -print-op-stats and --mlir-timing) or to a file
+// that appears only when the driver's whole run succeeds (OutputFiles.h). It
+// changes nothing; warnings name the nodes whose facts make a number
+// unreliable.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,10 +14,9 @@
 #include "joint/Analysis/CostModel.h"
 #include "joint/Analysis/MemoryModel.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
-#include "mlir/Support/FileUtilities.h"
+#include "joint/Support/OutputFiles.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include <cmath>
 
 namespace mlir {
@@ -105,9 +107,12 @@ struct ReportWriter {
   std::string label;
   double peakTflops, hbmGbps, linkGbps;
 
-  /// Validates the options and `graphs`, the joint.graphs of one module: the
-  /// report is one document about exactly one graph. Emits an error at `loc`
-  /// and returns null on bad ones, else returns the graph.
+  /// Validates the options: an error without location (about the command
+  /// line, printed as the driver's own error) naming the pass and option.
+  LogicalResult checkOptions(MLIRContext *context);
+  /// Validates `graphs`, the joint.graphs of one module: the report is one
+  /// document about exactly one graph. Emits an error at `loc` and returns
+  /// null on a bad count, else returns the graph.
   GraphOp checkGraphs(ArrayRef<GraphOp> graphs, Location loc);
   /// Warns about unreliable facts, then writes the report in `format`.
   /// Returns the number of ops whose FLOPs are unknown (a pass statistic).
@@ -115,8 +120,6 @@ struct ReportWriter {
                const StorageAliasAnalysis &aliases);
 
 private:
-  /// Validates the options; emits an error at `loc` and fails on bad ones.
-  LogicalResult checkOptions(Location loc);
   void warnAboutFacts(GraphOp graph, const MemoryModel &mem,
                       const CostModel &cost,
                       ArrayRef<CallFunctionOp> withoutRule);
@@ -133,17 +136,23 @@ private:
 struct MemoryReport : joint::impl::JointMemoryReportBase<MemoryReport> {
   using Base::Base;
 
+  /// Option errors once per run, before any graph.
+  LogicalResult initialize(MLIRContext *context) override {
+    return ReportWriter{format, label, peakTflops, hbmGbps, linkGbps}
+        .checkOptions(context);
+  }
   void runOnOperation() override;
 };
 
-LogicalResult ReportWriter::checkOptions(Location loc) {
+LogicalResult ReportWriter::checkOptions(MLIRContext *context) {
   for (auto [name, value] :
        {std::pair<StringRef, double>{"peak-tflops", peakTflops},
         {"hbm-gbps", hbmGbps},
         {"link-gbps", linkGbps}})
     if (!(value > 0) || !std::isfinite(value))
-      return emitError(loc) << "joint-memory-report: " << name
-                            << " must be a positive number, got " << value;
+      return emitError(UnknownLoc::get(context))
+             << "joint-memory-report: " << name
+             << " must be a positive number, got " << value;
   return success();
 }
 
@@ -363,8 +372,6 @@ void ReportWriter::writeJSON(raw_ostream &os, GraphOp graph,
 }
 
 GraphOp ReportWriter::checkGraphs(ArrayRef<GraphOp> graphs, Location loc) {
-  if (failed(checkOptions(loc)))
-    return nullptr;
   if (graphs.size() != 1) {
     emitError(loc) << "joint-memory-report: expects a module with exactly one "
                       "joint.graph, found "
@@ -405,17 +412,25 @@ void MemoryReport::runOnOperation() {
   numUnknownSize = mem.getUnknownSizeStorages().size();
   numIneffectiveOffloads = mem.getIneffectiveOffloads().size();
 
+  if (output.empty()) {
+    numUnknownFlops = writer.write(llvm::errs(), graph, mem, aliases);
+    llvm::errs().flush();
+    return markAllAnalysesPreserved();
+  }
   std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> file =
-      openOutputFile(output.getValue(), &error);
+  std::unique_ptr<PassOutputFile> file =
+      openPassOutputFile(&getContext(), output.getValue(), error);
   if (!file) {
     emitError(graph.getLoc())
         << "joint-memory-report: cannot write '" << output << "': " << error;
     return signalPassFailure();
   }
   numUnknownFlops = writer.write(file->os(), graph, mem, aliases);
-  file->os().flush();
-  file->keep();
+  if (failed(file->keep(error))) {
+    emitError(graph.getLoc())
+        << "joint-memory-report: cannot write '" << output << "': " << error;
+    return signalPassFailure();
+  }
   markAllAnalysesPreserved();
 }
 
@@ -425,6 +440,8 @@ LogicalResult mlir::joint::writeMemoryReport(
     ModuleOp module, const JointMemoryReportOptions &options, raw_ostream &os) {
   ReportWriter writer{options.format, options.label, options.peakTflops,
                       options.hbmGbps, options.linkGbps};
+  if (failed(writer.checkOptions(module.getContext())))
+    return failure();
   auto graphs = llvm::to_vector(module.getOps<GraphOp>());
   GraphOp graph = writer.checkGraphs(
       graphs, graphs.empty() ? module.getLoc() : graphs.front().getLoc());

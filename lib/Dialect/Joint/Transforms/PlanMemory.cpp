@@ -1283,26 +1283,33 @@ planGraph(ModuleOp module, GraphOp graph, const StorageAliasAnalysis &aliases,
 struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
   using Base::Base;
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    Location loc = module.getLoc();
-    FailureOr<int64_t> budget =
+  /// Option errors once per run, before any graph, without a location (they
+  /// are about the command line; drivers print them as their own errors).
+  LogicalResult initialize(MLIRContext *context) override {
+    Location loc = UnknownLoc::get(context);
+    FailureOr<int64_t> device =
         budgetFrom(loc, "budget", budgetGB, budgetGiB, /*required=*/true);
-    if (failed(budget))
-      return signalPassFailure();
-    FailureOr<int64_t> hostBudget = budgetFrom(
-        loc, "host-budget", hostBudgetGB, hostBudgetGiB, /*required=*/false);
-    if (failed(hostBudget))
-      return signalPassFailure();
+    if (failed(device))
+      return failure();
+    FailureOr<int64_t> host = budgetFrom(loc, "host-budget", hostBudgetGB,
+                                         hostBudgetGiB, /*required=*/false);
+    if (failed(host))
+      return failure();
     for (auto [name, value] :
          {std::pair<StringRef, double>{"peak-tflops", peakTflops},
           {"hbm-gbps", hbmGbps},
           {"link-gbps", linkGbps}})
-      if (!(value > 0) || !std::isfinite(value)) {
-        emitError(loc) << "joint-plan-memory: " << name
-                       << " must be a positive number, got " << value;
-        return signalPassFailure();
-      }
+      if (!(value > 0) || !std::isfinite(value))
+        return emitError(loc) << "joint-plan-memory: " << name
+                              << " must be a positive number, got " << value;
+    budget = *device;
+    hostBudget = *host;
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Location loc = module.getLoc();
     // Module-level: each graph's plan is measured on a clone of the module
     // (the operator table lives there); graphs are planned one by one.
     auto graphs = llvm::to_vector(module.getOps<GraphOp>());
@@ -1322,7 +1329,7 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
       // The plan trades bytes for seconds: name the ops priced by a guess.
       warnOpsWithoutFlopRule(cost.getGuessedFlopOps(), "joint-plan-memory");
       std::unique_ptr<Planner> planner = planGraph(
-          module, graph, aliases, memory, cost, hw, *budget, *hostBudget);
+          module, graph, aliases, memory, cost, hw, budget, hostBudget);
       if (!planner)
         return signalPassFailure();
       planner->write();
@@ -1330,6 +1337,9 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
       numRecomputed += planner->getNumRecomputed();
     }
   }
+
+private:
+  int64_t budget = 0, hostBudget = 0; // bytes, from initialize
 };
 
 } // namespace

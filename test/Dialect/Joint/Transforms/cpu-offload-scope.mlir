@@ -10,7 +10,7 @@
 // RUN: joint-opt %s -split-input-file -joint-cpu-offload="min-bytes=64" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ATTR
 // RUN: joint-opt %s -split-input-file -joint-cpu-offload="min-bytes=64 scope=block" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCKR
 // RUN: joint-opt %s -split-input-file -joint-cpu-offload="min-bytes=64 scope=all" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALLR
-// RUN: joint-opt %s -split-input-file -joint-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=REPORT
+// RUN: joint-opt %s -split-input-file -joint-memory-report="format=json output=-" -o /dev/null | FileCheck %s --check-prefix=REPORT
 
 // ATTR: remark: joint-tag-cpu-offload: 2 op(s) tagged must_cpu_offload: selected 2 of 2 activation(s) in scope=attention, 128 bytes
 // BLOCKR: remark: joint-tag-cpu-offload: 2 op(s) tagged must_cpu_offload: selected 2 of 2 activation(s) in scope=block, 128 bytes; 1 of the last block kept on the device (cost model: their reload cannot hide behind the backward compute before their first reader)

@@ -6,9 +6,9 @@
 // no-checkpointing figure: 512 in the block without checkpointing (relu),
 // 0 with full, 512 with selective (mm saved instead of relu); the loss adds
 // 4 bytes. Before the fix: 516 full and 1028 selective.
-// RUN: joint-opt %s -joint-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=OFF
-// RUN: joint-opt %s -verify-diagnostics -joint-activation-checkpoint=mode=full -joint-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=FULL
-// RUN: joint-opt %s -verify-diagnostics -joint-activation-checkpoint=mode=selective -joint-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=SEL
+// RUN: joint-opt %s -joint-memory-report="format=json output=-" -o /dev/null | FileCheck %s --check-prefix=OFF
+// RUN: joint-opt %s -verify-diagnostics -joint-activation-checkpoint=mode=full -joint-memory-report="format=json output=-" -o /dev/null | FileCheck %s --check-prefix=FULL
+// RUN: joint-opt %s -verify-diagnostics -joint-activation-checkpoint=mode=selective -joint-memory-report="format=json output=-" -o /dev/null | FileCheck %s --check-prefix=SEL
 // RUN: joint-opt %s -verify-diagnostics -joint-activation-checkpoint=mode=selective | FileCheck %s --check-prefix=IR
 
 // OFF: "activation_bytes": 516,

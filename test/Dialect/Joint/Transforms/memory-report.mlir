@@ -2,11 +2,15 @@
 // output file and the label. Hardware options make every op take exactly
 // FLOPs seconds (1 FLOP/s, HBM time negligible) and each 64 B copy
 // 64 / link-rate seconds, so the times below are hand-computed.
-// RUN: joint-opt %s -joint-memory-report="peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=8e-9" -o /dev/null | FileCheck %s --check-prefix=HIDDEN
-// RUN: joint-opt %s -joint-memory-report="peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=2e-9" -o /dev/null | FileCheck %s --check-prefix=EXPOSED
+// RUN: joint-opt %s -joint-memory-report="peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=8e-9 output=-" -o /dev/null | FileCheck %s --check-prefix=HIDDEN
+// RUN: joint-opt %s -joint-memory-report="peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=2e-9 output=-" -o /dev/null | FileCheck %s --check-prefix=EXPOSED
 // RUN: joint-opt %s -joint-memory-report="format=json output=%t.json label=offload-demo" -o /dev/null
 // RUN: FileCheck %s --check-prefix=FILE < %t.json
 // RUN: joint-opt %s -joint-memory-report="output=%t.txt" | FileCheck %s --check-prefix=UNCHANGED
+// By default the report goes to stderr (as upstream's -print-op-stats):
+// stdout is the IR alone, so it pipes into the next joint-opt.
+// RUN: joint-opt %s -joint-memory-report 2>%t.err | joint-opt -joint-memory-report=output=- -o /dev/null | FileCheck %s --check-prefix=PIPED
+// RUN: FileCheck %s --check-prefix=PIPED < %t.err
 
 // Op times (FLOPs): a 128, b 16, c 16, g 0, gb 16, gw 128 = 304 s.
 // 8 B/s: the offload (8 s) runs during b and is hidden by its wait; the
@@ -37,6 +41,9 @@
 // FILE: "exposed_seconds":
 
 // The pass changes nothing: the IR prints back unchanged.
+// PIPED: == joint-memory-report @offload_step
+// PIPED-NEXT: ops           11 (5 forward, 6 backward); backward starts at op 5 'g'
+
 // UNCHANGED: %[[A:.*]] = joint.call_function "aten::mm.default"
 // UNCHANGED-NEXT: ao.offload %[[A]]
 

@@ -14,11 +14,11 @@
 // Below the lowest reachable peak (516 B): one error, no output.
 // RUN: not joint-opt %s -joint-plan-memory="budget-gb=5e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
 
-// MISSING: error: joint-plan-memory: give the device budget as budget-gb (1e9 bytes) or budget-gib (2^30 bytes)
-// BOTH: error: joint-plan-memory: give budget-gb or budget-gib, not both
-// NEGATIVE: error: joint-plan-memory: budget-gb must be a finite number > 0, got -2
-// HOST: error: joint-plan-memory: give host-budget-gb or host-budget-gib, not both
-// LINK: error: joint-plan-memory: link-gbps must be a positive number, got 0
+// MISSING: {{^}}joint-opt: error: joint-plan-memory: give the device budget as budget-gb (1e9 bytes) or budget-gib (2^30 bytes)
+// BOTH: {{^}}joint-opt: error: joint-plan-memory: give budget-gb or budget-gib, not both
+// NEGATIVE: {{^}}joint-opt: error: joint-plan-memory: budget-gb must be a finite number > 0, got -2
+// HOST: {{^}}joint-opt: error: joint-plan-memory: give host-budget-gb or host-budget-gib, not both
+// LINK: {{^}}joint-opt: error: joint-plan-memory: link-gbps must be a positive number, got 0
 // UNKNOWN: joint-opt: error: joint-optimize-memory: no such option 'bogus'; valid options: budget-gb, budget-gib, hbm-gbps, host-budget-gb, host-budget-gib, link-gbps, peak-tflops (joint-opt --help describes them)
 // TWICE: error: 'joint.call_function' op joint-plan-memory plans an untransformed graph, but this graph already holds remat clones; plan the graph before joint-remat / joint-cpu-offload
 // TWICE-OFFLOAD: error: 'ao.offload' op joint-plan-memory plans an untransformed graph, but this graph already holds ao transfers; plan the graph before joint-remat / joint-cpu-offload

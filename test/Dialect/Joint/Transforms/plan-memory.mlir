@@ -17,7 +17,7 @@
 // RUN: joint-opt %s -joint-optimize-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" 2>&1 | FileCheck %s --check-prefix=APPLIED
 // The applied plan peaks where the planner said (516 B at 960 s, full
 // checkpointing: 516 B at 1088 s).
-// RUN: joint-opt %s -joint-optimize-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" -joint-memory-report="peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=REPORT
+// RUN: joint-opt %s -joint-optimize-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" -joint-memory-report="peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15 output=-" -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=REPORT
 // A planned attribute changed by hand (a1 saved -> recomputed) and only the
 // applier re-run: the hand decision is applied as written.
 // RUN: joint-opt %s -joint-plan-memory="budget-gb=6e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" 2>/dev/null \

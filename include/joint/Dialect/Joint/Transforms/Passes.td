@@ -329,7 +329,9 @@ def JointMemoryReport : Pass<"joint-memory-report", "::mlir::joint::GraphOp"> {
     copies, FLOPs with the recompute share, ao transfer bytes and the time
     the compute between each copy and its wait cannot hide, a per-block
     breakdown and (JSON) a per-op timeline. Numbers come from the
-    MemoryModel and CostModel analyses (docs/cost-model.md). Changes
+    MemoryModel and CostModel analyses (docs/cost-model.md). The report goes
+    to stderr unless `output` names a file (`-` is stdout), so the IR on
+    stdout stays clean, as with upstream's `-print-op-stats`. Changes
     nothing, so it can run after any pass of a pipeline:
 
     ```
@@ -346,8 +348,10 @@ def JointMemoryReport : Pass<"joint-memory-report", "::mlir::joint::GraphOp"> {
              clEnumValN(::mlir::joint::ReportFormat::text, "text", "a table"),
              clEnumValN(::mlir::joint::ReportFormat::json, "json",
                         "the same numbers plus the per-op timeline"))}]>,
-    Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to; '-' is stdout">,
+    Option<"output", "output", "std::string", /*default=*/"\"\"",
+           "File to write the report to (default: stderr; '-': stdout); "
+           "joint-opt, joint-compile and run_pipeline create it only if the "
+           "whole run succeeds, a plain PassManager when the pass ends">,
     Option<"label", "label", "std::string", /*default=*/"\"\"",
            "Name of the pipeline that produced the graph, shown in the "
            "report and used as the plot legend">,
