@@ -198,8 +198,13 @@ void ModelStructure::findAttention() {
       add(fqn);
   });
   // Modules that compute attention: the innermost named frame of the op.
+  // Whether a target is SDPA or softmax is decided once per target.
+  llvm::DenseMap<Attribute, bool> attentionTarget;
   for (CallFunctionOp op : graph.getBody().front().getOps<CallFunctionOp>()) {
-    if (!op.isForward() || !(isSdpa(op) || isSoftmax(op)))
+    auto [known, inserted] = attentionTarget.try_emplace(op.getTargetAttr());
+    if (inserted)
+      known->second = isSdpa(op) || isSoftmax(op);
+    if (!known->second || !op.isForward())
       continue;
     ArrayAttr stack = op.getModuleStackAttr();
     if (!stack || stack.empty())

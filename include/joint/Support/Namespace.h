@@ -15,75 +15,67 @@
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/Support/Allocator.h"
-#include "llvm/Support/StringSaver.h"
 
 namespace mlir {
 namespace joint {
 
 class Namespace {
 public:
-  /// Records every node name of `graph`. O(#ops + #arguments); the names
-  /// are not copied (they live in the context's uniqued StringAttrs).
+  explicit Namespace(MLIRContext *context) : context(context) {}
+
+  /// Records every node name of `graph`. O(#ops + #arguments); names are
+  /// kept as the context's uniqued StringAttrs (pointer hashing, no copy).
   void addGraph(GraphOp graph) {
     used.reserve(used.size() + graph.getNumArguments() +
                  2 * graph.getBody().front().getOperations().size());
     for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
       if (DictionaryAttr attrs = graph.getArgAttrDict(i))
         if (auto n = attrs.getAs<StringAttr>("joint.name"))
-          used.insert(n.getValue());
+          used.insert(n);
     for (Operation &op : graph.getBody().front()) {
       if (auto aten = dyn_cast<CallFunctionOp>(op)) {
-        used.insert(aten.getName());
+        used.insert(aten.getNameAttr());
         if (ArrayAttr names = aten.getResultNamesAttr())
           for (Attribute n : names)
-            used.insert(cast<StringAttr>(n).getValue());
+            used.insert(cast<StringAttr>(n));
         continue;
       }
       if (isa_and_nonnull<ao::AODialect>(op.getDialect()))
         if (auto n = op.getAttrOfType<StringAttr>("name"))
-          used.insert(n.getValue());
+          used.insert(n);
     }
   }
-
-  /// Marks `name` as used (copied when new).
-  void add(StringRef name) {
-    if (!used.contains(name))
-      used.insert(saver.save(name));
-  }
-
+  /// Marks `name` as used.
+  void add(StringRef name) { used.insert(StringAttr::get(context, name)); }
   /// `base` when unused, else `base_<i>` for the smallest free i >= 1; the
   /// result is recorded as used.
   std::string newName(const Twine &base) {
     std::string name = base.str();
-    for (unsigned i = 1; used.contains(name); ++i)
+    for (unsigned i = 1; used.contains(StringAttr::get(context, name)); ++i)
       name = (base + "_" + Twine(i)).str();
-    used.insert(saver.save(name));
+    add(name);
     return name;
   }
-
   /// Names `clone` (a copy of `original`: a remat clone or an offload view
   /// replay) `<name><suffix>` and each result `<result name><suffix>`, each
   /// made fresh by newName. Call inside the rewriter's modifyOpInPlace.
   void nameClone(CallFunctionOp clone, CallFunctionOp original,
                  StringRef suffix) {
-    MLIRContext *ctx = clone.getContext();
     clone.setNameAttr(
-        StringAttr::get(ctx, newName(original.getName() + suffix)));
+        StringAttr::get(context, newName(original.getName() + suffix)));
     ArrayAttr results = original.getResultNamesAttr();
     if (!results)
       return;
     SmallVector<Attribute> fresh;
     for (Attribute n : results)
       fresh.push_back(StringAttr::get(
-          ctx, newName(cast<StringAttr>(n).getValue() + suffix)));
-    clone.setResultNamesAttr(ArrayAttr::get(ctx, fresh));
+          context, newName(cast<StringAttr>(n).getValue() + suffix)));
+    clone.setResultNamesAttr(ArrayAttr::get(context, fresh));
   }
 
 private:
-  llvm::DenseSet<StringRef> used;
-  llvm::BumpPtrAllocator allocator;
-  llvm::StringSaver saver{allocator};
+  MLIRContext *context;
+  llvm::DenseSet<StringAttr> used;
 };
 
 } // namespace joint

@@ -259,7 +259,7 @@ private:
   LogicalResult exportAOOp(Operation *op);
 
   GraphOp graph;
-  Namespace usedNames;
+  Namespace usedNames{graph.getContext()};
   DenseMap<Value, std::string> valueNames;
   DenseMap<Value, int64_t> assignedStorage;
   DenseMap<Value, std::string> aoFacts; // facts of each ao result, as text

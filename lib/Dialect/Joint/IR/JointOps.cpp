@@ -219,14 +219,33 @@ LogicalResult GraphOp::verify() {
   return success();
 }
 
+static LogicalResult verifyAgainstSchema(CallFunctionOp op, SchemaOp entry);
+
 LogicalResult GraphOp::verifyRegions() {
   Block &body = getBody().front();
   if (!isa<OutputOp>(body.getTerminator()))
     return emitOpError() << "body must end with joint.output";
-  for (Operation &op : body.without_terminator())
-    if (!isa<CallFunctionOp>(op) &&
-        op.getDialect() == getOperation()->getDialect())
-      return op.emitOpError() << "is not allowed inside joint.graph";
+  // Each call against its schema, the module's schemas indexed once per
+  // graph. Here, not as a SymbolUserOpInterface: MLIR repeats those checks
+  // over the whole module after every nested pass pipeline, also after
+  // passes that change nothing. Only joint.schema ops of the module are
+  // read, which no pass on another graph modifies.
+  llvm::DenseMap<Attribute, SchemaOp> schemas;
+  if (auto module = dyn_cast_or_null<ModuleOp>((*this)->getParentOp()))
+    for (SchemaOp entry : module.getOps<SchemaOp>())
+      schemas.try_emplace(entry.getSymNameAttr(), entry);
+  for (Operation &op : body.without_terminator()) {
+    auto call = dyn_cast<CallFunctionOp>(op);
+    if (!call) {
+      if (op.getDialect() == getOperation()->getDialect())
+        return op.emitOpError() << "is not allowed inside joint.graph";
+      continue;
+    }
+    // The table is optional for hand-written IR.
+    if (SchemaOp entry = schemas.lookup(call.getTargetAttr()))
+      if (failed(verifyAgainstSchema(call, entry)))
+        return failure();
+  }
   return success();
 }
 
@@ -460,41 +479,44 @@ SchemaOp CallFunctionOp::lookupSchema(SymbolTableCollection *tables) {
     // graph's parent: no upward search per call.
     Operation *graph = (*this)->getParentOp();
     Operation *table = graph ? graph->getParentOp() : nullptr;
+    // isa<ModuleOp> first: a class test, where hasTrait is a trait-list
+    // search (the verifier asks this for every op of every graph).
     if (isa_and_nonnull<GraphOp>(graph) && table &&
-        table->hasTrait<OpTrait::SymbolTable>())
+        (isa<ModuleOp>(table) || table->hasTrait<OpTrait::SymbolTable>()))
       return dyn_cast_or_null<SchemaOp>(tables->lookupSymbolIn(table, name));
     return tables->lookupNearestSymbolFrom<SchemaOp>(*this, name);
   }
   return SymbolTable::lookupNearestSymbolFrom<SchemaOp>(*this, name);
 }
 
-LogicalResult CallFunctionOp::verifySymbolUses(SymbolTableCollection &tables) {
-  SchemaOp entry = lookupSchema(&tables);
-  if (!entry)
-    return success(); // The table is optional for hand-written IR.
+/// `op` against its operator-table entry (torch's FunctionSchema): no more
+/// positional arguments than the schema has, kwargs it names, not passed
+/// twice, and its return count. Called by GraphOp::verifyRegions.
+static LogicalResult verifyAgainstSchema(CallFunctionOp op, SchemaOp entry) {
   unsigned numPositional =
-      getArgs() ? getArgsAttr().size()
-                : (getKwargs() ? 0u : static_cast<unsigned>(getNumOperands()));
+      op.getArgs()
+          ? op.getArgsAttr().size()
+          : (op.getKwargs() ? 0u : static_cast<unsigned>(op.getNumOperands()));
   if (numPositional > entry.getNumPositional())
-    return emitNodeError(*this)
+    return emitNodeError(op)
            << "passes " << numPositional
            << " positional arguments but the schema takes at most "
            << entry.getNumPositional();
-  if (DictionaryAttr kwargs = getKwargsAttr())
+  if (DictionaryAttr kwargs = op.getKwargsAttr())
     for (NamedAttribute kw : kwargs) {
       std::optional<unsigned> index = entry.getArgIndex(kw.getName());
       if (!index)
-        return emitNodeError(*this) << "kwarg '" << kw.getName().getValue()
-                                    << "' is not in the schema";
+        return emitNodeError(op) << "kwarg '" << kw.getName().getValue()
+                                 << "' is not in the schema";
       if (*index < numPositional)
-        return emitNodeError(*this)
+        return emitNodeError(op)
                << "argument '" << kw.getName().getValue()
                << "' is passed both positionally and as a kwarg";
     }
   if (!entry.returnsTensorList() &&
-      getNumResults() != entry.getReturns().size())
-    return emitNodeError(*this)
-           << "has " << getNumResults() << " results but the schema returns "
+      op.getNumResults() != entry.getReturns().size())
+    return emitNodeError(op)
+           << "has " << op.getNumResults() << " results but the schema returns "
            << entry.getReturns().size();
   return success();
 }

@@ -114,3 +114,14 @@ bool mlir::joint::isInOpSet(OpSet set, llvm::StringRef target) {
   size_t dot = target.find('.', ns == llvm::StringRef::npos ? 0 : ns + 2);
   return dot != llvm::StringRef::npos && names.contains(target.take_front(dot));
 }
+
+bool OpSetCache::contains(OpSet set, mlir::StringAttr target) {
+  unsigned i = static_cast<unsigned>(set);
+  unsigned &b = bits[target];
+  if (!(b & (1u << (2 * i)))) {
+    b |= 1u << (2 * i);
+    if (isInOpSet(set, target.getValue()))
+      b |= 1u << (2 * i + 1);
+  }
+  return b & (1u << (2 * i + 1));
+}

@@ -228,7 +228,7 @@ OffloadEligibility::resolve(const Storage *s, OffloadTarget &t,
         continue; // ao ops and the terminator (no graph outputs here)
       // Size queries read metadata only; the applier makes backward ones
       // read the forward SymInt (readForwardSizes), so they are no readers.
-      if (isInOpSet(OpSet::SizeQuery, user.getTarget()))
+      if (opSets.contains(OpSet::SizeQuery, user.getTargetAttr()))
         continue;
       if (user.isBackward()) {
         if (!t.firstBackwardUse || user->isBeforeInBlock(t.firstBackwardUse))
@@ -465,7 +465,7 @@ private:
   OffloadApplyOptions options;
   OffloadEligibility &eligibility;
   ModelStructure &model;
-  Namespace names;
+  Namespace names{graph.getContext()};
   int64_t nextStorageId = 0;
   /// Storages in the order their first tagged op appears.
   SmallVector<const Storage *> order;

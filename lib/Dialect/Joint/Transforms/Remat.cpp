@@ -86,7 +86,7 @@ private:
   const StorageAliasAnalysis &aliases;
   MutationFacts mutations;
   RematSummary summary;
-  Namespace names;
+  Namespace names{graph.getContext()};
   llvm::DenseMap<Value, ReloadChain> reloads;
   /// Tagged forward ops some backward op reads (verified recomputable).
   llvm::DenseSet<Operation *> recomputable;
@@ -118,8 +118,9 @@ static bool isRecompute(CallFunctionOp op) {
 
 /// The one tensor a size query reads, or null when `op` is not a query of a
 /// single tensor returning only non-tensors.
-static Value queriedTensor(CallFunctionOp op) {
-  if (!isInOpSet(OpSet::SizeQuery, op.getTarget()) || op->getNumOperands() == 0)
+static Value queriedTensor(CallFunctionOp op, OpSetCache &opSets) {
+  if (!opSets.contains(OpSet::SizeQuery, op.getTargetAttr()) ||
+      op->getNumOperands() == 0)
     return Value();
   Value t = op->getOperand(0);
   if (!isa<RankedTensorType>(t.getType()) ||
@@ -138,10 +139,11 @@ unsigned mlir::joint::readForwardSizes(GraphOp graph) {
   llvm::DenseMap<Key, CallFunctionOp> forwardQueries;
   llvm::DenseMap<Operation *, Operation *> lastHoisted;
   IRRewriter rewriter(graph.getContext());
+  OpSetCache opSets;
   unsigned moved = 0;
   for (CallFunctionOp q :
        llvm::make_early_inc_range(body.getOps<CallFunctionOp>())) {
-    Value t = queriedTensor(q);
+    Value t = queriedTensor(q, opSets);
     if (!t)
       continue;
     if (q.isForward()) {

@@ -72,7 +72,6 @@ def Joint_OutputOp : Joint_Op<"output", [Pure, Terminator, ReturnLike,
 }
 
 def Joint_CallFunctionOp : Joint_Op<"call_function", [
-    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "one aten-level FX call_function node";

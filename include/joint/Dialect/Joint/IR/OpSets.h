@@ -12,7 +12,9 @@
 #ifndef JOINT_DIALECT_JOINT_IR_OPSETS_H
 #define JOINT_DIALECT_JOINT_IR_OPSETS_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir {
@@ -50,6 +52,19 @@ llvm::ArrayRef<OpSetEntry> getOpSetEntries(OpSet set);
 /// True when `target` (`namespace::op.overload`) is in `set`: equal to an
 /// overload entry, or its packet (`namespace::op`) is a packet entry.
 bool isInOpSet(OpSet set, llvm::StringRef target);
+
+/// isInOpSet for a pass that asks about every op of a graph: each distinct
+/// target is classified once (two string hashes per set), later queries are
+/// a pointer lookup on the uniqued target attribute. One per pass run; not
+/// shared between threads.
+class OpSetCache {
+public:
+  bool contains(OpSet set, mlir::StringAttr target);
+
+private:
+  /// Per target: bit 2*i set when known, bit 2*i+1 when in OpSet i.
+  llvm::DenseMap<mlir::Attribute, unsigned> bits;
+};
 
 } // namespace joint
 } // namespace mlir

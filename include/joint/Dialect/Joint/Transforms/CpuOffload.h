@@ -19,6 +19,7 @@
 #include "joint/Analysis/ModelStructure.h"
 #include "joint/Analysis/StorageAliasAnalysis.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
+#include "joint/Dialect/Joint/IR/OpSets.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/AnalysisManager.h"
 #include "llvm/ADT/DenseMap.h"
@@ -123,6 +124,7 @@ private:
   bool accelerator = false;
   /// Per storage, boxed so returned pointers stay valid while the map grows.
   llvm::DenseMap<const Storage *, std::unique_ptr<Resolved>> cache;
+  OpSetCache opSets;
 };
 
 /// Convenience for callers with one op: builds an OffloadEligibility
