@@ -187,6 +187,11 @@ StorageAliasAnalysis::StorageAliasAnalysis(GraphOp graph)
   };
   for (BlockArgument arg : body.getArguments())
     place(arg, getTensorMeta(arg), Value());
+  // Whether some value so far lives outside the storage its recorded id
+  // names (an ao copy or wait, or a result moved by the identity rule).
+  // Until one does, the identity rule below places every result exactly
+  // where its recorded id does, so it is skipped (graphs without transfers).
+  bool displaced = false;
 
   for (Operation &o : body) {
     if (auto aten = dyn_cast<CallFunctionOp>(o)) {
@@ -201,7 +206,7 @@ StorageAliasAnalysis::StorageAliasAnalysis(GraphOp graph)
         // it reads views (or writes) that value, so it lives wherever that
         // value lives now, also after a rewrite moved the value to another
         // allocation (a reload, a recompute clone).
-        if (meta && !aliasOf)
+        if (meta && !aliasOf && displaced)
           for (Value v : aten.getInputs())
             if (std::optional<int64_t> id = getRecordedStorageId(v);
                 id && *id == meta.getStorage() && storageOf.count(v)) {
@@ -216,9 +221,11 @@ StorageAliasAnalysis::StorageAliasAnalysis(GraphOp graph)
     }
     if (auto wait = dyn_cast<ao::WaitTensorOp>(o)) {
       place(wait.getResult(), TensorMetaAttr(), wait.getInput());
+      displaced = true;
       continue;
     }
     if (isa<ao::OffloadOp, ao::ReloadOp>(o)) {
+      displaced = true;
       // A new allocation (host copy / device copy).
       addMember(storageFor(nextSynthesizedId--, o.getResult(0)),
                 o.getResult(0));
