@@ -265,6 +265,18 @@ joint.graph @argument_positional_and_kwarg(%x: tensor<4xf32> {joint.role = #join
 
 // -----
 
+// A call that records its args passes every argument without a default, as
+// the JSON importer requires (torch would fail on it: "aten::mm() is missing
+// value for argument 'mat2'").
+joint.schema @"aten::mm.default" {schema = "aten::mm(Tensor self, Tensor mat2) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">, #joint.arg<name = "mat2", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
+joint.graph @missing_required_argument(%x: tensor<4x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
+  // expected-error @+1 {{'mm' (aten::mm.default): is missing required argument 'mat2' of the schema}}
+  %0 = joint.call_function "aten::mm.default"(%x) {name = "mm", args = [#joint.operand<0>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  joint.output
+}
+
+// -----
+
 joint.schema @"aten::neg.default" {schema = "aten::neg(Tensor self) -> Tensor", arguments = [#joint.arg<name = "self", type = "Tensor">], returns = [#joint.arg<type = "Tensor">]}
 joint.graph @result_count_against_schema(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> () {
   // expected-error @+1 {{has 2 results but the schema returns 1}}

@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -491,7 +492,10 @@ SchemaOp CallFunctionOp::lookupSchema(SymbolTableCollection *tables) {
 
 /// `op` against its operator-table entry (torch's FunctionSchema): no more
 /// positional arguments than the schema has, kwargs it names, not passed
-/// twice, and its return count. Called by GraphOp::verifyRegions.
+/// twice, every argument without a default (and not optional, `T?`) passed
+/// when the op records its args (as the JSON importer requires), and its
+/// return count. Called by
+/// GraphOp::verifyRegions.
 static LogicalResult verifyAgainstSchema(CallFunctionOp op, SchemaOp entry) {
   unsigned numPositional =
       op.getArgs()
@@ -502,6 +506,9 @@ static LogicalResult verifyAgainstSchema(CallFunctionOp op, SchemaOp entry) {
            << "passes " << numPositional
            << " positional arguments but the schema takes at most "
            << entry.getNumPositional();
+  ArrayAttr arguments = entry.getArguments();
+  llvm::BitVector given(arguments.size());
+  given.set(0, std::min<unsigned>(numPositional, arguments.size()));
   if (DictionaryAttr kwargs = op.getKwargsAttr())
     for (NamedAttribute kw : kwargs) {
       std::optional<unsigned> index = entry.getArgIndex(kw.getName());
@@ -512,7 +519,18 @@ static LogicalResult verifyAgainstSchema(CallFunctionOp op, SchemaOp entry) {
         return emitNodeError(op)
                << "argument '" << kw.getName().getValue()
                << "' is passed both positionally and as a kwarg";
+      given.set(*index);
     }
+  // Without recorded args or kwargs (hand-written IR) the operands are the
+  // positional arguments and the rest is unknown, not missing.
+  bool recorded = op.getArgs() || op.getKwargs();
+  for (auto [i, attr] : llvm::enumerate(arguments)) {
+    auto arg = cast<SchemaArgAttr>(attr);
+    if (recorded && !given.test(i) && !arg.getDefaultValue() &&
+        !arg.getType().ends_with("?"))
+      return emitNodeError(op) << "is missing required argument '"
+                               << arg.getName() << "' of the schema";
+  }
   if (!entry.returnsTensorList() &&
       op.getNumResults() != entry.getReturns().size())
     return emitNodeError(op)
