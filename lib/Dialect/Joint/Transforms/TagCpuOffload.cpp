@@ -37,16 +37,10 @@ using namespace mlir::joint;
 /// Bytes per GiB: budget-gib counts in 2^30 bytes.
 static constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
+/// The option spelling of `scope` (OffloadScope's enumerators, in order).
 static StringRef stringifyScope(OffloadScope scope) {
-  switch (scope) {
-  case OffloadScope::attention:
-    return "attention";
-  case OffloadScope::block:
-    return "block";
-  case OffloadScope::all:
-    return "all";
-  }
-  llvm_unreachable("unknown OffloadScope");
+  static constexpr StringLiteral kNames[] = {"attention", "block", "all"};
+  return kNames[static_cast<unsigned>(scope)];
 }
 
 namespace {
