@@ -152,7 +152,7 @@ LogicalResult ReportWriter::checkOptions(MLIRContext *context) {
     if (!(value > 0) || !std::isfinite(value))
       return emitError(UnknownLoc::get(context))
              << "joint-memory-report: " << name
-             << " must be a positive number, got " << value;
+             << " must be a positive number, got " << formatOptionValue(value);
   return success();
 }
 

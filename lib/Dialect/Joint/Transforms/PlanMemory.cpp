@@ -1214,7 +1214,7 @@ static FailureOr<int64_t> budgetFrom(Location loc, StringRef what,
     return emitError(loc) << "joint-plan-memory: " << what << unit
                           << " must be a finite number "
                           << (required ? "> 0" : ">= 0 (0 means no limit)")
-                          << ", got " << value;
+                          << ", got " << formatOptionValue(value);
   return int64_t(
       std::llround(value * (gb.hasValue() ? kBytesPerGB : kBytesPerGiB)));
 }
@@ -1301,7 +1301,8 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
           {"link-gbps", linkGbps}})
       if (!(value > 0) || !std::isfinite(value))
         return emitError(loc) << "joint-plan-memory: " << name
-                              << " must be a positive number, got " << value;
+                              << " must be a positive number, got "
+                              << formatOptionValue(value);
     budget = *device;
     hostBudget = *host;
     return success();

@@ -84,7 +84,7 @@ private:
       return emitError(loc)
              << "joint-tag-cpu-offload: " << budgetName
              << " must be a finite number of GiB >= 0 (0 means no limit), got "
-             << llvm::formatv("{0}", budget).str();
+             << formatOptionValue(budget);
     if (minBytes < 0)
       return emitError(loc)
              << "joint-tag-cpu-offload: min-bytes must be >= 0, got "

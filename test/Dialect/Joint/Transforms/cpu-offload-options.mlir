@@ -15,11 +15,11 @@
 // RUN: not joint-opt %s -joint-cpu-offload="budget-gb=-1" -o %t.mlir
 // RUN: not test -e %t.mlir
 
-// NEGATIVE: {{^}}joint-opt: error: joint-tag-cpu-offload: budget-gib must be a finite number of GiB >= 0 (0 means no limit), got -1.00
-// NEGATIVE-OLD: {{^}}joint-opt: error: joint-tag-cpu-offload: budget-gb must be a finite number of GiB >= 0 (0 means no limit), got -1.00
+// NEGATIVE: {{^}}joint-opt: error: joint-tag-cpu-offload: budget-gib must be a finite number of GiB >= 0 (0 means no limit), got -1{{$}}
+// NEGATIVE-OLD: {{^}}joint-opt: error: joint-tag-cpu-offload: budget-gb must be a finite number of GiB >= 0 (0 means no limit), got -1{{$}}
 // NON-NUMERIC: for the --budget-gib option: 'abc' value invalid for floating point argument!
 // NAN: {{^}}joint-opt: error: joint-tag-cpu-offload: budget-gib must be a finite number of GiB >= 0 (0 means no limit), got nan
-// INF: {{^}}joint-opt: error: joint-tag-cpu-offload: budget-gib must be a finite number of GiB >= 0 (0 means no limit), got INF
+// INF: {{^}}joint-opt: error: joint-tag-cpu-offload: budget-gib must be a finite number of GiB >= 0 (0 means no limit), got inf{{$}}
 // BOTH: {{^}}joint-opt: error: joint-tag-cpu-offload: give budget-gib or its old spelling budget-gb, not both
 // MIN-BYTES: {{^}}joint-opt: error: joint-tag-cpu-offload: min-bytes must be >= 0, got -5
 // MIN-BYTES-TEXT: for the --min-bytes option: '1MiB' value invalid for long argument!

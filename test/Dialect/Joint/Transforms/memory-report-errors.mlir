@@ -13,7 +13,7 @@
 
 // FORMAT: for the --format option: Cannot find option named 'xml'!
 // LINK: {{^}}joint-opt: error: joint-memory-report: link-gbps must be a positive number, got 0
-// TFLOPS: {{^}}joint-opt: error: joint-memory-report: peak-tflops must be a positive number, got -1
+// TFLOPS: {{^}}joint-opt: error: joint-memory-report: peak-tflops must be a positive number, got -1{{$}}
 // HBM: {{^}}joint-opt: error: joint-memory-report: hbm-gbps must be a positive number, got nan
 // OUTPUT: error: joint-memory-report: cannot write '{{.*}}.missing/report.json':
 // FULL: memory-report-errors.mlir:{{[0-9]+}}:1: error: joint-memory-report: cannot write '/dev/full': No space left on device

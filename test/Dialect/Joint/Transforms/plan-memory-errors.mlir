@@ -16,7 +16,7 @@
 
 // MISSING: {{^}}joint-opt: error: joint-plan-memory: give the device budget as budget-gb (1e9 bytes) or budget-gib (2^30 bytes)
 // BOTH: {{^}}joint-opt: error: joint-plan-memory: give budget-gb or budget-gib, not both
-// NEGATIVE: {{^}}joint-opt: error: joint-plan-memory: budget-gb must be a finite number > 0, got -2
+// NEGATIVE: {{^}}joint-opt: error: joint-plan-memory: budget-gb must be a finite number > 0, got -2{{$}}
 // HOST: {{^}}joint-opt: error: joint-plan-memory: give host-budget-gb or host-budget-gib, not both
 // LINK: {{^}}joint-opt: error: joint-plan-memory: link-gbps must be a positive number, got 0
 // UNKNOWN: joint-opt: error: joint-optimize-memory: no such option 'bogus'; valid options: budget-gb, budget-gib, hbm-gbps, host-budget-gb, host-budget-gib, link-gbps, peak-tflops (joint-opt --help describes them)

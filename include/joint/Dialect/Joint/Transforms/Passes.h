@@ -13,7 +13,10 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 #include <functional>
+#include <string>
 
 namespace mlir {
 namespace joint {
@@ -26,6 +29,14 @@ enum class OffloadScope { attention, block, all };
 
 #define GEN_PASS_DECL
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
+
+/// A number option's value as an option error quotes it: `%g`, so -1, 0.5,
+/// 1e+30, inf and nan read as the user would write them.
+inline std::string formatOptionValue(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
+}
 
 /// Writes the joint-memory-report of `module` (one joint.graph) to `os`, in
 /// process: the pass's numbers and warnings, with `options.output` ignored.
