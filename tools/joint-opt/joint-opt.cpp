@@ -7,7 +7,7 @@
 // flags and upstream passes only under --help-hidden), and a bad pass option
 // is one error naming the pass and its options before anything runs. Files
 // the passes write (joint-memory-report's output=) appear only when the whole
-// run succeeds, as the -o file does.
+// run succeeds, as the -o file does, and may not be the input or -o file.
 //
 //===----------------------------------------------------------------------===//
 
@@ -150,6 +150,9 @@ int main(int argc, char **argv) {
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
   // Report files go to temporaries, renamed into place after the run.
   joint::DeferredOutputFiles passOutputs;
+  // A report onto the input or the -o file would replace it at commit.
+  passOutputs.protect(inputFilename, "the input file");
+  passOutputs.protect(outputFilename, "the -o output file");
   MlirOptMainConfig base = config;
   config.setPassPipelineSetupFn([base, &passOutputs](PassManager &pm) {
     // One context per --split-input-file chunk: attach to each.
