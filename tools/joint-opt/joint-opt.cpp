@@ -154,7 +154,10 @@ int main(int argc, char **argv) {
   passOutputs.protect(inputFilename, "the input file");
   passOutputs.protect(outputFilename, "the -o output file");
   MlirOptMainConfig base = config;
-  config.setPassPipelineSetupFn([base, &passOutputs](PassManager &pm) {
+  // The input as its locations name it (set below): pass diagnostics on
+  // stdin input, which no handler can read back from disk, quote it too.
+  std::pair<std::string, StringRef> source;
+  config.setPassPipelineSetupFn([base, &passOutputs, &source](PassManager &pm) {
     // One context per --split-input-file chunk: attach to each.
     passOutputs.attach(pm.getContext());
     if (!base.shouldVerifyDiagnostics()) {
@@ -162,7 +165,8 @@ int main(int argc, char **argv) {
       // excerpt, not the source line, and option errors (no location) read
       // `joint-opt: error: <pass>: ...` (the pipeline is set up after the
       // driver's own handler, so these are asked first).
-      joint::registerExcerptDiagnostics(pm.getContext());
+      joint::registerExcerptDiagnostics(pm.getContext(), source.first,
+                                        source.second);
       joint::registerToolDiagnostics(pm.getContext(), "joint-opt");
     }
     return base.setupPassPipeline(pm);
@@ -175,6 +179,11 @@ int main(int argc, char **argv) {
     llvm::errs() << errorMessage << "\n";
     return 1;
   }
+  // JSON read from stdin, kept for its excerpts until MlirOptMain returns
+  // (a file's text is read back from disk only if a diagnostic needs it);
+  // MLIR text lives as long in the buffer MlirOptMain takes over.
+  std::unique_ptr<llvm::MemoryBuffer> stdinJSON;
+  source = {input->getBufferIdentifier().str(), input->getBuffer()};
   if (joint::isJointJSON(inputFilename, input->getBuffer())) {
     // Import, then hand the module to MlirOptMain as bytecode (locations
     // included), so every opt flag works on JSON input unchanged.
@@ -197,6 +206,11 @@ int main(int argc, char **argv) {
       return 1;
     // A distinct buffer name: diagnostics locate ops in the JSON file, whose
     // lines the handler then reads from disk, not in these bytes.
+    source = {};
+    if (inputFilename == "-") {
+      stdinJSON = std::move(input);
+      source = {inputFilename, stdinJSON->getBuffer()};
+    }
     input = llvm::MemoryBuffer::getMemBufferCopy(
         bytes, "<bytecode imported from " + inputFilename + ">");
   }
