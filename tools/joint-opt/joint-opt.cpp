@@ -176,7 +176,7 @@ int main(int argc, char **argv) {
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(inputFilename, &errorMessage);
   if (!input) {
-    llvm::errs() << errorMessage << "\n";
+    llvm::errs() << "joint-opt: error: " << errorMessage << "\n";
     return 1;
   }
   // JSON read from stdin, kept for its excerpts until MlirOptMain returns
@@ -217,10 +217,23 @@ int main(int argc, char **argv) {
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &errorMessage);
   if (!output) {
-    llvm::errs() << errorMessage << "\n";
+    llvm::errs() << "joint-opt: error: " << errorMessage << "\n";
     return 1;
   }
-  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+  LogicalResult result =
+      MlirOptMain(output->os(), std::move(input), registry, config);
+  // A write that failed (a full disk) is an error naming the file, not the
+  // stream's abort when it closes; the reports then stay unwritten too.
+  llvm::raw_fd_ostream &os = output->os();
+  os.flush();
+  if (std::error_code ec = os.error()) {
+    os.clear_error();
+    llvm::errs() << "joint-opt: error: cannot write '"
+                 << (outputFilename == "-" ? "<stdout>" : outputFilename)
+                 << "': " << ec.message() << "\n";
+    return 1;
+  }
+  if (failed(result))
     return 1; // the output and report files are removed: no partial output
   if (failed(passOutputs.commit(errorMessage))) {
     llvm::errs() << "joint-opt: error: " << errorMessage << "\n";
