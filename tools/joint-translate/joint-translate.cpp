@@ -11,8 +11,13 @@
 
 #include "joint/Target/JSON/Export.h"
 #include "joint/Target/JSON/Import.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -22,9 +27,21 @@
 
 namespace {
 
+/// Whether the option `-name` (given without `=value`) takes the next
+/// argument as its value: a registered option that requires a value, or one
+/// of the driver's own that mlirTranslateMain registers only when it runs.
+bool takesValue(llvm::StringRef name) {
+  if (name == "o" || name == "output-split-marker" ||
+      name == "input-split-marker")
+    return true;
+  llvm::cl::Option *option = llvm::cl::getRegisteredOptions().lookup(name);
+  return option && option->getValueExpectedFlag() == llvm::cl::ValueRequired;
+}
+
 /// The input and output files a command line names ("-": stdin, stdout),
-/// found as mlir-translate's parser finds them: the first argument not
-/// starting with '-' (or every one after `--`), and `-o FILE` / `-o=FILE`.
+/// found as llvm::cl finds them: the first argument not starting with '-'
+/// that is no option's value (every one after `--`), and `-o FILE` /
+/// `-o=FILE`.
 struct Files {
   llvm::StringRef input = "-", output = "-";
   bool exporting = false;
@@ -46,6 +63,10 @@ Files findFiles(int argc, char **argv) {
     } else if (!inputsOnly &&
                (arg.consume_front("-o=") || arg.consume_front("--o="))) {
       files.output = arg;
+    } else if (!inputsOnly && arg.size() > 1 && arg.starts_with("-") &&
+               !arg.contains('=') &&
+               takesValue(arg.drop_while([](char c) { return c == '-'; }))) {
+      ++i; // the option's value
     } else if ((inputsOnly || !arg.starts_with("-") || arg == "-") &&
                !inputSeen) {
       files.input = arg;
@@ -126,6 +147,12 @@ bool rejectJSONInputForExport(const Files &files) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // The options mlirTranslateMain registers (idempotent), so that their
+  // values are not taken for the input file.
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerTranslationCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
   Files files = findFiles(argc, argv);
   if (rejectUnusableFiles(files) || rejectJSONInputForExport(files))
     return 1;
