@@ -5,7 +5,9 @@
 // created next to the target (so that the rename at commit stays on one
 // file system and is atomic), renamed at commit, removed otherwise. Targets
 // that are not regular files (/dev/null, a pipe, a symbolic link) are written
-// in place, as a rename would replace the node itself.
+// in place, as a rename would replace the node itself. A target that is a
+// file the driver protects (its input, its -o) is refused before anything
+// is created.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 
 using namespace mlir;
@@ -29,6 +32,31 @@ struct Registry {
 Registry &registry() {
   static Registry instance;
   return instance;
+}
+
+/// `path` absolute, without `.`/`..`, its directory's symbolic links
+/// resolved when the directory exists (the file itself may not yet).
+std::string normalizedPath(StringRef path) {
+  SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+  SmallString<256> real;
+  if (llvm::sys::fs::real_path(llvm::sys::path::parent_path(absolute), real))
+    return absolute.str().str();
+  llvm::sys::path::append(real, llvm::sys::path::filename(absolute));
+  return real.str().str();
+}
+
+/// Whether writing `a` would replace the regular file `b` (or the reverse).
+bool isSameFile(StringRef a, StringRef b) {
+  bool existsA = llvm::sys::fs::exists(a), existsB = llvm::sys::fs::exists(b);
+  if (existsA != existsB)
+    return false;
+  if (!existsA)
+    return normalizedPath(a) == normalizedPath(b);
+  bool same = false;
+  return llvm::sys::fs::is_regular_file(a) &&
+         !llvm::sys::fs::equivalent(a, b, same) && same;
 }
 
 } // namespace
@@ -55,6 +83,21 @@ DeferredOutputFiles *DeferredOutputFiles::lookup(MLIRContext *context) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   return r.attached.lookup(context);
+}
+
+void DeferredOutputFiles::protect(StringRef path, StringRef role) {
+  if (path.empty() || path == "-")
+    return;
+  std::lock_guard<std::mutex> lock(mutex);
+  protectedPaths.emplace_back(path.str(), role.str());
+}
+
+std::string DeferredOutputFiles::findProtected(StringRef path) {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (auto &[other, role] : protectedPaths)
+    if (isSameFile(path, other))
+      return role + " '" + other + "'";
+  return "";
 }
 
 void DeferredOutputFiles::add(StringRef temporary, StringRef target) {
@@ -112,6 +155,14 @@ mlir::joint::openPassOutputFile(MLIRContext *context, StringRef path,
                                 std::string &error) {
   DeferredOutputFiles *deferred =
       path == "-" ? nullptr : DeferredOutputFiles::lookup(context);
+  if (deferred) {
+    std::string owner = deferred->findProtected(path);
+    if (!owner.empty()) {
+      error = "it is the same file as " + owner +
+              "; write the report to another path";
+      return nullptr;
+    }
+  }
   // Only a regular file (or a new one) is replaced by a rename: a device
   // (/dev/null), pipe or symbolic link is written in place.
   llvm::sys::fs::file_status status;

@@ -130,29 +130,60 @@ def run_pipeline(document: dict[str, Any] | str | bytes | os.PathLike[str],
 
     Raises:
       PipelineError: unknown pass, invalid option, a document the importer
-        rejects, a pass that fails (carries the diagnostic and node), or a
-        str that is a file path.
-      OSError: a PathLike that cannot be read.
+        rejects, a pass that fails (carries the diagnostic and node), a
+        str that is a file path, a PathLike that cannot be read (naming the
+        path; the OSError is its ``__cause__``) or that holds MLIR text, or
+        a pass asked to write the PathLike's file.
+      TypeError: ``document`` is none of dict, str, bytes, os.PathLike.
       ImportError: the extension was not built (``scripts/build``).
     """
     from . import _core
 
+    input_path = ""
     if isinstance(document, os.PathLike):
-        path = os.fspath(document)
-        with open(path, "rb") as f:
-            document = f.read()
+        input_path = os.fspath(document)
+        if isinstance(input_path, bytes):
+            input_path = os.fsdecode(input_path)
+        document = _read_document(input_path)
         if filename == "<document>":
-            filename = path
+            filename = input_path
     elif isinstance(document, str):
         _reject_path_text(document)
+    elif not isinstance(document, (dict, bytes)):
+        raise TypeError(
+            "run_pipeline: document must be a dict (format v1), str (JSON "
+            "text), bytes (JSON or gzip-compressed JSON) or os.PathLike (a "
+            f".json/.json.gz file), not {type(document).__name__}")
     if isinstance(document, dict):
         document = json.dumps(document)
     text, report_text, remarks = _core.run_pipeline(
-        document, pipeline, filename=filename, report=report, label=label)
+        document, pipeline, filename=filename, report=report, label=label,
+        input_path=input_path)
     return PipelineResult(
         text=text,
         report=json.loads(report_text) if report_text is not None else None,
         remarks=list(remarks))
+
+
+def _read_document(path: str) -> bytes:
+    """The bytes of the document file ``path``; PipelineError when it cannot
+    be read or holds MLIR text (run_pipeline reads format v1 JSON)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise PipelineError(
+            f"error: cannot read the document '{path}': "
+            f"{e.strerror or e}") from e
+    head = data[:64].lstrip()
+    if data[:2] != b"\x1f\x8b" and not head.startswith(b"{") and (
+            path.endswith(".mlir") or head.startswith(
+                (b"module", b"joint.graph", b"//", b"#", b'"builtin.module"'))):
+        raise PipelineError(
+            f"error: '{path}' is MLIR text: run_pipeline reads the JSON "
+            "document (format v1, .json or .json.gz); export it first with "
+            "joint-translate --export-joint-json")
+    return data
 
 
 def _reject_path_text(text: str) -> None:

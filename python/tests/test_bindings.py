@@ -132,9 +132,39 @@ def test_str_path_is_refused_naming_the_path() -> None:
     assert e.node is None
 
 
-def test_missing_path_is_an_os_error(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no-such.json"):
-        run_pipeline(tmp_path / "no-such.json", CKPT_FULL)
+def test_unreadable_path_is_a_pipeline_error(tmp_path: Path) -> None:
+    # The package's own error naming the path, the OSError as its cause.
+    missing = tmp_path / "no-such.json"
+    e = _error(missing, CKPT_FULL)
+    assert e.diagnostic == (f"error: cannot read the document '{missing}': "
+                            "No such file or directory")
+    assert isinstance(e.__cause__, FileNotFoundError)
+    e = _error(tmp_path, CKPT_FULL)
+    assert e.diagnostic == (f"error: cannot read the document '{tmp_path}': "
+                            "Is a directory")
+    assert isinstance(e.__cause__, IsADirectoryError)
+
+
+def test_mlir_path_is_refused(tmp_path: Path) -> None:
+    mlir = tmp_path / "g.mlir"
+    mlir.write_text("joint.graph @g() -> () {\n  joint.output\n}\n")
+    e = _error(mlir, "")
+    assert e.diagnostic == (
+        f"error: '{mlir}' is MLIR text: run_pipeline reads the JSON document "
+        "(format v1, .json or .json.gz); export it first with "
+        "joint-translate --export-joint-json")
+
+
+def test_report_onto_the_input_path_is_refused(tmp_path: Path) -> None:
+    doc = tmp_path / "g.json"
+    doc.write_bytes(MLP.read_bytes())
+    e = _error(doc, f"joint-memory-report{{output={tmp_path}/./g.json}}")
+    assert e.diagnostic == (
+        f"{doc}:1:1: error: joint-memory-report: cannot write "
+        f"'{tmp_path}/./g.json': it is the same file as the input file "
+        f"'{doc}'; write the report to another path")
+    assert doc.read_bytes() == MLP.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["g.json"]
 
 
 def test_report_file_written_only_when_the_call_succeeds(
@@ -201,6 +231,13 @@ def test_unencodable_str_document() -> None:
 def test_wrong_document_type() -> None:
     with pytest.raises(TypeError, match="document must be str"):
         core.run_pipeline(42, "")
+    # run_pipeline names every kind it accepts.
+    with pytest.raises(TypeError) as info:
+        run_pipeline(123, "")
+    assert str(info.value) == (
+        "run_pipeline: document must be a dict (format v1), str (JSON text), "
+        "bytes (JSON or gzip-compressed JSON) or os.PathLike (a .json/.json.gz"
+        " file), not int")
 
 
 def test_interpreter_survives_errors() -> None:

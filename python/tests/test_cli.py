@@ -168,9 +168,9 @@ def test_cli_unexpected_library_error_is_one_line(
 
 
 @pytest.mark.parametrize("edit, needle", [
-    (lambda d: d.pop("nodes"), "error: g.json: $: keys ["),
-    (lambda d: d["nodes"][1].pop("target"), "error: g.json: $.nodes[1]"),
-    (lambda d: d.__setitem__("state", 7), "error: g.json: $.state"),
+    (lambda d: d.pop("nodes"), "python -m joint_mlir.run: error: g.json: $: keys ["),
+    (lambda d: d["nodes"][1].pop("target"), "python -m joint_mlir.run: error: g.json: $.nodes[1]"),
+    (lambda d: d.__setitem__("state", 7), "python -m joint_mlir.run: error: g.json: $.state"),
 ])
 def test_run_cli_rejects_a_format_violation_with_one_error(
         tmp_path: Path, edit, needle: str) -> None:

@@ -96,7 +96,7 @@ def test_import_option_loads_unrecorded_libraries(graph: Path,
     p = _run_cli(str(bare))
     assert p.returncode == 2
     assert p.stderr.strip() == (
-        "error: node scaled_tanh: target 'joint_test::scaled_tanh.default' "
+        "python -m joint_mlir.run: error: node scaled_tanh: target 'joint_test::scaled_tanh.default' "
         "does not resolve in the installed torch "
         f"{__import__('torch').__version__}; no module registering it is "
         "recorded: import the library that defines it (python -m "
@@ -107,7 +107,7 @@ def test_import_option_loads_unrecorded_libraries(graph: Path,
     p = _run_cli(str(bare), "--import", "joint_no_such_module")
     assert p.returncode == 2
     assert p.stderr.strip() == (
-        "error: cannot import module 'joint_no_such_module': "
+        "python -m joint_mlir.run: error: cannot import module 'joint_no_such_module': "
         "ModuleNotFoundError: No module named 'joint_no_such_module'")
 
 

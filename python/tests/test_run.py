@@ -254,13 +254,19 @@ def test_cli_compare_exit_codes(tmp_path: Path,
     assert "MISMATCH" in out and "grad head.weight" in out
     assert main([str(path), "--compare", str(other), "--atol", "1e9"]) == 0
     assert main([str(tmp_path / "missing.json")]) == 2
+    assert capsys.readouterr().err == (
+        f"python -m joint_mlir.run: error: cannot read "
+        f"'{tmp_path / 'missing.json'}': No such file or directory\n")
 
 
 def test_cli_compare_of_different_models_is_one_error(
         capsys: pytest.CaptureFixture[str]) -> None:
     llama = next(p for p in EXAMPLES if p.stem == "llama-tiny-fp32")
     mlp = next(p for p in EXAMPLES if p.stem == "mlp")
-    assert main([str(llama), "--compare", str(mlp)]) == 1
+    # Not a mismatch (exit 1): the input cannot be compared (exit 2).
+    assert main([str(llama), "--compare", str(mlp)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
-    assert "are not the same model: model.embed_tokens.weight" in err
+    assert err.startswith(
+        f"python -m joint_mlir.run: error: {llama} and {mlp} are not the "
+        "same model: model.embed_tokens.weight"), err

@@ -593,6 +593,9 @@ int main(int argc, char **argv) {
   // Files the user's passes write, renamed into place after the library.
   joint::DeferredOutputFiles passOutputs;
   passOutputs.attach(&context);
+  passOutputs.protect(inputFilename, "the input file");
+  passOutputs.protect(outputFilename, "the -o library");
+  passOutputs.protect(outputFilename + ".json", "the library's descriptor");
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =

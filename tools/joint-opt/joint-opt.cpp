@@ -7,7 +7,7 @@
 // flags and upstream passes only under --help-hidden), and a bad pass option
 // is one error naming the pass and its options before anything runs. Files
 // the passes write (joint-memory-report's output=) appear only when the whole
-// run succeeds, as the -o file does.
+// run succeeds, as the -o file does, and may not be the input or -o file.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,9 +32,80 @@
 
 using namespace mlir;
 
-/// Builds each `--<pass or pipeline>=<options>` flag once before the run, so
-/// a bad option is one error naming the pass and listing its options (MLIR's
-/// own says only `no such option X`). Arguments after `--` are inputs.
+/// Builds the registered pass or pipeline `name` with `options` alone; on a
+/// bad option prints the one error naming the pass and its options.
+static LogicalResult checkPassOptions(StringRef name, StringRef options) {
+  if (!PassInfo::lookup(name) && !PassPipelineInfo::lookup(name))
+    return success(); // an op anchor, or not ours to judge
+  OpPassManager scratch(ModuleOp::getOperationName(),
+                        OpPassManager::Nesting::Implicit);
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (succeeded(joint::addRegisteredPass(scratch, name, options, os)))
+    return success();
+  llvm::errs() << "joint-opt: error: " << error << "\n";
+  return failure();
+}
+
+/// The end of the bracketed group opening at `text[begin]` (`{` or `(`):
+/// the index of its closing bracket, skipping nested `{}`/`()` and quoted
+/// strings as MLIR's pipeline and option parsers do; npos when unbalanced.
+static size_t findClosing(StringRef text, size_t begin) {
+  SmallVector<char> open;
+  for (size_t i = begin; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"' || c == '\'') {
+      size_t end = text.find(c, i + 1);
+      if (end == StringRef::npos)
+        return StringRef::npos;
+      i = end;
+    } else if (c == '{' || c == '(') {
+      open.push_back(c == '{' ? '}' : ')');
+    } else if (c == '}' || c == ')') {
+      if (open.empty() || open.back() != c)
+        return StringRef::npos;
+      open.pop_back();
+      if (open.empty())
+        return i;
+    }
+  }
+  return StringRef::npos;
+}
+
+/// Checks the options of every registered pass and pipeline in `pipeline`,
+/// a --pass-pipeline text (`anchor(pass{options},...)`, comma-separated,
+/// nested). Text it cannot split is left to MLIR's parser, which then
+/// reports it: only options that MLIR would reject too are errors here.
+static LogicalResult checkPipelineText(StringRef pipeline) {
+  while (!(pipeline = pipeline.ltrim()).empty()) {
+    size_t stop = pipeline.find_first_of("{(,");
+    StringRef name = pipeline.take_front(stop).trim();
+    if (stop == StringRef::npos)
+      return checkPassOptions(name, "");
+    if (pipeline[stop] == ',') {
+      if (failed(checkPassOptions(name, "")))
+        return failure();
+      pipeline = pipeline.drop_front(stop + 1);
+      continue;
+    }
+    size_t close = findClosing(pipeline, stop);
+    if (close == StringRef::npos)
+      return success(); // unbalanced: MLIR's parser says where
+    StringRef inner = pipeline.slice(stop + 1, close);
+    if (failed(pipeline[stop] == '{' ? checkPassOptions(name, inner)
+                                     : checkPipelineText(inner)))
+      return failure();
+    pipeline = pipeline.drop_front(close + 1).ltrim();
+    if (!pipeline.consume_front(",") && !pipeline.empty())
+      return success(); // not a list MLIR accepts: it reports it
+  }
+  return success();
+}
+
+/// Builds each `--<pass or pipeline>=<options>` flag, and each pass of a
+/// `--pass-pipeline` text, once before the run, so a bad option is one error
+/// naming the pass and listing its options (MLIR's own says only `no such
+/// option X`). Arguments after `--` are inputs.
 static LogicalResult checkPassFlags(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
@@ -44,16 +115,15 @@ static LogicalResult checkPassFlags(int argc, char **argv) {
       continue;
     arg.consume_front("-");
     auto [name, options] = arg.split('=');
-    if (!PassInfo::lookup(name) && !PassPipelineInfo::lookup(name))
+    if (name == "pass-pipeline") {
+      if (!arg.contains('=') && i + 1 < argc)
+        options = argv[++i];
+      if (failed(checkPipelineText(options)))
+        return failure();
       continue;
-    OpPassManager scratch(ModuleOp::getOperationName(),
-                          OpPassManager::Nesting::Implicit);
-    std::string error;
-    llvm::raw_string_ostream os(error);
-    if (failed(joint::addRegisteredPass(scratch, name, options, os))) {
-      llvm::errs() << "joint-opt: error: " << error << "\n";
-      return failure();
     }
+    if (failed(checkPassOptions(name, options)))
+      return failure();
   }
   return success();
 }
@@ -150,8 +220,14 @@ int main(int argc, char **argv) {
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
   // Report files go to temporaries, renamed into place after the run.
   joint::DeferredOutputFiles passOutputs;
+  // A report onto the input or the -o file would replace it at commit.
+  passOutputs.protect(inputFilename, "the input file");
+  passOutputs.protect(outputFilename, "the -o output file");
   MlirOptMainConfig base = config;
-  config.setPassPipelineSetupFn([base, &passOutputs](PassManager &pm) {
+  // The input as its locations name it (set below): pass diagnostics on
+  // stdin input, which no handler can read back from disk, quote it too.
+  std::pair<std::string, StringRef> source;
+  config.setPassPipelineSetupFn([base, &passOutputs, &source](PassManager &pm) {
     // One context per --split-input-file chunk: attach to each.
     passOutputs.attach(pm.getContext());
     if (!base.shouldVerifyDiagnostics()) {
@@ -159,7 +235,8 @@ int main(int argc, char **argv) {
       // excerpt, not the source line, and option errors (no location) read
       // `joint-opt: error: <pass>: ...` (the pipeline is set up after the
       // driver's own handler, so these are asked first).
-      joint::registerExcerptDiagnostics(pm.getContext());
+      joint::registerExcerptDiagnostics(pm.getContext(), source.first,
+                                        source.second);
       joint::registerToolDiagnostics(pm.getContext(), "joint-opt");
     }
     return base.setupPassPipeline(pm);
@@ -169,9 +246,14 @@ int main(int argc, char **argv) {
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(inputFilename, &errorMessage);
   if (!input) {
-    llvm::errs() << errorMessage << "\n";
+    llvm::errs() << "joint-opt: error: " << errorMessage << "\n";
     return 1;
   }
+  // JSON read from stdin, kept for its excerpts until MlirOptMain returns
+  // (a file's text is read back from disk only if a diagnostic needs it);
+  // MLIR text lives as long in the buffer MlirOptMain takes over.
+  std::unique_ptr<llvm::MemoryBuffer> stdinJSON;
+  source = {input->getBufferIdentifier().str(), input->getBuffer()};
   if (joint::isJointJSON(inputFilename, input->getBuffer())) {
     // Import, then hand the module to MlirOptMain as bytecode (locations
     // included), so every opt flag works on JSON input unchanged.
@@ -194,16 +276,34 @@ int main(int argc, char **argv) {
       return 1;
     // A distinct buffer name: diagnostics locate ops in the JSON file, whose
     // lines the handler then reads from disk, not in these bytes.
+    source = {};
+    if (inputFilename == "-") {
+      stdinJSON = std::move(input);
+      source = {inputFilename, stdinJSON->getBuffer()};
+    }
     input = llvm::MemoryBuffer::getMemBufferCopy(
         bytes, "<bytecode imported from " + inputFilename + ">");
   }
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &errorMessage);
   if (!output) {
-    llvm::errs() << errorMessage << "\n";
+    llvm::errs() << "joint-opt: error: " << errorMessage << "\n";
     return 1;
   }
-  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+  LogicalResult result =
+      MlirOptMain(output->os(), std::move(input), registry, config);
+  // A write that failed (a full disk) is an error naming the file, not the
+  // stream's abort when it closes; the reports then stay unwritten too.
+  llvm::raw_fd_ostream &os = output->os();
+  os.flush();
+  if (std::error_code ec = os.error()) {
+    os.clear_error();
+    llvm::errs() << "joint-opt: error: cannot write '"
+                 << (outputFilename == "-" ? "<stdout>" : outputFilename)
+                 << "': " << ec.message() << "\n";
+    return 1;
+  }
+  if (failed(result))
     return 1; // the output and report files are removed: no partial output
   if (failed(passOutputs.commit(errorMessage))) {
     llvm::errs() << "joint-opt: error: " << errorMessage << "\n";

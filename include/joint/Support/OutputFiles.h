@@ -6,8 +6,11 @@
 // joint_mlir.run_pipeline) the pass writes a temporary next to the target,
 // and the driver renames every temporary into place only when the whole run
 // succeeded, or removes them all: a failing run leaves no report behind, the
-// rule `-o` follows for the IR. Anywhere else (a plain PassManager) the file
-// is written when the pass keeps it.
+// rule `-o` follows for the IR. The driver also protects its own files (the
+// input, -o): a pass asked to write one of them fails naming both, as the
+// rename would replace it. Two passes writing one path: the last wins, as
+// when written directly. Anywhere else (a plain PassManager) the file is
+// written when the pass keeps it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +50,14 @@ public:
 
   /// The object attached to `context`, or null.
   static DeferredOutputFiles *lookup(MLIRContext *context);
+  /// No pass may write `path` ("-" and "" are ignored), described in errors
+  /// as `role` (e.g. "the -o output file"): the driver's input and outputs.
+  void protect(StringRef path, StringRef role);
+  /// "<role> '<path>'" of the protected path that is the same file as
+  /// `path` (llvm::sys::fs::equivalent when both exist, else equal
+  /// normalized real paths), or "" when none is. An existing path that is no
+  /// regular file (/dev/null) is never the same: writing it loses nothing.
+  std::string findProtected(StringRef path);
   /// Records a kept temporary to be renamed onto `target` at commit.
   void add(StringRef temporary, StringRef target);
 
@@ -55,6 +66,7 @@ private:
 
   std::mutex mutex; // passes on several graphs may keep files at once
   SmallVector<std::pair<std::string, std::string>> files;
+  SmallVector<std::pair<std::string, std::string>> protectedPaths; // role
   SmallVector<MLIRContext *> contexts;
 };
 
@@ -89,7 +101,7 @@ private:
 /// path that exists but is not a regular file, e.g. /dev/null or a symbolic
 /// link, are written in place, never deferred). Returns null and sets `error`
 /// when the file (or, deferred, a temporary in its directory) cannot be
-/// created.
+/// created, or when it is a file the driver protects (its input or -o).
 std::unique_ptr<PassOutputFile>
 openPassOutputFile(MLIRContext *context, StringRef path, std::string &error);
 

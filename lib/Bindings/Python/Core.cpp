@@ -90,14 +90,17 @@ std::string render(Location loc, DiagnosticSeverity severity,
 }
 
 /// Imports, runs `pipeline`, exports. Needs no Python object and no GIL.
+/// `inputPath` (may be empty) is the file the document was read from: no
+/// pass may write it.
 Outcome runPipeline(StringRef document, const std::string &pipeline,
                     const std::string &filename, bool report,
-                    const std::string &label) {
+                    const std::string &label, const std::string &inputPath) {
   Outcome out;
   MLIRContext context(registry());
   // Destroyed before `context`: files of a failed call are removed.
   joint::DeferredOutputFiles passOutputs;
   passOutputs.attach(&context);
+  passOutputs.protect(inputPath, "the input file");
   // A failing op would otherwise attach itself, printed, to its diagnostic:
   // for a graph op that is the whole (200k-op) graph.
   context.printOpOnDiagnostic(false);
@@ -223,12 +226,13 @@ StringRef documentBytes(nb::handle document) {
 
 nb::tuple runPipelineBinding(nb::object document, const std::string &pipeline,
                              const std::string &filename, bool report,
-                             const std::string &label) {
+                             const std::string &label,
+                             const std::string &inputPath) {
   StringRef bytes = documentBytes(document);
   Outcome out;
   {
     nb::gil_scoped_release release;
-    out = runPipeline(bytes, pipeline, filename, report, label);
+    out = runPipeline(bytes, pipeline, filename, report, label, inputPath);
   }
   if (!out.ok)
     raisePipelineError(out);
@@ -249,10 +253,12 @@ NB_MODULE(_core, m) {
   m.def("run_pipeline", &runPipelineBinding, nb::arg("document"),
         nb::arg("pipeline"), nb::arg("filename") = "<document>",
         nb::arg("report") = true, nb::arg("label") = "",
+        nb::arg("input_path") = "",
         "Imports a format v1 document (str, or bytes: JSON or gzip), runs "
         "the textual pass pipeline (joint-opt's --pass-pipeline syntax, "
         "e.g. 'joint-tag-recompute-policy{mode=full},joint-remat'; empty runs "
-        "nothing) and exports it. Returns (document JSON text, memory report "
+        "nothing) and exports it. No pass may write input_path (the file the "
+        "document was read from). Returns (document JSON text, memory report "
         "JSON text or None, remarks and warnings as strings). Raises "
         "joint_mlir.PipelineError carrying the diagnostics on any error. The "
         "GIL is released while the passes run.");

@@ -303,9 +303,13 @@ LogicalResult ExcerptDiagnostics::handle(Diagnostic &diag) {
   return success();
 }
 
-void mlir::joint::registerExcerptDiagnostics(MLIRContext *context) {
+void mlir::joint::registerExcerptDiagnostics(MLIRContext *context,
+                                             StringRef filename,
+                                             StringRef text) {
   // The context owns the handler (and so the cached files) until it dies.
   auto state = std::make_shared<ExcerptDiagnostics>();
+  if (!filename.empty())
+    state->addBuffer(filename, text);
   context->getDiagEngine().registerHandler(
       [state](Diagnostic &diag) { return state->handle(diag); });
 }

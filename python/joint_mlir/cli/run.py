@@ -1,6 +1,8 @@
 """``python -m joint_mlir.run``: run one joint-graph step in torch (or a
 compiled backend) and, with ``--compare``, compare it output by output with a
-second document; exit 1 on a mismatch, 2 on bad input.
+second document; exit 1 on a mismatch, 2 on bad input (one
+``python -m joint_mlir.run: error: ...`` line, as the other commands print),
+two documents of different models included: they cannot be compared.
 
 The step itself (materialized state and inputs, the FX interpreter, the
 comparison) is :mod:`joint_mlir.executor`.
@@ -8,7 +10,6 @@ comparison) is :mod:`joint_mlir.executor`.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Any
 
@@ -18,8 +19,24 @@ from ..executor import (BACKENDS, compare, compare_scaled, format_differences,
                         not_bitwise, run)
 from ..format import read_document
 from ..validate import FormatViolation, validate_document
+from . import EXIT_USAGE, OneLineParser
 
 __all__ = ["main"]
+
+PROG = "python -m joint_mlir.run"
+
+
+def _error(message: str) -> int:
+    """Prints ``message`` as the command's one error line; the exit status."""
+    sys.stderr.write(f"{PROG}: error: {message}\n")
+    return EXIT_USAGE
+
+
+def _describe(e: Exception) -> str:
+    """The text of an error; an OSError names its file, without errno."""
+    if isinstance(e, OSError) and e.strerror and e.filename:
+        return f"cannot read '{e.filename}': {e.strerror}"
+    return str(e) or type(e).__name__
 
 
 def _state_mismatch(first: dict[str, Any],
@@ -49,8 +66,8 @@ def _state_mismatch(first: dict[str, Any],
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m joint_mlir.run",
+    p = OneLineParser(
+        prog=PROG,
         description="Run one training step of a joint-graph JSON file in "
         "torch with deterministic seeded state and inputs; with --compare, "
         "run a second file on the same tensors and compare every output "
@@ -126,18 +143,16 @@ def main(argv: list[str] | None = None) -> int:
                       "runs")
             return 0
         mismatch = _state_mismatch(docs[a.graph], docs[a.compare])
-        if mismatch:
-            print(f"error: {a.graph} and {a.compare} are not the same model: "
-                  f"{mismatch}", file=sys.stderr)
-            return 1
+        if mismatch:  # nothing to compare: bad input, not a mismatch
+            return _error(f"{a.graph} and {a.compare} are not the same "
+                          f"model: {mismatch}")
         # mlir-cuda: the torch reference runs on CUDA too (same init).
         ref_device = "cuda" if a.backend == "mlir-cuda" else a.device
         second = run(docs[a.compare], seed=a.seed, device=ref_device,
                      safetensors=a.safetensors, ao_impl=a.ao,
                      imports=a.imports)
     except (OSError, ValueError, RuntimeError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return _error(_describe(e))
     if a.backend == "torch":
         diffs = compare(first, second, rtol=a.rtol, atol=a.atol)
         mode = ("bitwise" if a.rtol is None and a.atol is None

@@ -98,7 +98,12 @@ private:
 
 /// Registers an ExcerptDiagnostics on `context` for the context's lifetime
 /// (tools whose driver owns the context, e.g. joint-opt's pass pipeline).
-void registerExcerptDiagnostics(MLIRContext *context);
+/// `text`, when given, is the source named `filename` (addBuffer: not
+/// copied, it must outlive the context); a source that is no file on disk
+/// (stdin: `<stdin>` for MLIR, `-` for JSON) is quoted only so.
+void registerExcerptDiagnostics(MLIRContext *context,
+                                llvm::StringRef filename = {},
+                                llvm::StringRef text = {});
 
 } // namespace joint
 } // namespace mlir
