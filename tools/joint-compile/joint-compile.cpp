@@ -31,6 +31,7 @@
 #include "joint/InitAll.h"
 #include "joint/Support/OutputFiles.h"
 #include "joint/Support/ToolDiagnostics.h"
+#include "joint/Support/ToolHelp.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -70,44 +71,49 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+/// joint-compile's own options: --help lists these and MLIR's, not LLVM's
+/// code-generation flags (ToolHelp.h).
+static cl::OptionCategory compileCategory("joint-compile options");
+
 static cl::opt<std::string>
     inputFilename(cl::Positional, cl::desc("<graph .json/.json.gz/.mlir>"),
-                  cl::Required);
+                  cl::Required, cl::cat(compileCategory));
 static cl::opt<std::string>
     outputFilename("o",
                    cl::desc("shared library to write; its descriptor goes to "
                             "<output>.json"),
-                   cl::value_desc("step.so"), cl::Required);
+                   cl::value_desc("step.so"), cl::Required,
+                   cl::cat(compileCategory));
 static cl::opt<std::string>
     target("target",
            cl::desc("cpu (the host CPU) or cuda (kernels for an NVIDIA GPU, "
                     "host code linked with libjoint_cuda_runtime)"),
-           cl::init("cpu"));
+           cl::init("cpu"), cl::cat(compileCategory));
 static cl::opt<std::string> userPipeline(
     "pipeline",
     cl::desc("joint passes to run before lowering, as a textual pass list, "
              "e.g. joint-tag-recompute-policy{mode=full},joint-remat"),
-    cl::init(""));
+    cl::init(""), cl::cat(compileCategory));
 static cl::opt<std::string> loweringOptions(
     "lowering-options",
     cl::desc("options of joint-lower-to-cpu (e.g. \"tile-matmuls=false\") "
              "or joint-lower-to-cuda (e.g. \"chip=sm_90 tile-sizes=32,8\")"),
-    cl::init(""));
+    cl::init(""), cl::cat(compileCategory));
 static cl::opt<unsigned> optLevel(
     "O", cl::Prefix,
     cl::desc("LLVM optimization level of the step, 0-3 (default 0: the "
              "fastest compile whose step stays within 3x torch eager on "
              "llama-tiny, bench/lowering; -O1 runs the step ~40x faster)"),
-    cl::init(0));
+    cl::init(0), cl::cat(compileCategory));
 static cl::opt<bool> noCache(
     "no-cache",
     cl::desc("do not store the library in the step cache of `python -m "
              "joint_mlir.run --backend mlir-cpu` ($JOINT_MLIR_CACHE, default "
              "~/.cache/joint_mlir)"),
-    cl::init(false));
+    cl::init(false), cl::cat(compileCategory));
 static cl::opt<std::string>
     ccProgram("cc", cl::desc("C compiler driver that links the library"),
-              cl::init("cc"));
+              cl::init("cc"), cl::cat(compileCategory));
 
 namespace {
 
@@ -556,11 +562,13 @@ static int fail(const std::string &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::StringSet<> staticOptions = joint::getRegisteredOptionNames();
   DialectRegistry registry;
   joint::registerAllDialects(registry);
   joint::registerAllPasses();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
+  joint::hideLibraryOptions(staticOptions, &compileCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "joint-compile: compile a joint graph into a shared library with one C "

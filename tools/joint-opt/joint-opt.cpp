@@ -15,6 +15,7 @@
 #include "joint/InitAll.h"
 #include "joint/Support/OutputFiles.h"
 #include "joint/Support/ToolDiagnostics.h"
+#include "joint/Support/ToolHelp.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -134,18 +135,11 @@ static llvm::cl::Option *passListOption() {
   return llvm::cl::getRegisteredOptions().lookup("joint-remat");
 }
 
-/// Hides from --help the options registered before main (LLVM's libraries
-/// register hundreds of code-generation flags at static initialization)
-/// except the help and version flags, and MLIR's list of all passes, which
-/// printJointPasses replaces. --help-hidden still lists them all.
+/// Hides from --help the options registered before main (ToolHelp.h) and
+/// MLIR's list of all passes, which printJointPasses replaces. --help-hidden
+/// still lists them all.
 static void hideUnrelatedOptions(const llvm::StringSet<> &staticOptions) {
-  for (auto &[name, option] : llvm::cl::getRegisteredOptions())
-    if (staticOptions.contains(name) &&
-        !llvm::is_contained(
-            {"help", "help-list", "help-hidden", "help-list-hidden", "version"},
-            name) &&
-        option->getOptionHiddenFlag() == llvm::cl::NotHidden)
-      option->setHiddenFlag(llvm::cl::Hidden);
+  joint::hideLibraryOptions(staticOptions);
   if (llvm::cl::Option *passes = passListOption())
     passes->setHiddenFlag(llvm::cl::Hidden);
 }
@@ -184,9 +178,7 @@ static void printJointPasses() {
 int main(int argc, char **argv) {
   // Before MLIR registers its options: what remains was registered by
   // static initializers.
-  llvm::StringSet<> staticOptions;
-  for (auto &entry : llvm::cl::getRegisteredOptions())
-    staticOptions.insert(entry.first);
+  llvm::StringSet<> staticOptions = joint::getRegisteredOptionNames();
   DialectRegistry registry;
   joint::registerAllDialects(registry);
   joint::registerAllPasses();

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "joint/Support/ToolHelp.h"
 #include "joint/Target/JSON/Export.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/IR/AsmState.h"
@@ -147,12 +148,15 @@ bool rejectJSONInputForExport(const Files &files) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // --help: the translation options, not LLVM's code-generation flags.
+  llvm::StringSet<> staticOptions = mlir::joint::getRegisteredOptionNames();
   // The options mlirTranslateMain registers (idempotent), so that their
   // values are not taken for the input file.
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerTranslationCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
+  mlir::joint::hideLibraryOptions(staticOptions);
   Files files = findFiles(argc, argv);
   if (rejectUnusableFiles(files) || rejectJSONInputForExport(files))
     return 1;
