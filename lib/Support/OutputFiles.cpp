@@ -47,8 +47,9 @@ std::string normalizedPath(StringRef path) {
   return real.str().str();
 }
 
-/// Whether writing `a` would replace the regular file `b` (or the reverse).
-bool isSameFile(StringRef a, StringRef b) {
+} // namespace
+
+bool joint::isSameFile(StringRef a, StringRef b) {
   bool existsA = llvm::sys::fs::exists(a), existsB = llvm::sys::fs::exists(b);
   if (existsA != existsB)
     return false;
@@ -58,8 +59,6 @@ bool isSameFile(StringRef a, StringRef b) {
   return llvm::sys::fs::is_regular_file(a) &&
          !llvm::sys::fs::equivalent(a, b, same) && same;
 }
-
-} // namespace
 
 DeferredOutputFiles::~DeferredOutputFiles() {
   discard();

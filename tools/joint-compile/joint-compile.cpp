@@ -560,6 +560,37 @@ static int fail(const std::string &message) {
 
 } // namespace
 
+/// Refuses, before compiling, an -o that the library (or its `.json`
+/// descriptor) cannot be renamed onto: a path in a missing directory, an
+/// existing path that is not a regular file (a rename would replace a
+/// device node or symbolic link itself), or the input file.
+static LogicalResult checkOutputPaths(std::string &error) {
+  for (std::string path :
+       {outputFilename.getValue(), outputFilename.getValue() + ".json"}) {
+    SmallString<256> dir(path);
+    llvm::sys::path::remove_filename(dir);
+    if (!dir.empty() && !llvm::sys::fs::is_directory(dir)) {
+      error = "cannot open output file '" + path + "': directory '" +
+              dir.str().str() + "' does not exist";
+      return failure();
+    }
+    llvm::sys::fs::file_status status;
+    if (!llvm::sys::fs::status(path, status, /*Follow=*/false) &&
+        status.type() != llvm::sys::fs::file_type::regular_file) {
+      error = "cannot write '" + path +
+              "': it exists and is not a regular file (the library is "
+              "renamed into place, which would replace it)";
+      return failure();
+    }
+    if (joint::isSameFile(path, inputFilename)) {
+      error = "cannot write '" + path +
+              "': it is the input file; write the library to another path";
+      return failure();
+    }
+  }
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::StringSet<> staticOptions = joint::getRegisteredOptionNames();
@@ -606,6 +637,8 @@ int main(int argc, char **argv) {
   passOutputs.protect(outputFilename + ".json", "the library's descriptor");
 
   std::string error;
+  if (failed(checkOutputPaths(error)))
+    return fail(error);
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(inputFilename, &error);
   if (!input)

@@ -207,6 +207,15 @@ int main(int argc, char **argv) {
     printJointPasses();
     return 0;
   }
+  // -o onto the input would truncate the file the parser reads (mapped:
+  // SIGBUS) and lose it.
+  if (inputFilename != "-" && outputFilename != "-" &&
+      joint::isSameFile(outputFilename, inputFilename)) {
+    llvm::errs() << "joint-opt: error: cannot write '" << outputFilename
+                 << "': it is the input file; write the output to another "
+                    "path\n";
+    return 1;
+  }
   if (failed(checkPassFlags(args.size(), args.data())))
     return 1;
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();

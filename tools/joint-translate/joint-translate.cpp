@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "joint/Support/OutputFiles.h"
 #include "joint/Support/ToolHelp.h"
 #include "joint/Target/JSON/Export.h"
 #include "joint/Target/JSON/Import.h"
@@ -97,6 +98,14 @@ void reportFatalError(void *, const char *reason, bool) {
 /// changing either (an output created here is removed again): an error is
 /// printed in the tool's form and true returned.
 bool rejectUnusableFiles(const Files &files) {
+  // -o onto the input would truncate the file being read (mapped: SIGBUS).
+  if (files.input != "-" && files.output != "-" &&
+      mlir::joint::isSameFile(files.output, files.input)) {
+    llvm::errs() << "joint-translate: error: cannot write '" << files.output
+                 << "': it is the input file; write the output to another "
+                    "path\n";
+    return true;
+  }
   if (files.input != "-") {
     auto buffer = llvm::MemoryBuffer::getFile(files.input, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);

@@ -97,6 +97,10 @@ private:
   bool kept = false;
 };
 
+/// Whether writing `a` would replace the regular file `b` (or the reverse):
+/// llvm::sys::fs::equivalent when both exist, else equal normalized paths.
+bool isSameFile(StringRef a, StringRef b);
+
 /// Opens `path` for a pass running in `context` ("-" is stdout; it, and a
 /// path that exists but is not a regular file, e.g. /dev/null or a symbolic
 /// link, are written in place, never deferred). Returns null and sets `error`
