@@ -570,8 +570,9 @@ static LogicalResult checkOutputPaths(std::string &error) {
     SmallString<256> dir(path);
     llvm::sys::path::remove_filename(dir);
     if (!dir.empty() && !llvm::sys::fs::is_directory(dir)) {
-      error = "cannot open output file '" + path + "': directory '" +
-              dir.str().str() + "' does not exist";
+      error =
+          "cannot open output file '" + path + "': " +
+          std::make_error_code(std::errc::no_such_file_or_directory).message();
       return failure();
     }
     llvm::sys::fs::file_status status;
