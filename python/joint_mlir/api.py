@@ -52,6 +52,7 @@ __all__ = ["OptimizeOptionError", "OptimizedStep", "RetraceError",
            "build_pipeline", "optimize"]
 
 _CHECKPOINT_MODES = ("full", "selective")
+_OFFLOAD_SCOPES = ("attention", "block", "all")
 
 
 class RetraceError(JointMlirError, RuntimeError):
@@ -78,7 +79,7 @@ def _pass(name: str, opts: Mapping[str, Any]) -> str:
 
 
 def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
-                   offload: bool | Mapping[str, Any] | None = None,
+                   offload: bool | str | Mapping[str, Any] | None = None,
                    offload_host_budget_gb: float | None = None,
                    budget_gb: float | None = None,
                    budget_gib: float | None = None,
@@ -94,8 +95,9 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
 
     ``checkpoint``: ``"full"``, ``"selective"`` or a dict of
     ``joint-tag-recompute-policy`` options (``{"mode": "full",
-    "layer-indices": [1]}``). ``offload``: True or a dict of
-    ``joint-cpu-offload`` options (``{"min-bytes": 1024}``).
+    "layer-indices": [1]}``). ``offload``: True, a scope (``"attention"``,
+    ``"block"``, ``"all"``) or a dict of ``joint-cpu-offload`` options
+    (``{"min-bytes": 1024}``).
     ``offload_host_budget_gib``: the offload pass's host (pinned CPU) budget
     in GiB (its ``budget-gib``), not a device budget;
     ``offload_host_budget_gb`` is its old spelling, also GiB. Empty string:
@@ -138,6 +140,18 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
             checkpoint = {"mode": checkpoint}
         parts.append(_pass("joint-tag-recompute-policy", checkpoint))
         tagged = True
+    if isinstance(offload, str):
+        if offload not in _OFFLOAD_SCOPES:
+            raise OptimizeOptionError(f"offload must be True, one of the "
+                                      f"scopes {', '.join(_OFFLOAD_SCOPES)} or "
+                                      f"a dict of joint-cpu-offload options, "
+                                      f"not {offload!r}")
+        offload = {"scope": offload}
+    elif not isinstance(offload, (bool, Mapping, type(None))):
+        raise OptimizeOptionError(f"offload must be True, one of the scopes "
+                                  f"{', '.join(_OFFLOAD_SCOPES)} or a dict of "
+                                  f"joint-cpu-offload options, not "
+                                  f"{offload!r}")
     if host_gib is not None and not offload:
         raise OptimizeOptionError(f"{host_name} needs offload=True")
     if offload:
@@ -346,7 +360,7 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
              example_inputs: Mapping[str, Any], *,
              pipeline: str | None = None,
              checkpoint: str | Mapping[str, Any] | None = None,
-             offload: bool | Mapping[str, Any] | None = None,
+             offload: bool | str | Mapping[str, Any] | None = None,
              offload_host_budget_gb: float | None = None,
              budget_gb: float | None = None,
              budget_gib: float | None = None,
@@ -366,9 +380,9 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
         ``""`` runs the untransformed joint graph. Excludes the next five.
       checkpoint: ``"full"``, ``"selective"`` or a dict of
         ``joint-tag-recompute-policy`` options; adds ``joint-remat``.
-      offload: True or a dict of ``joint-cpu-offload`` options (``scope``:
-        ``attention`` (default), ``block`` or ``all``; ``min-bytes`` defaults
-        to 1 MiB).
+      offload: True, a scope (``"attention"``, ``"block"``, ``"all"``) or a
+        dict of ``joint-cpu-offload`` options (``scope``: ``attention``
+        (default), ``block`` or ``all``; ``min-bytes`` defaults to 1 MiB).
       offload_host_budget_gib: host memory for offloaded activations, GiB
         (the offload pass's ``budget-gib``); ``offload_host_budget_gb`` is
         its old spelling, also GiB.

@@ -89,6 +89,15 @@ def test_build_pipeline() -> None:
     assert build_pipeline() == ""
     with pytest.raises(OptimizeOptionError, match="checkpoint must be one of"):
         build_pipeline(checkpoint="most")
+    # A scope name is short for {"scope": ...}, as checkpoint="full" is for
+    # {"mode": "full"}; any other string was silently scope=attention.
+    assert build_pipeline(offload="block") == "joint-cpu-offload{scope=block}"
+    with pytest.raises(OptimizeOptionError, match=(
+            r"offload must be True, one of the scopes attention, block, all "
+            r"or a dict of joint-cpu-offload options, not 'full'")):
+        build_pipeline(offload="full")
+    with pytest.raises(OptimizeOptionError, match="not 1"):
+        build_pipeline(offload=1)
     # Every bad argument is a JointMlirError (and still a ValueError).
     with pytest.raises(JointMlirError, match="needs offload=True"):
         build_pipeline(offload_host_budget_gb=1)
