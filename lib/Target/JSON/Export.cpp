@@ -498,6 +498,20 @@ LogicalResult Exporter::exportCallFunctionOp(CallFunctionOp op) {
       if (failed(writeValue(args, v, op)))
         return failure();
   } else if (!op.getKwargs()) {
+    // No recorded args (hand-written IR): the operands are the positional
+    // arguments, which must cover the schema's required ones, or the
+    // importer (and torch) refuse the document this writes.
+    if (SchemaOp entry = op.lookupSchema())
+      for (auto [i, attr] : llvm::enumerate(entry.getArguments())) {
+        auto arg = cast<SchemaArgAttr>(attr);
+        if (i >= op.getNumOperands() && !arg.getDefaultValue() &&
+            !arg.getType().ends_with("?"))
+          return op.emitError()
+                 << "node '" << op.getName() << "' (" << op.getTarget()
+                 << ") records no args and its " << op.getNumOperands()
+                 << " operand(s) leave required argument '" << arg.getName()
+                 << "' unset: give it in args or kwargs";
+      }
     for (Value v : op.getInputs())
       writeRef(args, v);
   }
