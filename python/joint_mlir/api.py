@@ -78,6 +78,22 @@ def _pass(name: str, opts: Mapping[str, Any]) -> str:
     return f"{name}{{{_options(opts)}}}" if opts else name
 
 
+def _expand_name(value: Any, param: str, key: str, names: tuple[str, ...],
+                 pass_name: str, *, true_ok: bool) -> Any:
+    """``value`` with a bare name from ``names`` expanded to ``{key: name}``
+    (``checkpoint="full"``, ``offload="block"``); None, a dict (and True
+    where ``true_ok``) pass through. Anything else raises
+    OptimizeOptionError naming the accepted forms."""
+    if isinstance(value, str) and value in names:
+        return {key: value}
+    if value is None or isinstance(value, Mapping) or (
+            true_ok and isinstance(value, bool)):
+        return value
+    forms = (("True, " if true_ok else "") + f"one of {', '.join(names)} or "
+             f"a dict of {pass_name} options")
+    raise OptimizeOptionError(f"{param} must be {forms}, not {value!r}")
+
+
 def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
                    offload: bool | str | Mapping[str, Any] | None = None,
                    offload_host_budget_gb: float | None = None,
@@ -130,28 +146,14 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
                      {name.replace("_", "-"): repr(float(value))})
     parts = []
     tagged = False
+    checkpoint = _expand_name(checkpoint, "checkpoint", "mode",
+                              _CHECKPOINT_MODES, "joint-tag-recompute-policy",
+                              true_ok=False)
+    offload = _expand_name(offload, "offload", "scope", _OFFLOAD_SCOPES,
+                           "joint-cpu-offload", true_ok=True)
     if checkpoint is not None:
-        if isinstance(checkpoint, str):
-            if checkpoint not in _CHECKPOINT_MODES:
-                raise OptimizeOptionError(f"checkpoint must be one of "
-                                 f"{', '.join(_CHECKPOINT_MODES)} or a dict of "
-                                 f"joint-tag-recompute-policy options, not "
-                                 f"{checkpoint!r}")
-            checkpoint = {"mode": checkpoint}
         parts.append(_pass("joint-tag-recompute-policy", checkpoint))
         tagged = True
-    if isinstance(offload, str):
-        if offload not in _OFFLOAD_SCOPES:
-            raise OptimizeOptionError(f"offload must be True, one of the "
-                                      f"scopes {', '.join(_OFFLOAD_SCOPES)} or "
-                                      f"a dict of joint-cpu-offload options, "
-                                      f"not {offload!r}")
-        offload = {"scope": offload}
-    elif not isinstance(offload, (bool, Mapping, type(None))):
-        raise OptimizeOptionError(f"offload must be True, one of the scopes "
-                                  f"{', '.join(_OFFLOAD_SCOPES)} or a dict of "
-                                  f"joint-cpu-offload options, not "
-                                  f"{offload!r}")
     if host_gib is not None and not offload:
         raise OptimizeOptionError(f"{host_name} needs offload=True")
     if offload:

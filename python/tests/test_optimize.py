@@ -93,8 +93,8 @@ def test_build_pipeline() -> None:
     # {"mode": "full"}; any other string was silently scope=attention.
     assert build_pipeline(offload="block") == "joint-cpu-offload{scope=block}"
     with pytest.raises(OptimizeOptionError, match=(
-            r"offload must be True, one of the scopes attention, block, all "
-            r"or a dict of joint-cpu-offload options, not 'full'")):
+            r"offload must be True, one of attention, block, all or a dict "
+            r"of joint-cpu-offload options, not 'full'")):
         build_pipeline(offload="full")
     with pytest.raises(OptimizeOptionError, match="not 1"):
         build_pipeline(offload=1)
