@@ -260,6 +260,8 @@ private:
 
   GraphOp graph;
   Namespace usedNames{graph.getContext()};
+  /// The module's symbol table, built once, for schema lookups.
+  SymbolTableCollection symbolTables;
   DenseMap<Value, std::string> valueNames;
   DenseMap<Value, int64_t> assignedStorage;
   DenseMap<Value, std::string> aoFacts; // facts of each ao result, as text
@@ -501,11 +503,10 @@ LogicalResult Exporter::exportCallFunctionOp(CallFunctionOp op) {
     // No recorded args (hand-written IR): the operands are the positional
     // arguments, which must cover the schema's required ones, or the
     // importer (and torch) refuse the document this writes.
-    if (SchemaOp entry = op.lookupSchema())
+    if (SchemaOp entry = op.lookupSchema(&symbolTables))
       for (auto [i, attr] : llvm::enumerate(entry.getArguments())) {
         auto arg = cast<SchemaArgAttr>(attr);
-        if (i >= op.getNumOperands() && !arg.getDefaultValue() &&
-            !arg.getType().ends_with("?"))
+        if (i >= op.getNumOperands() && arg.isRequired())
           return op.emitError()
                  << "node '" << op.getName() << "' (" << op.getTarget()
                  << ") records no args and its " << op.getNumOperands()

@@ -869,8 +869,7 @@ LogicalResult Importer::checkAgainstSchema(SchemaOp entry, ArrayAttr args,
   }
   for (auto [i, attr] : llvm::enumerate(schema)) {
     auto arg = cast<SchemaArgAttr>(attr);
-    if (!given.test(i) && !arg.getDefaultValue() &&
-        !arg.getType().ends_with("?"))
+    if (!given.test(i) && arg.isRequired())
       return fail(pointer + "/args",
                   "missing required argument '" + arg.getName() + "' of '" +
                       entry.getSymName() + "'",

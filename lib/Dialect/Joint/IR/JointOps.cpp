@@ -526,8 +526,7 @@ static LogicalResult verifyAgainstSchema(CallFunctionOp op, SchemaOp entry) {
   bool recorded = op.getArgs() || op.getKwargs();
   for (auto [i, attr] : llvm::enumerate(arguments)) {
     auto arg = cast<SchemaArgAttr>(attr);
-    if (recorded && !given.test(i) && !arg.getDefaultValue() &&
-        !arg.getType().ends_with("?"))
+    if (recorded && !given.test(i) && arg.isRequired())
       return emitNodeError(op) << "is missing required argument '"
                                << arg.getName() << "' of the schema";
   }

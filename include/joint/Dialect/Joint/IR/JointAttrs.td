@@ -217,6 +217,13 @@ def Joint_SchemaArgAttr : Joint_Attr<"SchemaArg", "arg"> {
     DefaultValuedParameter<"bool", "false">:$write,
     OptionalParameter<"::mlir::StringAttr">:$default_value);
   let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    /// A call must pass this argument: it has no default and is not
+    /// optional (`T?`, None when omitted), as torch's schema matching needs.
+    bool isRequired() const {
+      return !getDefaultValue() && !getType().ends_with("?");
+    }
+  }];
 }
 
 #endif // JOINT_DIALECT_JOINT_IR_JOINTATTRS_TD
