@@ -17,6 +17,7 @@
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
+#include "joint/Transforms/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -50,6 +51,7 @@ inline void registerAllPasses() {
   registerTransformsPasses();
   registerJointPasses();
   registerJointConversionPasses();
+  registerJointBufferPasses();
   registerLowerToCPUPipeline();
   registerLowerToCUDAPipeline();
   registerJointPipelines();

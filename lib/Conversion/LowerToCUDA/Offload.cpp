@@ -11,14 +11,16 @@
 // `memref.alloc`, later a stream-ordered `gpu.alloc` on the compute stream)
 // filled by `joint_ao_reload_into` (H2D on the transfer stream), and its
 // backward wait is `joint_ao_wait` then `joint_ao_release`. Buffers reach the
-// calls as raw pointers of identity-layout memrefs; joint-gpu-device-memory
-// keeps an offloaded source alive until the forward wait.
+// calls as raw pointers of identity-layout memrefs; the offload call is
+// marked joint.reads_until_result_use, so the offloaded source stays alive
+// until the forward wait (BufferLiveness.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeCalls.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
+#include "joint/Transforms/BufferLiveness.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -98,9 +100,11 @@ struct OffloadPass : public joint::impl::JointGPUOffloadBase<OffloadPass> {
           return failure();
         Value src = pointerOf(b, loc, readBuffer(b, loc, offload.getInput()));
         Value node = nodeName(module, b, loc, op);
-        Value handle = func::CallOp::create(b, loc, offloadFn,
-                                            ValueRange{src, *bytes, node})
-                           .getResult(0);
+        auto call = func::CallOp::create(b, loc, offloadFn,
+                                         ValueRange{src, *bytes, node});
+        // The D2H copy reads the source until the forward wait.
+        call->setAttr(joint::kReadsUntilResultUseAttr, b.getUnitAttr());
+        Value handle = call.getResult(0);
         handles[offload.getResult()] = handle;
         dynamicSizes[handle] = std::move(sizes);
         continue;

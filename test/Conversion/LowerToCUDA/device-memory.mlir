@@ -103,13 +103,14 @@ func.func @pointer_uses_keep_buffers(%h: !llvm.ptr, %node: !llvm.ptr) {
 // -----
 
 // An offloaded source stays allocated until the transfer's forward wait,
-// after its last kernel.
+// after its last kernel: the offload call is an asynchronous reader
+// (joint.reads_until_result_use) until the first use of its handle.
 // CHECK-LABEL: func.func @offloaded_source_until_forward_wait(%arg0: i64, %arg1: !llvm.ptr) {
 // CHECK-NEXT: %memref = gpu.alloc  () : memref<8xf32>
 // CHECK-NEXT: %intptr = memref.extract_aligned_pointer_as_index %memref : memref<8xf32> -> index
 // CHECK-NEXT: %0 = arith.index_cast %intptr : index to i64
 // CHECK-NEXT: %1 = llvm.inttoptr %0 : i64 to !llvm.ptr
-// CHECK-NEXT: %2 = call @joint_ao_offload(%1, %arg0, %arg1) : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
+// CHECK-NEXT: %2 = call @joint_ao_offload(%1, %arg0, %arg1) {joint.reads_until_result_use} : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
 // CHECK-NEXT: %memref_0 = gpu.alloc  () : memref<8xf32>
 // CHECK-NEXT: gpu.memcpy  %memref_0, %memref : memref<8xf32>, memref<8xf32>
 // CHECK-NEXT: gpu.dealloc  %memref_0 : memref<8xf32>
@@ -124,7 +125,7 @@ func.func @offloaded_source_until_forward_wait(%bytes: i64, %node: !llvm.ptr) {
   %p = memref.extract_aligned_pointer_as_index %a : memref<8xf32> -> index
   %i = arith.index_cast %p : index to i64
   %ptr = llvm.inttoptr %i : i64 to !llvm.ptr
-  %h = func.call @joint_ao_offload(%ptr, %bytes, %node) : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
+  %h = func.call @joint_ao_offload(%ptr, %bytes, %node) {joint.reads_until_result_use} : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
   %b = memref.alloc() : memref<8xf32>
   memref.copy %a, %b : memref<8xf32> to memref<8xf32>
   %w = func.call @joint_ao_wait(%h) : (!llvm.ptr) -> i32

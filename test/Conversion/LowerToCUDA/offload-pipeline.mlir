@@ -23,7 +23,7 @@
 // CHECK-NEXT: %intptr = memref.extract_aligned_pointer_as_index %memref : memref<4x?xf32> -> index
 // CHECK-NEXT: %7 = arith.index_cast %intptr : index to i64
 // CHECK-NEXT: %8 = llvm.inttoptr %7 : i64 to !llvm.ptr
-// CHECK-NEXT: %9 = call @joint_ao_offload(%8, %6, %1) : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
+// CHECK-NEXT: %9 = call @joint_ao_offload(%8, %6, %1) {joint.reads_until_result_use} : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
 // CHECK-NEXT: %memref_1, %asyncToken_2 = gpu.alloc async [%4] (%dim) : memref<4x?xf32>
 // CHECK-NEXT: %10 = affine.apply #map()[%dim]
 // CHECK-NEXT: %11 = gpu.launch_func async [%asyncToken_2] @joint_entry_kernel_0::@joint_entry_kernel blocks in (%c1, %10, %c1) threads in (%c16, %c16, %c1) args(%c16 : index, %c16 : index, %dim : index, %memref : memref<4x?xf32>, %memref_1 : memref<4x?xf32>)

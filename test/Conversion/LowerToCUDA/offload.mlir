@@ -22,7 +22,7 @@
 // CHECK-NEXT: %4 = arith.index_cast %intptr : index to i64
 // CHECK-NEXT: %5 = llvm.inttoptr %4 : i64 to !llvm.ptr
 // CHECK-NEXT: %6 = llvm.mlir.addressof @__joint_node_0 : !llvm.ptr
-// CHECK-NEXT: %7 = call @joint_ao_offload(%5, %2, %6) : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
+// CHECK-NEXT: %7 = call @joint_ao_offload(%5, %2, %6) {joint.reads_until_result_use} : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
 // CHECK-NEXT: %8 = call @joint_ao_wait(%7) : (!llvm.ptr) -> i32
 // CHECK-NEXT: %alloc = memref.alloc(%dim) : memref<4x?xbf16>
 // CHECK-NEXT: %9 = llvm.mlir.addressof @__joint_node_1 : !llvm.ptr
@@ -63,7 +63,7 @@ func.func @protocol(%x: tensor<4x?xbf16>, %y: tensor<4x?xbf16>) -> tensor<4x?xbf
 // CHECK-NEXT: %3 = arith.index_cast %intptr : index to i64
 // CHECK-NEXT: %4 = llvm.inttoptr %3 : i64 to !llvm.ptr
 // CHECK-NEXT: %5 = llvm.mlir.addressof @__joint_node_0 : !llvm.ptr
-// CHECK-NEXT: %6 = call @joint_ao_offload(%4, %1, %5) : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
+// CHECK-NEXT: %6 = call @joint_ao_offload(%4, %1, %5) {joint.reads_until_result_use} : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
 // CHECK-NEXT: %7 = call @joint_ao_wait(%6) : (!llvm.ptr) -> i32
 // CHECK-NEXT: %8 = call @joint_ao_release(%6) : (!llvm.ptr) -> i32
 // CHECK-NEXT: return

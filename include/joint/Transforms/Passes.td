@@ -1,0 +1,47 @@
+//===- Passes.td - Target-independent passes on buffers --*- tablegen -*-===//
+//
+// Passes on bufferized IR that both lowering pipelines (CPU and CUDA) run:
+// frees at last use, and the check that the stack stays bounded.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_TRANSFORMS_PASSES_TD
+#define JOINT_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def JointFreeAtLastUse : Pass<"joint-free-at-last-use", "::mlir::func::FuncOp"> {
+  let summary = "Move each buffer's free to right after its last use";
+  let description = [{
+    Upstream's ownership-based deallocation frees a buffer at the end of the
+    block that allocated it, so a step holds every temporary until it
+    returns. This pass moves each `memref.dealloc` of a `memref.alloc` of
+    the same block to right after the last op of that block that uses the
+    buffer or any alias of it (views, casts, region results, pointers taken
+    with `memref.extract_aligned_pointer_as_index`, asynchronous readers
+    marked `joint.reads_until_result_use`), so buffers live as long as the
+    memory model assumes (docs/cost-model.md, "Memory model"). A buffer
+    that escapes its block (returned, yielded and used outside) keeps its
+    free where it was. Runs after `buffer-deallocation-pipeline` and
+    `convert-bufferization-to-memref`. Uses `findLastUseInBlock`
+    (include/joint/Transforms/BufferLiveness.h), which
+    `joint-gpu-device-memory` uses too.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def JointCheckBoundedStack
+    : Pass<"joint-check-bounded-stack", "::mlir::ModuleOp"> {
+  let summary = "Refuse stack allocations that grow with loop iterations";
+  let description = [{
+    A `memref.alloca` inside a loop (`LoopLikeOpInterface`) and not inside a
+    `memref.alloca_scope` within that loop takes more stack on every
+    iteration until the function returns; a step with enough iterations
+    overflows the caller's stack. This pass reports the first such alloca
+    (its location and the loop) and fails. The CPU pipeline runs it after
+    `convert-vector-to-scf{full-unroll}`, which leaves no per-tile scratch
+    buffers, so a failure is a bug of the pipeline, not of the graph.
+  }];
+}
+
+#endif // JOINT_TRANSFORMS_PASSES_TD

@@ -1,0 +1,48 @@
+//===- FreeAtLastUse.cpp - Frees right after the last use -------*- C++ -*-===//
+//
+// Implements `joint-free-at-last-use`: every `memref.dealloc` of a buffer
+// allocated in the same block moves to right after the buffer's last use in
+// that block (findLastUseInBlock, alias-aware), instead of the end of the
+// block where ownership-based deallocation puts it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "joint/Transforms/BufferLiveness.h"
+#include "joint/Transforms/Passes.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace joint {
+#define GEN_PASS_DEF_JOINTFREEATLASTUSE
+#include "joint/Transforms/Passes.h.inc"
+} // namespace joint
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+struct FreeAtLastUsePass
+    : joint::impl::JointFreeAtLastUseBase<FreeAtLastUsePass> {
+  void runOnOperation() override {
+    SmallVector<memref::DeallocOp> frees;
+    getOperation().walk([&](memref::DeallocOp op) { frees.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (memref::DeallocOp free : frees) {
+      auto alloc = free.getMemref().getDefiningOp<memref::AllocOp>();
+      Block *block = free->getBlock();
+      if (!alloc || alloc->getBlock() != block)
+        continue;
+      bool escapes = false;
+      Operation *last =
+          joint::findLastUseInBlock(alloc, *block, escapes, /*ignore=*/free);
+      if (escapes)
+        continue;
+      Operation *after = last ? last : alloc.getOperation();
+      if (after->isBeforeInBlock(free))
+        rewriter.moveOpAfter(free, after);
+    }
+  }
+};
+
+} // namespace
