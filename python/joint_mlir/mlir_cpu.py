@@ -32,43 +32,12 @@ import platform
 import shutil
 import subprocess
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from .errors import JointMlirError
-
-# Stack of the thread that runs a compiled step. The generated code keeps
-# per-op temporaries (vector tiles, memref descriptors) on the stack, and a
-# step of a few hundred ops overflows the 8 MiB default of the main thread
-# (README's 2-layer Llama: SIGSEGV). 1 GiB of address space is reserved, and
-# only the pages the step touches are committed. See docs/lowering.md, "ABI".
-STEP_STACK_BYTES = 1 << 30
-
-
-def _call_with_large_stack(fn: Any, *args: Any) -> Any:
-    """``fn(*args)`` on a fresh thread whose stack is STEP_STACK_BYTES
-    (ctypes releases the GIL during the call); re-raises its exception."""
-    out: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            out["value"] = fn(*args)
-        except BaseException as e:  # re-raised on the caller's thread
-            out["error"] = e
-
-    previous = threading.stack_size(STEP_STACK_BYTES)
-    try:
-        worker = threading.Thread(target=target, name="joint_step")
-        worker.start()
-    finally:
-        threading.stack_size(previous)
-    worker.join()
-    if "error" in out:
-        raise out["error"]
-    return out["value"]
 
 __all__ = ["CompileError", "CompiledStep", "StepError", "compile_graph", "find_tool",
            "run_compiled"]
@@ -102,9 +71,9 @@ def find_tool(name: str = "joint-compile") -> Path:
                        "on PATH)")
 
 
-# joint-compile's default -O level (tools/joint-compile): the fastest compile
-# whose llama-tiny step stays within 3x torch eager (bench/lowering).
-DEFAULT_OPT_LEVEL = 0
+# joint-compile's default -O level (tools/joint-compile): the level with the
+# best measured step time per compile second (bench/lowering).
+DEFAULT_OPT_LEVEL = 2
 
 
 def _cache_dir() -> Path:
@@ -213,6 +182,12 @@ class CompiledStep:
         fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
         fn.restype = ctypes.c_int32
         self._fn = fn
+        for name in ("joint_step_peak_bytes", "joint_step_live_bytes"):
+            getattr(self._lib, name).restype = ctypes.c_int64
+        #: High-water mark of the last call, in bytes: temporaries plus each
+        #: output from its first write (docs/lowering.md, "ABI"); inputs
+        #: are not included.
+        self.peak_bytes = 0
         self.device = ("cuda" if self.descriptor.get("format") ==
                        "joint-cuda-step" else "cpu")
         if self.device == "cuda":
@@ -282,7 +257,10 @@ class CompiledStep:
         if self.device == "cuda":
             self._lib.joint_runtime_set_compute_stream(
                 torch.cuda.current_stream().cuda_stream)
-        rc = _call_with_large_stack(self._fn, ins, ous, dv)
+        # On the caller's thread: the step's stack use is bounded
+        # (joint-check-bounded-stack), well within the default 8 MiB.
+        rc = self._fn(ins, ous, dv)
+        self.peak_bytes = int(self._lib.joint_step_peak_bytes())
         if self.device == "cuda":
             sync = self._lib.joint_runtime_synchronize()
             if rc != 0 or sync != 0:

@@ -101,10 +101,10 @@ static cl::opt<std::string> loweringOptions(
     cl::init(""), cl::cat(compileCategory));
 static cl::opt<unsigned> optLevel(
     "O", cl::Prefix,
-    cl::desc("LLVM optimization level of the step, 0-3 (default 0: the "
-             "fastest compile whose step stays within 3x torch eager on "
-             "llama-tiny, bench/lowering; -O1 runs the step ~40x faster)"),
-    cl::init(0), cl::cat(compileCategory));
+    cl::desc("LLVM optimization level of the step, 0-3 (default 2: the "
+             "best step time per compile second measured by bench/lowering "
+             "on llama-tiny; see bench/RESULTS.md)"),
+    cl::init(2), cl::cat(compileCategory));
 static cl::opt<bool> noCache(
     "no-cache",
     cl::desc("do not store the library in the step cache of `python -m "
@@ -351,13 +351,16 @@ static LogicalResult addCEntry(llvm::Module &module, ArrayRef<Slot> slots,
   }
   b.CreateCondBr(anyNegative, bad, run);
   b.SetInsertPoint(run);
+  // The step runtime's high-water mark starts again (joint_step_peak_bytes).
+  auto *voidTy = llvm::Type::getVoidTy(ctx);
+  b.CreateCall(module.getOrInsertFunction(
+      "joint_step_runtime_begin", llvm::FunctionType::get(voidTy, false)));
   if (!cuda) {
     b.CreateCall(entry, args);
     b.CreateRet(b.getInt32(0));
   } else {
     // CUDA: the step enqueues its work on the runtime's compute stream and
     // returns the runtime's status (0, or the first failed call's code).
-    auto *voidTy = llvm::Type::getVoidTy(ctx);
     llvm::FunctionCallee clear = module.getOrInsertFunction(
         "joint_runtime_clear_error", llvm::FunctionType::get(voidTy, false));
     llvm::FunctionCallee status = module.getOrInsertFunction(
@@ -746,15 +749,11 @@ int main(int argc, char **argv) {
   llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName(ccProgram);
   if (!cc)
     return fail("no C compiler driver '" + ccProgram + "' on PATH to link");
-  // memref.copy of strided views calls memrefCopy from MLIR's C runner
-  // utilities (the LLVM/MLIR install's lib directory, found by rpath).
-  std::string libDir = JOINT_MLIR_LIB_DIR;
-  std::string libFlag = "-L" + libDir;
-  std::string rpath = "-Wl,-rpath," + libDir;
+  // The step runtime (allocator with statistics, memrefCopy) is linked in
+  // statically: the library needs libc and libm only.
   SmallVector<StringRef> linkArgs = {
-      *cc,         "-shared", "-o",  library.path,
-      object.path, libFlag,   rpath, "-lmlir_c_runner_utils",
-      "-lm"};
+      *cc,         "-shared",          "-o", library.path,
+      object.path, JOINT_STEP_RUNTIME, "-lm"};
 #ifdef JOINT_CUDA_RUNTIME_DIR
   // The runtime (mgpu*, joint_runtime_*) from this build; its libcuda.so.1
   // resolves against the toolkit's stub at link time, the driver at run time.

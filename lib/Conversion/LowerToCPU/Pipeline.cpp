@@ -3,15 +3,18 @@
 // Builds and registers `joint-lower-to-cpu`: converted joint graphs become a
 // destination-passing entry on tensors, the matmul family is tiled and
 // vectorized, one-shot bufferization runs across function boundaries with
-// identity layouts, ownership-based deallocation frees every temporary, and
-// the standard conversions reach the LLVM dialect, with vector, libm and bf16
-// expansion (docs/lowering.md, "Pipeline").
+// identity layouts, ownership-based deallocation frees every temporary (each
+// free moved to the buffer's last use), and the standard conversions reach
+// the LLVM dialect, with vector, libm and bf16 expansion and allocations
+// through the step runtime (docs/lowering.md, "Pipeline").
 //
 //===----------------------------------------------------------------------===//
 
 #include "joint/Conversion/LowerToCPU/Passes.h"
 #include "joint/Conversion/Passes.h"
+#include "joint/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -20,6 +23,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -58,16 +62,28 @@ void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
   // Buffers: caller-owned arguments and outputs, everything else allocated
   // and freed inside the step.
   buildBufferizationPipeline(pm, /*deallocate=*/true);
+  pm.addPass(createJointCPUCountOutputs()); // for joint_step_peak_bytes
 
   // Loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
-  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass());
+  // Transfers fully unrolled: a loop over a transfer's rows would stage them
+  // through a stack buffer allocated in every iteration of the tile loops.
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
+  pm.addPass(createJointCheckBoundedStack());
   if (options.outlineLoops)
     pm.addPass(createJointOutlineLoops()); // small functions for LLVM
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // bf16/f16 math and arithmetic in f32, then every bf16 <-> f32 cast as
+  // integer ops: no compiler builtin (__truncsfbf2) is left to the linker.
+  math::MathExtendToSupportedTypesOptions extendMath;
+  pm.addPass(math::createMathExtendToSupportedTypes(extendMath));
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16", "f16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true; // bf16 <-> f32 casts as integer ops
   pm.addPass(arith::createArithExpandOpsPass(expand));
@@ -75,7 +91,11 @@ void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
   // A tile's contraction becomes tile-k outer products: FMAs on rows.
   toLLVM.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
   pm.addPass(createConvertVectorToLLVMPass(toLLVM));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Allocations through the step runtime's counting allocator
+  // (_mlir_memref_to_llvm_alloc/free, runtime/cpu).
+  FinalizeMemRefToLLVMConversionPassOptions toLLVMMemRef;
+  toLLVMMemRef.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(toLLVMMemRef));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass()); // erf, tanh, ... from libm
   pm.addPass(createArithToLLVMConversionPass());
@@ -98,6 +118,9 @@ void joint::buildBufferizationPipeline(OpPassManager &pm, bool deallocate) {
     bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass()); // folds self-copies into outputs
+  // Frees at last use, not at the end of the block.
+  if (deallocate)
+    pm.addNestedPass<func::FuncOp>(createJointFreeAtLastUse());
 }
 
 void joint::registerLowerToCPUPipeline() {
@@ -105,6 +128,7 @@ void joint::registerLowerToCPUPipeline() {
   // The upstream passes it runs, for pipelines spelled out by hand.
   bufferization::registerBufferizationPasses();
   registerLinalgPasses();
+  math::registerMathPasses();
   memref::registerMemRefPasses();
   registerSCFPasses();
   registerArithToLLVMConversionPass();

@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-O", dest="opt_level", type=int, choices=range(4),
                    default=None, metavar="LEVEL",
                    help="mlir-cpu/mlir-cuda: joint-compile's LLVM "
-                   "optimization level, 0-3 (default: joint-compile's, 0)")
+                   "optimization level, 0-3 (default: joint-compile's, 2)")
     p.add_argument("--ao", default="auto", choices=("auto", "torch", "fallback"),
                    help="ao op implementation: torch's ops on cuda when "
                    "available (auto), always torch's, or the synchronous "

@@ -79,4 +79,23 @@ def JointOutlineLoops : Pass<"joint-outline-loops", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def JointCPUCountOutputs
+    : Pass<"joint-cpu-count-outputs", "::mlir::ModuleOp"> {
+  let summary = "Count each output buffer from the op that first writes it";
+  let description = [{
+    On bufferized `@joint_entry` (after `joint-cpu-entry`, bufferization and
+    `joint-free-at-last-use`): before the first top-level op that uses each
+    output buffer (an argument at or after `joint.num_inputs`), inserts a
+    call to the step runtime's `joint_step_output_written(bytes)`, so the
+    step's high-water mark (`joint_step_peak_bytes`, docs/lowering.md "ABI")
+    counts an output from the op that produces it, as the memory model
+    counts a graph output (docs/cost-model.md, "Memory model"), although
+    the caller allocated it before the call. Statistics only: the values
+    computed are unchanged.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // JOINT_CONVERSION_LOWERTOCPU_PASSES_TD
