@@ -583,15 +583,20 @@ LogicalResult rewriteBackward(CallFunctionOp op, const OpArgs &args,
                 arith::AddFOp::create(nb, nl, acc[0], prod)};
           })
           .front();
-  // dS = P * (dP - D).
-  Value dS = sdpa.elementwise(
-      p, sdpa.f32, {p, dP, rowDot},
-      {id5, id5, sdpa.map(5, {d(0), d(1), d(2), d(3)})},
-      [&](OpBuilder &nb, Location nl, ValueRange a) {
-        return arith::MulFOp::create(nb, nl, a[0],
-                                     arith::SubFOp::create(nb, nl, a[1], a[2]))
-            .getResult();
-      });
+  // dS = P * (dP - D), computed into dP (its only reader): bufferized, dS
+  // takes dP's buffer, one [L, S] buffer per head less at the peak of the
+  // backward (the memory model counts no SDPA workspace).
+  Value dS =
+      linalg::GenericOp::create(
+          rw, loc, dP.getType(), ValueRange{p, rowDot}, ValueRange{dP},
+          ArrayRef<AffineMap>{id5, sdpa.map(5, {d(0), d(1), d(2), d(3)}), id5},
+          SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            Value diff = arith::SubFOp::create(nb, nl, a[2], a[1]);
+            Value prod = arith::MulFOp::create(nb, nl, a[0], diff);
+            linalg::YieldOp::create(nb, nl, prod);
+          })
+          .getResult(0);
   // The matmul operands torch's flash kernels round (file comment).
   Value pm = sdpa.roundToReduced(p);
   dS = sdpa.roundToReduced(dS);

@@ -223,10 +223,9 @@ joint.graph @sdpa_causal_gqa_default_scale(%q: tensor<1x4x4x8xf32> {joint.role =
 // CHECK-NEXT: %[[V20]] = arith.addf %[[V18]], %[[V19]] : f32
 // CHECK-NEXT: linalg.yield %[[V20]] : f32
 // CHECK-NEXT: } -> tensor<1x2x1x4xf32>
-// CHECK-NEXT: %[[V34:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x4xf32>
-// CHECK-NEXT: %[[V35:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V25]], %[[V29]], %[[V33]] : tensor<1x2x1x4x4xf32>, tensor<1x2x1x4x4xf32>, tensor<1x2x1x4xf32>) outs(%[[V34]] : tensor<1x2x1x4x4xf32>) {
-// CHECK-NEXT: ^bb0(%[[V16]]: f32, %[[V17]]: f32, %[[V36:[^ ,:)]*]]: f32, %[[V18]]: f32):
-// CHECK-NEXT: %[[V19]] = arith.subf %[[V17]], %[[V36]] : f32
+// CHECK-NEXT: %[[V35:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V25]], %[[V33]] : tensor<1x2x1x4x4xf32>, tensor<1x2x1x4xf32>) outs(%[[V29]] : tensor<1x2x1x4x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[V16]]: f32, %[[V17]]: f32, %[[V18]]: f32):
+// CHECK-NEXT: %[[V19]] = arith.subf %[[V18]], %[[V17]] : f32
 // CHECK-NEXT: %[[V20]] = arith.mulf %[[V16]], %[[V19]] : f32
 // CHECK-NEXT: linalg.yield %[[V20]] : f32
 // CHECK-NEXT: } -> tensor<1x2x1x4x4xf32>
@@ -422,10 +421,9 @@ joint.graph @sdpa_flash_cuda_results(%q: tensor<1x2x4x8xf32> {joint.role = #join
 // CHECK-NEXT: %[[V21]] = arith.addf %[[V17]], %[[V20]] : f32
 // CHECK-NEXT: linalg.yield %[[V21]] : f32
 // CHECK-NEXT: } -> tensor<1x2x1x4xf32>
-// CHECK-NEXT: %[[V35:[^ ,:)]*]] = tensor.empty() : tensor<1x2x1x4x4xf32>
-// CHECK-NEXT: %[[V36:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V26]], %[[V30]], %[[V34]] : tensor<1x2x1x4x4xf32>, tensor<1x2x1x4x4xf32>, tensor<1x2x1x4xf32>) outs(%[[V35]] : tensor<1x2x1x4x4xf32>) {
-// CHECK-NEXT: ^bb0(%[[V15]]: f32, %[[V16]]: f32, %[[V37:[^ ,:)]*]]: f32, %[[V17]]: f32):
-// CHECK-NEXT: %[[V18]] = arith.subf %[[V16]], %[[V37]] : f32
+// CHECK-NEXT: %[[V36:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[V26]], %[[V34]] : tensor<1x2x1x4x4xf32>, tensor<1x2x1x4xf32>) outs(%[[V30]] : tensor<1x2x1x4x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[V15]]: f32, %[[V16]]: f32, %[[V17]]: f32):
+// CHECK-NEXT: %[[V18]] = arith.subf %[[V17]], %[[V16]] : f32
 // CHECK-NEXT: %[[V19]] = arith.mulf %[[V15]], %[[V18]] : f32
 // CHECK-NEXT: linalg.yield %[[V19]] : f32
 // CHECK-NEXT: } -> tensor<1x2x1x4x4xf32>
