@@ -212,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--graphs", default=",".join(GRAPHS),
                    help="comma-separated subset of " + ", ".join(GRAPHS))
+    p.add_argument("--pipelines", default=",".join(PIPELINES),
+                   help="comma-separated subset of " + ", ".join(PIPELINES))
     p.add_argument("--out", default=str(ROOT / "bench" / "gpu.md"))
     a = p.parse_args(argv)
     from joint_mlir.mlir_cpu import CompileError, compile_graph
@@ -227,7 +229,12 @@ def main(argv: list[str] | None = None) -> int:
         if g not in GRAPHS:
             print(f"device-check: unknown graph {g!r}", file=sys.stderr)
             return 2
-        for name, pipe in PIPELINES.items():
+        for name in a.pipelines.split(","):
+            if name not in PIPELINES:
+                print(f"device-check: unknown pipeline {name!r}",
+                      file=sys.stderr)
+                return 2
+            pipe = PIPELINES[name]
             t0 = time.perf_counter()
             try:
                 libs[g, name] = compile_graph(GRAPHS[g], pipeline=pipe,

@@ -68,8 +68,8 @@ def _has_attention(path: Path) -> bool:
 
 
 # The default run compiles every example at identity and under one
-# transformed pipeline each (a few s of CPU per Llama compile at the
-# default -O0); JOINT_MLIR_FULL_MATRIX=1 runs every example x pipeline
+# transformed pipeline each (about 10 s of CPU per Llama compile at the
+# default -O2); JOINT_MLIR_FULL_MATRIX=1 runs every example x pipeline
 # (docs/lowering.md, "Tests").
 _QUICK = {("mlp", "ckpt-full"), ("mlp-dynamic-seq", "ckpt-selective"),
           ("gpt2-tiny", "ckpt-selective"), ("llama-tiny-fp32", "ckpt-offload"),
