@@ -47,8 +47,7 @@ def _run_cli(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PYTHON_DIR), str(TESTS_DIR)])
     return subprocess.run([sys.executable, "-m", "joint_mlir.run", *args],
-                          env=env, capture_output=True, text=True,
-                          timeout=300)
+                          env=env, capture_output=True, text=True)
 
 
 def test_exporter_records_the_registering_module(graph: Path) -> None:

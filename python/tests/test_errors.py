@@ -62,7 +62,7 @@ def test_run_stays_the_function() -> None:
 @pytest.mark.parametrize("module", ["export", "run", "plot"])
 def test_python_dash_m_entry_points_start(module: str) -> None:
     p = subprocess.run([sys.executable, "-m", f"joint_mlir.{module}", "--help"],
-                       capture_output=True, text=True, timeout=120,
+                       capture_output=True, text=True,
                        env={**__import__("os").environ,
                             "PYTHONPATH": joint_mlir.__path__[0] + "/.."})
     assert p.returncode == 0, p.stderr

@@ -118,20 +118,20 @@ def test_elementwise_matches_torch(elem: str, tmp_path: Path) -> None:
 
     (tmp_path / "g.mlir").write_text(_graph(elem))
     lowered = subprocess.run([str(opt), str(tmp_path / "g.mlir"), "--convert-joint-to-linalg"],
-                             capture_output=True, text=True, timeout=120)
+                             capture_output=True, text=True)
     assert lowered.returncode == 0, lowered.stderr
     module = lowered.stdout.rstrip()
     assert module.endswith("}")
     (tmp_path / "full.mlir").write_text(module[:-1] + _main(elem, x, g) + "}\n")
     llvm = subprocess.run([str(opt), str(tmp_path / "full.mlir"), f"--pass-pipeline={PIPELINE}",
                            "-o", str(tmp_path / "full.ll.mlir")],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True)
     assert llvm.returncode == 0, llvm.stderr
     libs = ",".join([str(prefix / "lib" / "libmlir_runner_utils.so"),
                      str(prefix / "lib" / "libmlir_c_runner_utils.so"), libm])
     run = subprocess.run([str(runner), str(tmp_path / "full.ll.mlir"), "-e", "main",
                           "-entry-point-result=void", f"-shared-libs={libs}"],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     printed = [json.loads(m) for m in re.findall(r"\[[^\[\]]*\]", run.stdout.split("data =", 1)[1])]
     printed = [v for v in printed if len(v) == N]
@@ -204,7 +204,7 @@ def test_data_movement_matches_torch(tmp_path: Path) -> None:
     lines.append("}")
     (tmp_path / "g.mlir").write_text("\n".join(lines) + "\n")
     lowered = subprocess.run([str(opt), str(tmp_path / "g.mlir"), "--convert-joint-to-linalg"],
-                             capture_output=True, text=True, timeout=120)
+                             capture_output=True, text=True)
     assert lowered.returncode == 0, lowered.stderr
     dense = "dense<[" + ", ".join(
         "[" + ", ".join(f"{v:.1f}" for v in row) + "]" for row in x.tolist()) + "]>"
@@ -219,13 +219,13 @@ def test_data_movement_matches_torch(tmp_path: Path) -> None:
     (tmp_path / "full.mlir").write_text(module[:-1] + "\n".join(main) + "\n}\n")
     llvm = subprocess.run([str(opt), str(tmp_path / "full.mlir"), f"--pass-pipeline={PIPELINE}",
                            "-o", str(tmp_path / "full.ll.mlir")],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True)
     assert llvm.returncode == 0, llvm.stderr
     libs = ",".join([str(prefix / "lib" / "libmlir_runner_utils.so"),
                      str(prefix / "lib" / "libmlir_c_runner_utils.so")])
     run = subprocess.run([str(runner), str(tmp_path / "full.ll.mlir"), "-e", "main",
                           "-entry-point-result=void", f"-shared-libs={libs}"],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     printed = [json.loads(m) for m in re.findall(r"\[[^\[\]]*\]", run.stdout)]
     printed = [v for v in printed if len(v) > 1]
