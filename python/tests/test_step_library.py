@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import re
 import resource
@@ -69,6 +70,16 @@ def test_step_library_needs_only_system_libraries(graph: str) -> None:
     exported = {n for n, kind in _symbols(lib, "--defined-only").items()
                 if kind == "T"}
     assert exported == EXPORTED
+
+
+def test_descriptor_writes_booleans_as_booleans() -> None:
+    tool("joint-compile")
+    lib = compile_graph(EXAMPLES / "mlp.json", cache_dir=CACHE)
+    desc = json.loads(Path(str(lib) + ".json").read_text())
+    assert desc["arguments"][0] == {
+        "fqn": "layers.0.fc1.weight", "name": "arg0_1", "requires_grad": True,
+        "role": "param", "kind": "tensor", "dtype": "float32",
+        "shape": [64, 32]}
 
 
 def _limit_stack_to_8_mib() -> None:

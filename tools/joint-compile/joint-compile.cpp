@@ -239,6 +239,8 @@ static std::string buildDescriptor(StringRef graphName, StringRef library,
             j.attribute(key, joint::stringifyRole(role.getValue()));
           else if (auto s = dyn_cast<StringAttr>(attr.getValue()))
             j.attribute(key, s.getValue());
+          else if (auto flag = dyn_cast<BoolAttr>(attr.getValue()))
+            j.attribute(key, flag.getValue()); // joint.requires_grad
           else if (auto i = dyn_cast<IntegerAttr>(attr.getValue()))
             j.attribute(key, i.getInt()); // joint.updates: argument index
         }

@@ -104,6 +104,9 @@ void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass()); // poison from vectorization
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // bf16 as i16: no bf16 value left for the backend to promote through
+  // __truncsfbf2.
+  pm.addPass(createJointLLVMBF16Storage());
 }
 
 void joint::buildBufferizationPipeline(OpPassManager &pm, bool deallocate) {

@@ -98,4 +98,21 @@ def JointCPUCountOutputs
                            "::mlir::memref::MemRefDialect"];
 }
 
+def JointLLVMBF16Storage
+    : Pass<"joint-llvm-bf16-storage", "::mlir::ModuleOp"> {
+  let summary = "Keep bf16 as 16-bit integers in the LLVM dialect";
+  let description = [{
+    Runs last in the CPU pipeline, on the LLVM dialect, after
+    `arith-emulate-unsupported-floats` and `arith-expand{include-bf16}` left
+    bf16 only as storage: loads, stores, bitcasts, selects and constants.
+    Replaces every bf16 type with i16 and every bf16 constant with its bit
+    pattern. Without it LLVM may move a bitcast through a `select` or a
+    `phi` and the x86 backend, which has no bf16 registers without
+    AVX512-BF16, promotes that bf16 value to f32 and back through the
+    compiler builtin `__truncsfbf2`, which a machine without compiler-rt
+    or a recent libgcc lacks. Errors: a float operation (fast-math op,
+    fp cast) on bf16, naming the op.
+  }];
+}
+
 #endif // JOINT_CONVERSION_LOWERTOCPU_PASSES_TD
