@@ -176,6 +176,35 @@ def _engine_backward() -> Iterator[bool]:
 
 
 @contextlib.contextmanager
+def _fresh_backward_hook_state() -> Iterator[None]:
+    """Start the trace with torch's backward-hook globals clear; restore them.
+
+    The engine hooks of ``_patch_engine_backward`` keep module globals: a
+    ``callback_set`` flag (set when a backward starts, cleared by a callback
+    the engine runs only when the backward succeeds) and the
+    ``autograd_backward``/``grad_fn_seq_nr`` entries of
+    ``torch.fx.traceback.current_meta``. A backward that raises leaves them
+    set, and the next trace would then tag forward nodes and its output as
+    backward. Each trace starts from the clear state, and whatever was there
+    before is put back on every exit path.
+    """
+    from torch._functorch._aot_autograd import logging_utils
+    import torch.fx.traceback as fx_traceback
+
+    had_callback = getattr(logging_utils, "callback_set", False)
+    saved_meta = fx_traceback.current_meta
+    logging_utils.callback_set = False
+    fx_traceback.current_meta = {
+        k: v for k, v in saved_meta.items()
+        if k not in ("autograd_backward", "grad_fn_seq_nr", "in_grad_fn")}
+    try:
+        yield
+    finally:
+        logging_utils.callback_set = had_callback
+        fx_traceback.current_meta = saved_meta
+
+
+@contextlib.contextmanager
 def _non_strict() -> Iterator[None]:
     ctx = getattr(torch.compiler, "_non_strict_tracing_context", None)
     if ctx is None:
@@ -559,6 +588,7 @@ def trace_joint_graph(
     if progress:
         progress("forward")
     with contextlib.ExitStack() as es:
+        es.enter_context(_fresh_backward_hook_state())
         es.enter_context(fake_mode)
         es.enter_context(tracing(TracingContext(fake_mode)))
         es.enter_context(preserve_node_meta())
