@@ -83,7 +83,21 @@ CHECKPOINT: dict[str, Callable[[nn.Module, torch.Tensor], torch.Tensor]] = {
             ckpt.create_selective_checkpoint_contexts, _policy)),
     "sequential": lambda f, x: ckpt.checkpoint_sequential(
         f, 2, x, use_reentrant=False),
+    # The module wrappers: checkpointing is set up in Block.__init__.
+    "checkpoint_wrapper": lambda f, x: f(x),
+    "composable": lambda f, x: f(x),
 }
+
+
+def _wrapped(how: str, inner: nn.Module) -> nn.Module:
+    if how == "checkpoint_wrapper":
+        from torch.distributed.algorithms._checkpoint.checkpoint_wrapper \
+            import checkpoint_wrapper
+        return checkpoint_wrapper(inner)
+    if how == "composable":
+        from torch.distributed._composable import checkpoint
+        return checkpoint(inner)
+    return inner
 
 
 class Block(nn.Module):
@@ -93,7 +107,7 @@ class Block(nn.Module):
         # (Linear, random op) and runs the last (ReLU, Linear) plainly.
         self.inner = (nn.Sequential(nn.Linear(16, 32), _Random(kind),
                                     nn.ReLU(), nn.Linear(32, 16))
-                      if how == "sequential" else Inner(kind))
+                      if how == "sequential" else _wrapped(how, Inner(kind)))
         self.how = how
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
