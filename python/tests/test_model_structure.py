@@ -217,5 +217,5 @@ def test_layer_indices_count_the_outer_blocks(tmp_path: Path,
          "--joint-activation-checkpoint=mode=full layer-indices=2", str(src),
          "-o", "/dev/null"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 1
-    assert ("joint-activation-checkpoint: layer-indices: index 2 is out of "
+    assert ("joint-tag-recompute-policy: layer-indices: index 2 is out of "
             "range; the largest valid index is 1 (2 blocks)") in r.stderr

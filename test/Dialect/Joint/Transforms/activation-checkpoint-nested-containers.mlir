@@ -6,13 +6,15 @@
 // RUN: not joint-opt %s -joint-activation-checkpoint="mode=full layer-indices=2" 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: joint-opt %s -joint-tag-recompute-policy="mode=full layer-indices=1" 2>&1 | FileCheck %s --check-prefix=ONE
 
-// CHECK: remark: joint-tag-recompute-policy: mode=full, 2 of 2 blocks selected
+// The expert is part of its layer's unit; expert0 is saved only because the
+// next layer reads it (cross-unit rule).
+// CHECK: remark: joint-tag-recompute-policy: mode=full, 2 of 2 blocks selected; must_save 1, must_recompute 3, prefer_recompute 0
 // CHECK: name = "proj0", policy = #joint.policy<must_recompute>}
-// CHECK: name = "expert0", policy = #joint.policy<must_recompute>}
+// CHECK: name = "expert0", policy = #joint.policy<must_save>}
 // CHECK: name = "proj1", policy = #joint.policy<must_recompute>}
 // CHECK: name = "expert1", policy = #joint.policy<must_recompute>}
 
-// RANGE: error: joint-activation-checkpoint: layer-indices: index 2 is out of range; the largest valid index is 1 (2 blocks)
+// RANGE: error: joint-tag-recompute-policy: layer-indices: index 2 is out of range; the largest valid index is 1 (2 blocks)
 
 // ONE: remark: joint-tag-recompute-policy: mode=full, 1 of 2 blocks selected
 // ONE: name = "proj0"}
