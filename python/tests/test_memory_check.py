@@ -13,8 +13,7 @@ import torch
 from torch import nn
 
 from graph_tools import (EXAMPLES, PIPELINES, REPO_ROOT, has_attention,
-                         has_blocks, run_pipeline, skip_unless_available,
-                         tool)
+                         has_blocks, has_pass, run_pipeline, tool)
 
 
 def _load_bench():
@@ -140,17 +139,15 @@ def test_step_holds_only_values_read_later() -> None:
     assert len(maxes) == 2 and pruned == maxes
 
 
-@pytest.mark.parametrize("pipeline", [p for p in PIPELINES
-                                      if p.id in ("identity", "ckpt-full",
-                                                  "ckpt-selective",
-                                                  "offload-all")],
-                         ids=lambda p: p.id)
+@pytest.mark.parametrize("pipeline", PIPELINES, ids=lambda p: p.id)
 def test_measured_peak_matches_the_memory_model(pipeline: Any,
                                                 tmp_path: Path) -> None:
     """Measured CPU peak of the step within 2% of joint-memory-report's
     (device + host) peak, on the scratch-writing model and every bundled
     example."""
-    skip_unless_available(pipeline, {"model": {}, "nodes": []})
+    for flag in pipeline.flags:
+        if not has_pass(flag):
+            pytest.skip(f"joint-opt has no {flag.split('=', 1)[0]}")
     bench = _load_bench()
     from joint_mlir.format import read_document
     src = tmp_path / "scratch.json"
