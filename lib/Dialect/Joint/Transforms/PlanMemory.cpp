@@ -24,6 +24,7 @@
 #include "FlopRules.h"
 #include "joint/Analysis/CostModel.h"
 #include "joint/Analysis/MemoryModel.h"
+#include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/Transforms/CpuOffload.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -438,7 +439,11 @@ LogicalResult Planner::findRecomputable() {
     if (!call || !call.isForward())
       continue;
     fullPolicies[i] = call.getPolicy();
-    if (call.getPolicy() == CheckpointPolicy::must_recompute)
+    // A plan never replays a collective, not even a forward all-gather that
+    // mode=full's rule recomputes (torch's partitioner forbids it too).
+    if (isCollective(call.getTarget()))
+      fullPolicies[i] = CheckpointPolicy::must_save;
+    else if (call.getPolicy() == CheckpointPolicy::must_recompute)
       recomputable.insert(ops[i]);
   }
   return success();
