@@ -1331,6 +1331,26 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
       StorageAliasAnalysis &aliases =
           getChildAnalysis<StorageAliasAnalysis>(graph);
       MemoryModel memory(aliases);
+      // A data-dependent size is counted at its symbols' recorded bound;
+      // without one the storage counts as 0 bytes and the budget is unsound.
+      if (ArrayRef<const Storage *> unknown = memory.getUnknownSizeStorages();
+          !unknown.empty()) {
+        Value owner = unknown.front()->owner;
+        InFlightDiagnostic d =
+            allowUnboundedSizes ? emitWarning(owner.getLoc())
+                                : emitError(owner.getLoc());
+        d << "joint-plan-memory: " << unknown.size()
+          << " storage(s) have a data-dependent size without a recorded "
+             "bound and count as 0 bytes";
+        if (Operation *def = owner.getDefiningOp())
+          d << " (first: '" << nodeNameOf(def) << "')";
+        d << "; the budget is not guaranteed";
+        if (!allowUnboundedSizes) {
+          d << " (trace with bounded sizes, or pass "
+               "allow-unbounded-sizes=true to plan anyway)";
+          return signalPassFailure();
+        }
+      }
       CostModel cost(aliases, hw);
       // The plan trades bytes for seconds: name the ops priced by a guess.
       warnOpsWithoutFlopRule(cost.getGuessedFlopOps(), "joint-plan-memory");

@@ -265,6 +265,11 @@ defvar JointPlanMemoryOptions = [
   Option<"hostBudgetGiB", "host-budget-gib", "double", "0.0",
          "Host bytes for offloaded activations in GiB (2^30 bytes); 0 "
          "means no limit">,
+  Option<"allowUnboundedSizes", "allow-unbounded-sizes", "bool",
+         /*default=*/"false",
+         "Plan even when some storage has a data-dependent size without a "
+         "recorded bound (it counts as 0 bytes, so the budget is not "
+         "guaranteed)">,
   Option<"peakTflops", "peak-tflops", "double", /*default=*/"989.0",
          "Device compute throughput in TFLOP/s (1e12 FLOP/s), as "
          "joint-memory-report">,
