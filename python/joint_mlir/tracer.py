@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import inspect
+import itertools
 import operator
 import os
 import warnings
@@ -241,7 +242,8 @@ class _TagCheckpointRegion(TorchDispatchMode):
                           else ckpt.CheckpointPolicy.PREFER_RECOMPUTE)
         if mode is not None:
             nodes = mode.tracer.graph.nodes
-            for node in list(reversed(nodes))[:len(nodes) - before]:
+            for node in itertools.islice(reversed(nodes),
+                                         len(nodes) - before):
                 node.meta["recompute"] = policy
         return out
 
