@@ -151,8 +151,8 @@ private:
       text = text.drop_front(digits);
       return Range{v, v};
     }
-    size_t len = text.find_if_not(
-        [](char c) { return llvm::isAlnum(c) || c == '_'; });
+    size_t len =
+        text.find_if_not([](char c) { return llvm::isAlnum(c) || c == '_'; });
     StringRef name = text.take_front(len);
     if (name.empty())
       return std::nullopt;
@@ -165,8 +165,9 @@ private:
         std::optional<Range> b = sum();
         if (!b)
           return std::nullopt;
-        r = name == "Max" ? Range{std::max(r->lo, b->lo), std::max(r->hi, b->hi)}
-                          : Range{std::min(r->lo, b->lo), std::min(r->hi, b->hi)};
+        r = name == "Max"
+                ? Range{std::max(r->lo, b->lo), std::max(r->hi, b->hi)}
+                : Range{std::min(r->lo, b->lo), std::min(r->hi, b->hi)};
       }
       return r && eat(")") ? r : std::nullopt;
     }
@@ -185,11 +186,11 @@ private:
 /// with an integer `max` (`min` defaults to 0: sizes are not negative).
 static llvm::StringMap<Range> symbolRanges(Value v) {
   llvm::StringMap<Range> out;
-  Operation *scope = v.getParentBlock() ? v.getParentBlock()->getParentOp()
-                                        : nullptr;
+  Operation *scope =
+      v.getParentBlock() ? v.getParentBlock()->getParentOp() : nullptr;
   auto graph = dyn_cast_or_null<GraphOp>(scope);
-  auto list = graph ? graph->getAttrOfType<ArrayAttr>("joint.symbols")
-                    : ArrayAttr();
+  auto list =
+      graph ? graph->getAttrOfType<ArrayAttr>("joint.symbols") : ArrayAttr();
   if (!list)
     return out;
   for (auto d : list.getAsRange<DictionaryAttr>()) {

@@ -1336,9 +1336,8 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
       if (ArrayRef<const Storage *> unknown = memory.getUnknownSizeStorages();
           !unknown.empty()) {
         Value owner = unknown.front()->owner;
-        InFlightDiagnostic d =
-            allowUnboundedSizes ? emitWarning(owner.getLoc())
-                                : emitError(owner.getLoc());
+        InFlightDiagnostic d = allowUnboundedSizes ? emitWarning(owner.getLoc())
+                                                   : emitError(owner.getLoc());
         d << "joint-plan-memory: " << unknown.size()
           << " storage(s) have a data-dependent size without a recorded "
              "bound and count as 0 bytes";
