@@ -355,8 +355,9 @@ def _settle_region_tags(gm: torch.fx.GraphModule) -> None:
     ``empty_like`` that eager dropout fills with ``bernoulli_``) would be
     replayed with other contents, and an op without a tensor result has
     nothing to recompute: a region's recompute tag on any of them becomes
-    ``MUST_SAVE``, and a ``getitem`` follows its producer. Backward nodes
-    carry no region tag.
+    ``MUST_SAVE``, and a ``getitem`` follows its producer. A
+    ``PREFER_CPU_OFFLOAD`` (advice the format has no word for) becomes
+    ``PREFER_SAVE``. Backward nodes carry no region tag.
     """
     from torch.utils import checkpoint as ckpt
 
@@ -367,6 +368,10 @@ def _settle_region_tags(gm: torch.fx.GraphModule) -> None:
             continue
         if n.op != "call_function" or n.meta.get("autograd_backward"):
             del n.meta["recompute"]
+            continue
+        if getattr(pol, "name", None) == "PREFER_CPU_OFFLOAD":
+            # The format knows only the binding offload request.
+            n.meta["recompute"] = ckpt.CheckpointPolicy.PREFER_SAVE
             continue
         if getattr(pol, "name", None) not in _RECOMPUTE_POLICIES:
             continue

@@ -262,3 +262,29 @@ def test_pipelines_follow_the_regions_bitwise(pipeline: tuple[str, ...],
                    for n in clones)
     diffs = compare(run(str(out), seed=0), run(doc, seed=0))
     assert all(d.ok for d in diffs), format_differences(diffs)
+
+
+@pytest.mark.parametrize("policy,want", [
+    ("MUST_SAVE", "must_save"), ("PREFER_SAVE", "prefer_save"),
+    ("MUST_CPU_OFFLOAD", "must_cpu_offload"),
+    ("PREFER_CPU_OFFLOAD", "prefer_save"), ("PREFER_RECOMPUTE",
+                                            "prefer_recompute")])
+def test_selective_policy_reaches_the_document(policy: str,
+                                               want: str) -> None:
+    """Each answer of a selective policy on the matmuls is written as the
+    format spells it (a validated document)."""
+    def policy_fn(ctx: Any, op: Any, *args: Any, **kwargs: Any) -> Any:
+        if op is torch.ops.aten.addmm.default:
+            return getattr(ckpt.CheckpointPolicy, policy)
+        return ckpt.CheckpointPolicy.PREFER_RECOMPUTE
+
+    CHECKPOINT["policy"] = lambda f, x: ckpt.checkpoint(
+        f, x, use_reentrant=False, context_fn=functools.partial(
+            ckpt.create_selective_checkpoint_contexts, policy_fn))
+    try:
+        _, doc = _trace("dropout", "policy")
+    finally:
+        del CHECKPOINT["policy"]
+    tags = [n["recompute"] for n in calls(doc) if not n["backward"]
+            and n["target"] == "aten::addmm.default"]
+    assert tags == [None] + [want] * 4
