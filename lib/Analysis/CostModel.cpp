@@ -318,10 +318,8 @@ bool isElementPriced(CallFunctionOp op, const OperatorTable &table) {
   if (!entry || entry.hasTag("pointwise") || entry.hasTag("reduction"))
     return true;
   StringRef target = op.getTarget();
-  for (OpSet set : {OpSet::Communication, OpSet::ForwardAllGather,
-                    OpSet::Transparent, OpSet::SizeQuery})
-    if (isInOpSet(set, target))
-      return true;
+  if (isCollective(target) || isInOpSet(OpSet::SizeQuery, target))
+    return true;
   StringRef name = atenName(op);
   return elementPricedOps().contains(name) || dataMovementOps().contains(name);
 }
@@ -340,7 +338,8 @@ std::optional<uint64_t> computeFlops(CallFunctionOp op, bool view,
   bool anyTensor =
       llvm::any_of(llvm::concat<Value>(op->getOperands(), op->getResults()),
                    [](Value v) { return isa<RankedTensorType>(v.getType()); });
-  if (!anyTensor || view)
+  // Collectives move data between ranks; their time is not FLOPs.
+  if (!anyTensor || view || isCollective(op.getTarget()))
     return 0;
   StringRef name = atenName(op);
   if (name.empty())

@@ -13,7 +13,9 @@
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::joint;
@@ -49,8 +51,178 @@ std::optional<unsigned> MemoryModel::getBlockOf(Operation *op) const {
   return it->second;
 }
 
+namespace {
+/// A closed integer range [lo, hi].
+struct Range {
+  int64_t lo, hi;
+};
+
+/// Ranges of a SymInt expression as torch prints it (`u0`, `2*u0 + 1`,
+/// `Max(1, u3)`, `(s0*s1)//2`), from the symbols' recorded `min`/`max`
+/// (`joint.symbols`). Recursive descent over +, -, *, //, parentheses and
+/// Max/Min; anything else, an unbounded symbol or an overflow gives no range.
+class BoundParser {
+public:
+  BoundParser(StringRef text, const llvm::StringMap<Range> &symbols)
+      : text(text), symbols(symbols) {}
+
+  std::optional<Range> parse() {
+    std::optional<Range> r = sum();
+    skipSpace();
+    if (!r || !text.empty())
+      return std::nullopt;
+    return r;
+  }
+
+private:
+  void skipSpace() { text = text.ltrim(); }
+  bool eat(StringRef token) {
+    skipSpace();
+    return text.consume_front(token);
+  }
+
+  std::optional<Range> sum() {
+    std::optional<Range> r = product();
+    while (r) {
+      if (eat("+")) {
+        std::optional<Range> b = product();
+        if (!b || llvm::AddOverflow(r->lo, b->lo, r->lo) ||
+            llvm::AddOverflow(r->hi, b->hi, r->hi))
+          return std::nullopt;
+      } else if (eat("-")) {
+        std::optional<Range> b = product();
+        int64_t lo, hi;
+        if (!b || llvm::SubOverflow(r->lo, b->hi, lo) ||
+            llvm::SubOverflow(r->hi, b->lo, hi))
+          return std::nullopt;
+        *r = {lo, hi};
+      } else {
+        break;
+      }
+    }
+    return r;
+  }
+
+  std::optional<Range> product() {
+    std::optional<Range> r = atom();
+    while (r) {
+      if (eat("//")) {
+        std::optional<Range> b = atom();
+        // Floor division by a positive range only.
+        if (!b || b->lo <= 0)
+          return std::nullopt;
+        *r = {llvm::divideFloorSigned(r->lo, r->lo < 0 ? b->lo : b->hi),
+              llvm::divideFloorSigned(r->hi, r->hi < 0 ? b->hi : b->lo)};
+      } else if (eat("*")) {
+        std::optional<Range> b = atom();
+        if (!b)
+          return std::nullopt;
+        int64_t c[4];
+        if (llvm::MulOverflow(r->lo, b->lo, c[0]) ||
+            llvm::MulOverflow(r->lo, b->hi, c[1]) ||
+            llvm::MulOverflow(r->hi, b->lo, c[2]) ||
+            llvm::MulOverflow(r->hi, b->hi, c[3]))
+          return std::nullopt;
+        *r = {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+      } else {
+        break;
+      }
+    }
+    return r;
+  }
+
+  std::optional<Range> atom() {
+    skipSpace();
+    if (eat("(")) {
+      std::optional<Range> r = sum();
+      return r && eat(")") ? r : std::nullopt;
+    }
+    if (eat("-")) {
+      std::optional<Range> r = atom();
+      if (!r || r->lo == INT64_MIN)
+        return std::nullopt;
+      return Range{-r->hi, -r->lo};
+    }
+    size_t digits = text.find_if_not(llvm::isDigit);
+    if (digits > 0) {
+      int64_t v;
+      if (text.take_front(digits).getAsInteger(10, v))
+        return std::nullopt;
+      text = text.drop_front(digits);
+      return Range{v, v};
+    }
+    size_t len =
+        text.find_if_not([](char c) { return llvm::isAlnum(c) || c == '_'; });
+    StringRef name = text.take_front(len);
+    if (name.empty())
+      return std::nullopt;
+    text = text.drop_front(len);
+    if (name == "Max" || name == "Min") {
+      if (!eat("("))
+        return std::nullopt;
+      std::optional<Range> r = sum();
+      while (r && eat(",")) {
+        std::optional<Range> b = sum();
+        if (!b)
+          return std::nullopt;
+        r = name == "Max"
+                ? Range{std::max(r->lo, b->lo), std::max(r->hi, b->hi)}
+                : Range{std::min(r->lo, b->lo), std::min(r->hi, b->hi)};
+      }
+      return r && eat(")") ? r : std::nullopt;
+    }
+    auto it = symbols.find(name);
+    if (it == symbols.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  StringRef text;
+  const llvm::StringMap<Range> &symbols;
+};
+} // namespace
+
+/// Symbol ranges of the graph that owns `v`, from `joint.symbols` entries
+/// with an integer `max` (`min` defaults to 0: sizes are not negative).
+static llvm::StringMap<Range> symbolRanges(Value v) {
+  llvm::StringMap<Range> out;
+  Operation *scope =
+      v.getParentBlock() ? v.getParentBlock()->getParentOp() : nullptr;
+  auto graph = dyn_cast_or_null<GraphOp>(scope);
+  auto list =
+      graph ? graph->getAttrOfType<ArrayAttr>("joint.symbols") : ArrayAttr();
+  if (!list)
+    return out;
+  for (auto d : list.getAsRange<DictionaryAttr>()) {
+    auto name = d.getAs<StringAttr>("name");
+    auto max = d.getAs<IntegerAttr>("max");
+    auto min = d.getAs<IntegerAttr>("min");
+    if (name && max)
+      out[name.getValue()] = {min ? min.getInt() : 0, max.getInt()};
+  }
+  return out;
+}
+
+/// The trace-time value of `s`, else the largest value its expression can
+/// take under the recorded symbol ranges (`ranges` is filled on first use).
+static std::optional<int64_t>
+valueOrBound(const SymInt &s, Value v,
+             std::optional<llvm::StringMap<Range>> &ranges) {
+  if (s.hasHint())
+    return s.hint;
+  if (!s.expr)
+    return std::nullopt;
+  if (!ranges)
+    ranges = symbolRanges(v);
+  std::optional<Range> r = BoundParser(s.expr.getValue(), *ranges).parse();
+  if (!r)
+    return std::nullopt;
+  return std::max<int64_t>(r->hi, 0);
+}
+
 /// Bytes spanned by one member view: (offset + extent) * element size, with
-/// extent = 1 + sum (size_i - 1) * stride_i (0 for an empty tensor).
+/// extent = 1 + sum (size_i - 1) * stride_i (0 for an empty tensor). A
+/// data-dependent size counts at its symbols' recorded upper bound.
 static std::optional<int64_t> memberSpanBytes(Value v) {
   TensorMetaAttr meta = getTensorMeta(v);
   if (!meta)
@@ -61,21 +233,25 @@ static std::optional<int64_t> memberSpanBytes(Value v) {
   if (!dtype)
     return std::nullopt;
   ArrayRef<SymInt> sizes = meta.getSizes(), strides = meta.getStrides();
-  if (sizes.size() != strides.size() || !meta.getOffset().hasHint())
+  std::optional<llvm::StringMap<Range>> ranges;
+  std::optional<int64_t> offset = valueOrBound(meta.getOffset(), v, ranges);
+  if (sizes.size() != strides.size() || !offset)
     return std::nullopt;
   int64_t extent = 1;
   for (auto [size, stride] : llvm::zip_equal(sizes, strides)) {
-    if (!size.hasHint() || !stride.hasHint())
+    std::optional<int64_t> n = valueOrBound(size, v, ranges);
+    std::optional<int64_t> st = valueOrBound(stride, v, ranges);
+    if (!n || !st)
       return std::nullopt;
-    if (size.hint == 0)
+    if (*n == 0)
       return int64_t(0);
     int64_t step;
-    if (llvm::MulOverflow(size.hint - 1, std::abs(stride.hint), step) ||
+    if (llvm::MulOverflow(*n - 1, std::abs(*st), step) ||
         llvm::AddOverflow(extent, step, extent))
       return std::nullopt;
   }
   int64_t span, bytes;
-  if (llvm::AddOverflow(meta.getOffset().hint, extent, span) ||
+  if (llvm::AddOverflow(*offset, extent, span) ||
       llvm::MulOverflow(span, getElementBytes(*dtype), bytes))
     return std::nullopt;
   return bytes;

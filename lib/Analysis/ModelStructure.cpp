@@ -1,6 +1,7 @@
 //===- ModelStructure.cpp - Blocks and attention modules of a graph -------===//
 //
-// Implements ModelStructure: blocks from `joint.model` block_containers or
+// Implements ModelStructure: blocks from `joint.model` block_containers (a
+// listed block inside another listed block is none: the outermost wins) or
 // the module-stack fallback (outermost `<container>.<int>` frames of
 // forward ops, ordered by container first appearance, then index), and
 // attention modules from `joint.model`, the name `self_attn`, and what ops
@@ -60,9 +61,19 @@ void ModelStructure::forEachForwardModule(GraphOp graph,
   }
 }
 
+/// Whether a proper ancestor module of `fqn` is in `set`.
+static bool hasAncestorIn(StringRef fqn, const llvm::StringSet<> &set) {
+  auto [parent, last] = fqn.rsplit('.');
+  return last != fqn && !ModelStructure::findContaining(parent, set).empty();
+}
+
 void ModelStructure::findBlocks() {
   // The dialect verified the attribute's shape; a graph built without the
-  // verifier (a tool) simply has no blocks from it.
+  // verifier (a tool) simply has no blocks from it. The outermost container
+  // wins: a listed block inside another listed block (an expert of an MoE
+  // layer, from an exporter that listed nested containers) is no block.
+  SmallVector<StringRef> listed;
+  llvm::StringSet<> listedSet;
   if (auto model = graph->getAttrOfType<DictionaryAttr>(kModelAttr))
     if (auto containers = model.getAs<ArrayAttr>("block_containers"))
       for (Attribute c : containers)
@@ -71,9 +82,14 @@ void ModelStructure::findBlocks() {
             for (Attribute b : list)
               if (auto fqn = dyn_cast<StringAttr>(b))
                 if (!fqn.getValue().empty() &&
-                    blockIndex.try_emplace(fqn.getValue(), blocks.size())
-                        .second)
-                  blocks.push_back(fqn.str());
+                    listedSet.insert(fqn.getValue()).second)
+                  listed.push_back(fqn.getValue());
+  for (StringRef fqn : listed) {
+    if (hasAncestorIn(fqn, listedSet))
+      continue;
+    blockIndex.try_emplace(fqn, blocks.size());
+    blocks.push_back(fqn.str());
+  }
   if (!blocks.empty()) {
     blockSource = "model";
   } else {

@@ -166,6 +166,21 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
     return ",".join(parts)
 
 
+# Runs first in every pipeline optimize() runs, the identity one included:
+# no tensor lives across the forward/backward boundary only for its size.
+READ_FORWARD_SIZES = "joint-read-forward-sizes"
+
+
+def with_forward_sizes(pipeline: str) -> str:
+    """``pipeline`` preceded by ``joint-read-forward-sizes`` (see
+    docs/passes.md); a pipeline spelled with its own ``builtin.module(...)``
+    nesting is left as written."""
+    text = pipeline.strip()
+    if text.startswith("builtin.module("):
+        return pipeline
+    return f"{READ_FORWARD_SIZES},{text}" if text else READ_FORWARD_SIZES
+
+
 def _flatten(inputs: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
     leaves, _ = pytree.tree_flatten_with_path(dict(inputs))
     return [_key_path_str(p) for p, _ in leaves], [v for _, v in leaves]
@@ -286,7 +301,8 @@ class OptimizedStep:
         jg = trace_joint_graph(self.model, self.train_fn, inputs,
                                dynamic_dims=self.dynamic_dims)
         doc = jg.to_json_dict()
-        result = run_pipeline(doc, self.pipeline, report=self._want_report,
+        result = run_pipeline(doc, with_forward_sizes(self.pipeline),
+                              report=self._want_report,
                               label=self.pipeline or "joint graph")
         device = next(iter(state.values())).device
         gm = build_graph_module(result.document, device=device)

@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import math
+import operator
 import os
 import warnings
 from collections.abc import Iterator
@@ -295,8 +296,29 @@ def deterministic_algorithms() -> Iterator[None]:
         torch.use_deterministic_algorithms(prev[0], warn_only=prev[1])
 
 
+def _read_items(n: torch.fx.Node) -> set[int] | None:
+    """Indices of ``n``'s tuple result that a ``getitem`` with a reader of
+    its own takes, or None when a user reads the result other than by a
+    constant index. (FX keeps a ``getitem`` for a result nobody reads.)"""
+    read: set[int] = set()
+    for u in n.users:
+        if u.op != "call_function" or u.target is not operator.getitem or \
+                not isinstance(u.args[1], int):
+            return None
+        if u.users:
+            read.add(u.args[1])
+    return read
+
+
 class _StepInterpreter(torch.fx.Interpreter):
-    """Runs the graph node by node, attributing determinism alerts to nodes."""
+    """Runs the graph node by node, attributing determinism alerts to nodes.
+
+    Values are freed as the memory model assumes: each at its last reader
+    (``torch.fx.Interpreter``'s rule), a value nothing reads (the result of
+    an in-place write, a view nobody uses) as soon as its op returns, and
+    an element of a multi-result op that no ``getitem`` reads as soon as
+    the op returns too (the other elements stay until read).
+    """
 
     def __init__(self, gm: torch.fx.GraphModule,
                  log: list[warnings.WarningMessage]) -> None:
@@ -304,10 +326,19 @@ class _StepInterpreter(torch.fx.Interpreter):
         self.log = log
         self.nondeterministic: dict[str, str] = {}
         self.others: list[warnings.WarningMessage] = []
+        for n in self.graph.nodes:
+            if not n.users and n.op != "output":
+                # Interpreter.run drops these right after storing them.
+                self.user_to_last_uses.setdefault(n, []).append(n)
 
     def run_node(self, n: torch.fx.Node) -> Any:
         seen = len(self.log)
         out = super().run_node(n)
+        if isinstance(out, (tuple, list)) and n.users:
+            read = _read_items(n)
+            if read is not None and len(read) < len(out):
+                out = tuple(v if i in read else None
+                            for i, v in enumerate(out))
         for w in self.log[seen:]:
             text = str(w.message)
             if any(a in text for a in _NONDETERMINISTIC_ALERTS):

@@ -516,7 +516,9 @@ def graph_to_dict(jg: JointGraph, *, stack_traces: bool = False,
             "args": args,
             "kwargs": kwargs,
             "outputs": _node_results(n, ctx, storages),
-            "backward": bool(n.meta.get("autograd_backward", False)),
+            # Only an op has a phase; placeholders and the output never do.
+            "backward": n.op == "call_function"
+            and bool(n.meta.get("autograd_backward", False)),
             "seq_nr": seq if isinstance(seq, int) and n.op == "call_function"
             else None,
             "module_stack": _module_stack(n),

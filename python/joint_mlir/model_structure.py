@@ -7,8 +7,13 @@ Two rules, tried in order (``docs/format.md``, "model"):
    module that loops over decoder blocks) and a direct child ``ModuleList``
    whose entries are all of one class is a block container; its entries, in
    registration order, are the blocks.
-2. ``repeated_modules`` (fallback for plain models): every ``ModuleList`` or
-   ``Sequential`` with at least two children all of one class.
+2. ``repeated_modules`` (fallback for plain models): every ``ModuleList``,
+   ``Sequential`` or ``ModuleDict`` with at least two children all of one
+   class.
+
+Under either rule the outermost container wins: a container inside a block
+of another one (the experts ``ModuleList`` of an MoE layer in ``layers``) is
+part of that block, not a block list of its own.
 
 Attention modules are those registered under the attribute name ``self_attn``
 (Llama, Qwen, Mistral) or, failing any, whose class name ends in
@@ -53,7 +58,31 @@ def _uniform_children(mod: nn.Module, minimum: int) -> str | None:
     return type(kids[0]).__name__
 
 
+# Containers whose entries the repeated-modules rule takes as blocks.
+_REPEATED_CONTAINERS = (nn.ModuleList, nn.Sequential, nn.ModuleDict)
+
+
+def _inside(fqn: str, blocks: list[str]) -> bool:
+    """Whether module ``fqn`` is one of ``blocks`` or lies inside one."""
+    return any(fqn == b or fqn.startswith(b + ".") for b in blocks)
+
+
+def _add_outermost(containers: list[BlockContainer], owner: str,
+                   container: str, cls: str, mod: nn.Module) -> None:
+    """Append ``container`` unless it lies inside a block found before.
+
+    ``named_modules`` visits a module before its children, so an enclosing
+    container is always seen first.
+    """
+    if _inside(container, [b for c in containers for b in c.blocks]):
+        return
+    containers.append(BlockContainer(
+        owner=owner, container=container, block_class=cls,
+        blocks=[_join(container, n) for n, _ in mod.named_children()]))
+
+
 def discover_structure(model: nn.Module) -> ModelStructure:
+    """Block containers and attention modules of ``model`` (module doc)."""
     containers: list[BlockContainer] = []
     for fqn, mod in model.named_modules():
         if not hasattr(mod, "gradient_checkpointing"):
@@ -64,23 +93,18 @@ def discover_structure(model: nn.Module) -> ModelStructure:
             cls = _uniform_children(child, 1)
             if cls is None:
                 continue
-            cfqn = _join(fqn, child_name)
-            containers.append(BlockContainer(
-                owner=fqn, container=cfqn, block_class=cls,
-                blocks=[_join(cfqn, n) for n, _ in child.named_children()]))
+            _add_outermost(containers, fqn, _join(fqn, child_name), cls,
+                           child)
     rule = "gradient_checkpointing"
     if not containers:
         rule = "repeated_modules"
         for fqn, mod in model.named_modules():
-            if not isinstance(mod, (nn.ModuleList, nn.Sequential)) or not fqn:
+            if not isinstance(mod, _REPEATED_CONTAINERS) or not fqn:
                 continue
             cls = _uniform_children(mod, 2)
             if cls is None:
                 continue
-            parent = fqn.rpartition(".")[0]
-            containers.append(BlockContainer(
-                owner=parent, container=fqn, block_class=cls,
-                blocks=[_join(fqn, n) for n, _ in mod.named_children()]))
+            _add_outermost(containers, fqn.rpartition(".")[0], fqn, cls, mod)
     if not containers:
         rule = "none"
 

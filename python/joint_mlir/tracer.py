@@ -20,6 +20,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import inspect
+import itertools
+import operator
 import os
 import warnings
 from collections import deque
@@ -41,6 +43,7 @@ from torch.fx.experimental.proxy_tensor import get_proxy_mode, make_fx
 from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from torch.fx.traceback import preserve_node_meta
 from torch.nn.utils import stateless
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from .dynamic import DynamicDims, make_fake_inputs
 from .errors import JointMlirError
@@ -173,6 +176,215 @@ def _engine_backward() -> Iterator[bool]:
         return
     with patch():
         yield True
+
+
+@contextlib.contextmanager
+def _fresh_backward_hook_state() -> Iterator[None]:
+    """Start the trace with torch's backward-hook globals clear; restore them.
+
+    The engine hooks of ``_patch_engine_backward`` keep module globals: a
+    ``callback_set`` flag (set when a backward starts, cleared by a callback
+    the engine runs only when the backward succeeds) and the
+    ``autograd_backward``/``grad_fn_seq_nr`` entries of
+    ``torch.fx.traceback.current_meta``. A backward that raises leaves them
+    set, and the next trace would then tag forward nodes and its output as
+    backward. Each trace starts from the clear state, and whatever was there
+    before is put back on every exit path.
+    """
+    from torch._functorch._aot_autograd import logging_utils
+    import torch.fx.traceback as fx_traceback
+
+    had_callback = getattr(logging_utils, "callback_set", False)
+    saved_meta = fx_traceback.current_meta
+    logging_utils.callback_set = False
+    fx_traceback.current_meta = {
+        k: v for k, v in saved_meta.items()
+        if k not in ("autograd_backward", "grad_fn_seq_nr", "in_grad_fn")}
+    try:
+        yield
+    finally:
+        logging_utils.callback_set = had_callback
+        fx_traceback.current_meta = saved_meta
+
+
+_RECOMPUTE_POLICIES = ("MUST_RECOMPUTE", "PREFER_RECOMPUTE")
+
+
+class _TagCheckpointRegion(TorchDispatchMode):
+    """Tags every op traced inside a ``torch.utils.checkpoint`` region.
+
+    The tag is the ``recompute`` node meta (``CheckpointPolicy``): the
+    user's selective-checkpoint policy for the op when the region has one,
+    else ``PREFER_RECOMPUTE`` (plain checkpointing recomputes the whole
+    region). The innermost region's tag wins.
+    """
+
+    def __init__(self, policy_fn: Callable[..., Any] | None) -> None:
+        super().__init__()
+        self.policy_fn = policy_fn
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (),
+                           kwargs: Any = None) -> Any:
+        from torch.utils import checkpoint as ckpt
+
+        kwargs = kwargs or {}
+        mode = get_proxy_mode()
+        before = len(mode.tracer.graph.nodes) if mode is not None else 0
+        out = func(*args, **kwargs)
+        policy = ckpt.CheckpointPolicy.PREFER_RECOMPUTE
+        if self.policy_fn is not None:
+            policy = self.policy_fn(
+                ckpt.SelectiveCheckpointContext(is_recompute=False,
+                                                op_output=out),
+                func, *args, **kwargs)
+            if isinstance(policy, bool):
+                policy = (ckpt.CheckpointPolicy.MUST_SAVE if policy
+                          else ckpt.CheckpointPolicy.PREFER_RECOMPUTE)
+        if mode is not None:
+            nodes = mode.tracer.graph.nodes
+            for node in itertools.islice(reversed(nodes),
+                                         len(nodes) - before):
+                node.meta["recompute"] = policy
+        return out
+
+
+@contextlib.contextmanager
+def _checkpoint_region(context_fn: Callable[[], Any] | None
+                       ) -> Iterator[None]:
+    """One checkpoint region run plainly: its ops are tagged, and the
+    forward context of a ``context_fn`` that is not torch's selective one is
+    entered as torch would (its recompute context is never used)."""
+    from torch.utils import checkpoint as ckpt
+
+    policy_fn = None
+    forward_ctx: Any = contextlib.nullcontext()
+    if context_fn is not None and context_fn is not ckpt.noop_context_fn:
+        forward_ctx, _ = context_fn()
+        caching = getattr(ckpt, "_CachingTorchDispatchMode", None)
+        if caching is not None and isinstance(forward_ctx, caching):
+            policy_fn = forward_ctx.policy_fn
+            forward_ctx = contextlib.nullcontext()
+    with forward_ctx, _TagCheckpointRegion(policy_fn):
+        yield
+
+
+def _plain_checkpoint(function: Callable[..., Any], args: Sequence[Any],
+                      kwargs: Mapping[str, Any], *,
+                      context_fn: Callable[[], Any] | None = None,
+                      **_options: Any) -> Any:
+    with _checkpoint_region(context_fn):
+        return function(*args, **kwargs)
+
+
+def _plain_checkpoint_generator(function: Any, args: Any, kwargs: Any, *,
+                                context_fn: Callable[[], Any] | None = None,
+                                **_options: Any) -> Iterator[None]:
+    with _checkpoint_region(context_fn):
+        yield
+
+
+@contextlib.contextmanager
+def _checkpoint_regions_as_tags() -> Iterator[None]:
+    """Turn off torch's own activation checkpointing while tracing.
+
+    Eager checkpointing replays its region in the backward; traced, the
+    replay becomes new ops, and its random ops new draws, so the traced
+    gradients would belong to masks the forward never used. Recompute is
+    decided by the passes instead: every ``torch.utils.checkpoint`` entry
+    (``checkpoint``, ``checkpoint_sequential``, the decorator form, the
+    generator the composable ``checkpoint(module)`` API and
+    ``checkpoint_wrapper`` use) runs its function once, plainly, and the
+    region's ops carry ``recompute`` tags (see :class:`_TagCheckpointRegion`;
+    :func:`_settle_region_tags` keeps random and writing ops saved).
+    """
+    import sys
+
+    from torch.utils import checkpoint as ckpt
+
+    patches = [(ckpt, "_checkpoint_impl", _plain_checkpoint),
+               (ckpt, "_checkpoint_without_reentrant_generator_impl",
+                _plain_checkpoint_generator)]
+    composable = sys.modules.get(
+        "torch.distributed._composable.checkpoint_activation")
+    if composable is not None:
+        patches.append((composable,
+                        "_checkpoint_without_reentrant_generator_impl",
+                        _plain_checkpoint_generator))
+    saved = []
+    try:
+        for module, name, fn in patches:
+            if hasattr(module, name):
+                saved.append((module, name, getattr(module, name)))
+                setattr(module, name, fn)
+        yield
+    finally:
+        for module, name, fn in reversed(saved):
+            setattr(module, name, fn)
+
+
+def _storage_keys(v: Any) -> set[int]:
+    vals = v if isinstance(v, (list, tuple)) else [v]
+    return {x.untyped_storage()._cdata for x in vals
+            if isinstance(x, torch.Tensor)}
+
+
+def _written_storages(gm: torch.fx.GraphModule) -> set[int]:
+    """Storages some op writes in place (schema ``Tensor(a!)`` arguments)."""
+    out: set[int] = set()
+    for n in gm.graph.nodes:
+        t = n.target
+        if n.op != "call_function" or not isinstance(
+                t, torch._ops.OpOverload) or not t._schema.is_mutable:
+            continue
+        for i, a in enumerate(t._schema.arguments):
+            if a.alias_info is None or not a.alias_info.is_write:
+                continue
+            v = n.args[i] if i < len(n.args) else n.kwargs.get(a.name)
+            for x in v if isinstance(v, (list, tuple)) else [v]:
+                if isinstance(x, torch.fx.Node):
+                    out |= _storage_keys(x.meta.get("val"))
+    return out
+
+
+def _settle_region_tags(gm: torch.fx.GraphModule) -> None:
+    """Keep saved what a trace cannot recompute faithfully.
+
+    A random op (operator tag ``nondeterministic_seeded``) would draw anew
+    (eager checkpointing restores the RNG state; a graph cannot), an op whose
+    result lives in a storage written in place (the writer included: the
+    ``empty_like`` that eager dropout fills with ``bernoulli_``) would be
+    replayed with other contents, and an op without a tensor result has
+    nothing to recompute: a region's recompute tag on any of them becomes
+    ``MUST_SAVE``, and a ``getitem`` follows its producer. A
+    ``PREFER_CPU_OFFLOAD`` (advice the format has no word for) becomes
+    ``PREFER_SAVE``. Backward nodes carry no region tag.
+    """
+    from torch.utils import checkpoint as ckpt
+
+    written = _written_storages(gm)
+    for n in gm.graph.nodes:
+        pol = n.meta.get("recompute")
+        if pol is None:
+            continue
+        if n.op != "call_function" or n.meta.get("autograd_backward"):
+            del n.meta["recompute"]
+            continue
+        if getattr(pol, "name", None) == "PREFER_CPU_OFFLOAD":
+            # The format knows only the binding offload request.
+            n.meta["recompute"] = ckpt.CheckpointPolicy.PREFER_SAVE
+            continue
+        if getattr(pol, "name", None) not in _RECOMPUTE_POLICIES:
+            continue
+        t = n.target
+        random = (isinstance(t, torch._ops.OpOverload)
+                  and torch.Tag.nondeterministic_seeded in t.tags)
+        keys = _storage_keys(n.meta.get("val"))
+        if random or not keys or keys & written:
+            n.meta["recompute"] = ckpt.CheckpointPolicy.MUST_SAVE
+        elif t is operator.getitem and isinstance(n.args[0], torch.fx.Node):
+            src = n.args[0].meta.get("recompute")
+            if getattr(src, "name", None) == "MUST_SAVE":
+                n.meta["recompute"] = src
 
 
 @contextlib.contextmanager
@@ -559,6 +771,8 @@ def trace_joint_graph(
     if progress:
         progress("forward")
     with contextlib.ExitStack() as es:
+        es.enter_context(_fresh_backward_hook_state())
+        es.enter_context(_checkpoint_regions_as_tags())
         es.enter_context(fake_mode)
         es.enter_context(tracing(TracingContext(fake_mode)))
         es.enter_context(preserve_node_meta())
@@ -586,6 +800,7 @@ def trace_joint_graph(
         source = "structural"
         tag_backward_structurally(gm, len(grad_idx))
     _copy_forward_meta_to_backward(gm)
+    _settle_region_tags(gm)
 
     return JointGraph(
         name=name or type(model).__name__,

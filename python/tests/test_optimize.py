@@ -287,3 +287,65 @@ def test_budget_gb_runs_the_memory_planner() -> None:
     assert torch.equal(loss, ref_loss.detach())
     for k, g in grads(model).items():
         assert torch.equal(g, grads(eager)[k]), k
+
+
+class CatBlock(nn.Module):
+    """cat([x @ w, x @ w]) over a dynamic sequence dimension; the backward
+    of the slice reads only the cat's size."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(8, 8) / 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        c = torch.cat([x @ self.w, x @ self.w], dim=1)
+        return c[:, :x.shape[1]] * 2
+
+
+class CatNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList([CatBlock(), CatBlock()])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def _backward_size_queries_of_forward_tensors(doc: dict) -> list[str]:
+    by = {n["name"]: n for n in doc["nodes"]}
+    return [n["name"] for n in doc["nodes"]
+            if n["backward"] and n["target"] and "sym_" in n["target"]
+            and n["args"][0].get("t") == "node"
+            and by[n["args"][0]["v"]]["kind"] == "call_function"
+            and not by[n["args"][0]["v"]]["backward"]]
+
+
+@pytest.mark.parametrize("options", [{}, {"checkpoint": "selective"},
+                                     {"offload": "all"}])
+def test_no_tensor_lives_across_the_boundary_for_its_size(options) -> None:
+    """Every pipeline optimize() runs, the identity one included, reads the
+    forward SymInt for a backward size query: the step saves what a bare
+    remat saves, and still equals eager autograd bit for bit."""
+    def loss_fn(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+        return model(x).sum()
+
+    x = torch.randn(2, 16, 8)
+    torch.manual_seed(0)
+    model = CatNet()
+    eager = copy.deepcopy(model)
+    step = optimize(model, loss_fn, {"x": x}, dynamic_dims={"x": 1},
+                    **options)
+    assert _backward_size_queries_of_forward_tensors(step.graph) == []
+    bare = optimize(copy.deepcopy(eager), loss_fn, {"x": x},
+                    dynamic_dims={"x": 1}, pipeline="joint-remat")
+    assert step.report["activation_bytes"] == \
+        bare.report["activation_bytes"]
+    loss = step(x=x)
+    ref = loss_fn(eager, x)
+    ref.backward()
+    assert torch.equal(loss, ref.detach())
+    for (k, p), (_, q) in zip(model.named_parameters(),
+                              eager.named_parameters()):
+        assert torch.equal(p.grad, q.grad), k

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 import torch
@@ -226,3 +227,103 @@ def test_meta_model_keeps_no_real_storage() -> None:
                 assert x.device.type == "cpu"
     assert not list(jg.graph_module.parameters())
     assert not list(jg.graph_module.buffers())
+
+
+class _NoBackward(torch.autograd.Function):
+    """An autograd function whose backward raises."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    @staticmethod
+    def backward(ctx: Any, g: torch.Tensor) -> torch.Tensor:
+        raise RuntimeError("backward refused")
+
+
+class _FailsInBackward(nn.Module):
+    def __init__(self, how: str) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.how = how
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.fc(x)
+        if self.how == "autograd_function":
+            return _NoBackward.apply(y)
+        # aten::special_zeta has no derivative formula for its input.
+        return torch.special.zeta(y.abs() + 2, torch.full_like(y, 2.0))
+
+
+class _BufferMLP(nn.Module):
+    """Two blocks and a step counter buffer updated in place."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = nn.Sequential(nn.Linear(4, 8), nn.ReLU(),
+                                    nn.Linear(8, 4))
+        self.register_buffer("steps", torch.zeros((), dtype=torch.int64))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.steps.add_(1)
+        return self.layers(x)
+
+
+def _fail_after_loss(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    model(x).sum()
+    raise KeyError("train_fn failed after the loss")
+
+
+@pytest.mark.parametrize("how", ["autograd_function", "no_derivative",
+                                 "train_fn"])
+def test_trace_after_a_failed_trace_is_unchanged(how: str, tmp_path) -> None:
+    """A trace that raises (in the backward or in train_fn) leaves no torch
+    global state behind: the next trace in the process writes the same
+    document as a trace in a fresh state, every phase tag included, and the
+    runner accepts it (a leftover backward-hook flag used to tag the output
+    node as backward, which the runner refuses)."""
+    import torch.fx.traceback as fx_traceback
+    from torch._functorch._aot_autograd import logging_utils
+    from joint_mlir.executor import run
+
+    def train(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+        return model(x).sum()
+
+    x = torch.randn(3, 4)
+    _, want = trace_doc(_BufferMLP(), train, {"x": x}, name="good")
+    meta_before = dict(fx_traceback.current_meta)
+    if how == "train_fn":
+        bad, bad_fn = nn.Linear(4, 4), _fail_after_loss
+    else:
+        bad, bad_fn = _FailsInBackward(how), train
+    with pytest.raises((RuntimeError, NotImplementedError, KeyError)):
+        trace_joint_graph(bad, bad_fn, {"x": x})
+    assert logging_utils.callback_set is False
+    assert fx_traceback.current_meta == meta_before
+    jg, got = trace_doc(_BufferMLP(), train, {"x": x}, name="good")
+    # seq_nr continues torch's per-thread autograd counter across traces.
+    for doc in (got, want):
+        for n in doc["nodes"]:
+            n.pop("seq_nr")
+    assert got == want
+    assert [n["name"] for n in got["nodes"]
+            if n["kind"] != "call_function" and n["backward"]] == []
+    path = tmp_path / "base.json"
+    jg.save(str(path))
+    assert int(run(str(path)).buffers["steps"]) == 1
+
+
+def test_backward_flag_only_on_ops_even_if_meta_says_otherwise() -> None:
+    """The document gives placeholders and the output no phase, whatever
+    their FX metadata carries."""
+    jg = trace_joint_graph(_BufferMLP(), lambda m, x: m(x).sum(),
+                           {"x": torch.randn(2, 4)})
+    for n in jg.graph_module.graph.nodes:
+        if n.op != "call_function":
+            n.meta["autograd_backward"] = True
+    doc = jg.to_json_dict()
+    assert [n["name"] for n in doc["nodes"]
+            if n["kind"] != "call_function" and n["backward"]] == []
+    assert sum(n["backward"] for n in doc["nodes"]) == sum(
+        bool(n.meta.get("autograd_backward"))
+        for n in jg.graph_module.graph.nodes if n.op == "call_function")

@@ -84,8 +84,10 @@ public:
   /// with sizes n_i and strides s_i is 1 + sum (n_i - 1) * s_i (0 when any
   /// n_i is 0), from trace-time hints. Members without facts count their
   /// static type (numel * element size). ao copies are contiguous: their
-  /// bytes are the source's numel * element size. std::nullopt when a size
-  /// has no hint (unbacked SymInt).
+  /// bytes are the source's numel * element size. A size without a
+  /// trace-time hint (unbacked SymInt) counts at the largest value its
+  /// expression takes under the `min`/`max` of `joint.symbols`;
+  /// std::nullopt when there is no such bound.
   static std::optional<int64_t> computeStorageBytes(const Storage &s);
 
   /// The ops in order; indices below refer to this list.
@@ -138,7 +140,8 @@ public:
   /// "module-stack" (frames named `<container>.<int>`) or "none".
   StringRef getBlockSource() const { return blockSource; }
 
-  /// Storages whose size has no trace-time hint (counted as 0 bytes).
+  /// Storages whose size has neither a trace-time hint nor a recorded
+  /// bound (counted as 0 bytes).
   ArrayRef<const Storage *> getUnknownSizeStorages() const {
     return unknownSize;
   }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/Dialect/Joint/IR/JointOps.h"
+#include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -598,13 +599,6 @@ CallFunctionOp::getWrittenOperands(SchemaOp entry) {
   return operands;
 }
 
-/// True for collectives and their waits, which talk to a process group.
-static bool isCommunication(StringRef target) {
-  return target.starts_with("_c10d_functional::") ||
-         target.starts_with("c10d_functional::") ||
-         target.starts_with("c10d::");
-}
-
 void CallFunctionOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
@@ -625,7 +619,7 @@ void CallFunctionOp::getEffects(
     effects.emplace_back(MemoryEffects::Write::get(),
                          RandomStateResource::get());
   }
-  if (isCommunication(getTarget()))
+  if (isCollective(getTarget()))
     effects.emplace_back(MemoryEffects::Write::get(),
                          CommunicationResource::get());
 }

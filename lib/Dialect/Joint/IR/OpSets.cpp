@@ -104,7 +104,8 @@ llvm::ArrayRef<OpSetEntry> mlir::joint::getOpSetEntries(OpSet set) {
   return kSets[static_cast<size_t>(set)];
 }
 
-bool mlir::joint::isInOpSet(OpSet set, llvm::StringRef target) {
+/// Whether `target` is an entry of `set`'s table (overload or packet).
+static bool isListed(OpSet set, llvm::StringRef target) {
   static const Sets sets;
   const llvm::StringSet<> &names = sets.names[static_cast<unsigned>(set)];
   if (names.contains(target))
@@ -113,6 +114,34 @@ bool mlir::joint::isInOpSet(OpSet set, llvm::StringRef target) {
   size_t ns = target.find("::");
   size_t dot = target.find('.', ns == llvm::StringRef::npos ? 0 : ns + 2);
   return dot != llvm::StringRef::npos && names.contains(target.take_front(dot));
+}
+
+/// The namespaces of torch's process-group operators: functional
+/// collectives (and their autograd variants and the legacy name) and the
+/// in-place `c10d` ops.
+static bool isCollectiveNamespace(llvm::StringRef target) {
+  auto [ns, op] = target.split("::");
+  if (op.empty())
+    return false;
+  return ns == "_c10d_functional" || ns == "_c10d_functional_autograd" ||
+         ns == "c10d_functional" || ns == "c10d";
+}
+
+bool mlir::joint::isCollective(llvm::StringRef target) {
+  return isCollectiveNamespace(target) ||
+         isListed(OpSet::Communication, target) ||
+         isListed(OpSet::ForwardAllGather, target) ||
+         isListed(OpSet::Transparent, target);
+}
+
+bool mlir::joint::isInOpSet(OpSet set, llvm::StringRef target) {
+  if (isListed(set, target))
+    return true;
+  // Every other collective is communication: saved in every mode. Forward
+  // all-gathers and waits have rules of their own.
+  return set == OpSet::Communication && isCollectiveNamespace(target) &&
+         !isListed(OpSet::ForwardAllGather, target) &&
+         !isListed(OpSet::Transparent, target);
 }
 
 bool OpSetCache::contains(OpSet set, mlir::StringAttr target) {

@@ -41,13 +41,10 @@ namespace joint {
 using namespace mlir;
 using namespace mlir::joint;
 
-/// Functional collectives and their waits, and the in-place `c10d` ops: a
-/// collective's result is never moved to host (graph_trainer:
-/// `_is_collective_or_wait`).
+/// A collective or its wait (isCollective): its result is never moved to
+/// host (graph_trainer: `_is_collective_or_wait`).
 static bool isCollectiveOrWait(CallFunctionOp op) {
-  StringRef ns = op.getTarget().split("::").first;
-  return ns == "_c10d_functional" || ns == "_c10d_functional_autograd" ||
-         ns == "c10d";
+  return isCollective(op.getTarget());
 }
 
 static bool isRecomputeTagged(Operation *op) {

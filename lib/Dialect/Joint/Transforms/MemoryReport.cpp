@@ -164,8 +164,8 @@ void ReportWriter::warnAboutFacts(GraphOp graph, const MemoryModel &mem,
     Value owner = unknown.front()->owner;
     InFlightDiagnostic d = emitWarning(owner.getLoc());
     d << "joint-memory-report: " << unknown.size()
-      << " storage(s) have a size without trace-time hint and count as 0 "
-         "bytes";
+      << " storage(s) have a size without trace-time hint or recorded "
+         "bound and count as 0 bytes";
     if (Operation *def = owner.getDefiningOp())
       d << " (first: '" << nodeName(def) << "')";
   }

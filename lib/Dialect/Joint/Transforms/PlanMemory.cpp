@@ -24,6 +24,7 @@
 #include "FlopRules.h"
 #include "joint/Analysis/CostModel.h"
 #include "joint/Analysis/MemoryModel.h"
+#include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/Transforms/CpuOffload.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -438,7 +439,11 @@ LogicalResult Planner::findRecomputable() {
     if (!call || !call.isForward())
       continue;
     fullPolicies[i] = call.getPolicy();
-    if (call.getPolicy() == CheckpointPolicy::must_recompute)
+    // A plan never replays a collective, not even a forward all-gather that
+    // mode=full's rule recomputes (torch's partitioner forbids it too).
+    if (isCollective(call.getTarget()))
+      fullPolicies[i] = CheckpointPolicy::must_save;
+    else if (call.getPolicy() == CheckpointPolicy::must_recompute)
       recomputable.insert(ops[i]);
   }
   return success();
@@ -1326,6 +1331,25 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
       StorageAliasAnalysis &aliases =
           getChildAnalysis<StorageAliasAnalysis>(graph);
       MemoryModel memory(aliases);
+      // A data-dependent size is counted at its symbols' recorded bound;
+      // without one the storage counts as 0 bytes and the budget is unsound.
+      if (ArrayRef<const Storage *> unknown = memory.getUnknownSizeStorages();
+          !unknown.empty()) {
+        Value owner = unknown.front()->owner;
+        InFlightDiagnostic d = allowUnboundedSizes ? emitWarning(owner.getLoc())
+                                                   : emitError(owner.getLoc());
+        d << "joint-plan-memory: " << unknown.size()
+          << " storage(s) have a data-dependent size without a recorded "
+             "bound and count as 0 bytes";
+        if (Operation *def = owner.getDefiningOp())
+          d << " (first: '" << nodeNameOf(def) << "')";
+        d << "; the budget is not guaranteed";
+        if (!allowUnboundedSizes) {
+          d << " (trace with bounded sizes, or pass "
+               "allow-unbounded-sizes=true to plan anyway)";
+          return signalPassFailure();
+        }
+      }
       CostModel cost(aliases, hw);
       // The plan trades bytes for seconds: name the ops priced by a guess.
       warnOpsWithoutFlopRule(cost.getGuessedFlopOps(), "joint-plan-memory");

@@ -35,6 +35,7 @@
 
 namespace mlir {
 namespace joint {
+#define GEN_PASS_DEF_JOINTREADFORWARDSIZES
 #define GEN_PASS_DEF_JOINTREMAT
 #include "joint/Dialect/Joint/Transforms/Passes.h.inc"
 } // namespace joint
@@ -447,6 +448,16 @@ mlir::joint::rematerialize(GraphOp graph, const StorageAliasAnalysis &aliases) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+
+struct ReadForwardSizesPass
+    : joint::impl::JointReadForwardSizesBase<ReadForwardSizesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (!readForwardSizes(getOperation()))
+      markAllAnalysesPreserved();
+  }
+};
 
 struct RematPass : joint::impl::JointRematBase<RematPass> {
   using Base::Base;

@@ -19,7 +19,7 @@
 // NEGATIVE: {{^}}joint-opt: error: joint-plan-memory: budget-gb must be a finite number > 0, got -2{{$}}
 // HOST: {{^}}joint-opt: error: joint-plan-memory: give host-budget-gb or host-budget-gib, not both
 // LINK: {{^}}joint-opt: error: joint-plan-memory: link-gbps must be a positive number, got 0
-// UNKNOWN: joint-opt: error: joint-optimize-memory: no such option 'bogus'; valid options: budget-gb, budget-gib, hbm-gbps, host-budget-gb, host-budget-gib, link-gbps, peak-tflops (joint-opt --help describes them)
+// UNKNOWN: joint-opt: error: joint-optimize-memory: no such option 'bogus'; valid options: allow-unbounded-sizes, budget-gb, budget-gib, hbm-gbps, host-budget-gb, host-budget-gib, link-gbps, peak-tflops (joint-opt --help describes them)
 // TWICE: error: 'joint.call_function' op joint-plan-memory plans an untransformed graph, but this graph already holds remat clones; plan the graph before joint-remat / joint-cpu-offload
 // TWICE-OFFLOAD: error: 'ao.offload' op joint-plan-memory plans an untransformed graph, but this graph already holds ao transfers; plan the graph before joint-remat / joint-cpu-offload
 // INFEASIBLE: error: joint-plan-memory: budget 500 B is not reachable: the lowest modelled peak is 516 B at node 'ga1', of which 192 B are resident inputs; no decision lowers the bytes live at node 'ga1', the largest being 'r0' (64 B), 'a1' (64 B), 'g2' (64 B), 'gw1' (64 B), 'ga1' (64 B)

@@ -3,7 +3,8 @@
 // The operator sets that decide checkpoint policies, kept as data in one
 // place (OpSets.cpp) and listed with their sources in docs/passes.md:
 // compute-intensive ops saved under `selective`, ops forced to recompute,
-// communication ops saved in every mode, forward all-gathers (saved with
+// collectives saved in every mode (one definition: isCollective), forward
+// all-gathers (saved with
 // `save-forward-all-gather`), transparent ops that inherit their
 // producer's policy, and size queries that read only metadata.
 //
@@ -25,8 +26,8 @@ enum class OpSet {
   ComputeIntensive,
   /// Always recomputed under mode=selective (aten::topk).
   ForceRecompute,
-  /// Saved in every mode (reduce-scatter, all-to-all, in-place all-reduce,
-  /// MoE dispatch/combine).
+  /// Saved in every mode: every collective (isCollective) that is neither a
+  /// forward all-gather nor a wait, and MoE dispatch/combine.
   Communication,
   /// Forward all-gathers: saved only with `save-forward-all-gather`.
   ForwardAllGather,
@@ -50,8 +51,18 @@ struct OpSetEntry {
 llvm::ArrayRef<OpSetEntry> getOpSetEntries(OpSet set);
 
 /// True when `target` (`namespace::op.overload`) is in `set`: equal to an
-/// overload entry, or its packet (`namespace::op`) is a packet entry.
+/// overload entry, or its packet (`namespace::op`) is a packet entry; for
+/// Communication also any other collective that is neither a forward
+/// all-gather nor a wait.
 bool isInOpSet(OpSet set, llvm::StringRef target);
+
+/// The one definition of a collective, used by the checkpoint tagger, the
+/// planner, offload, the cost model and the op's memory effects: every op
+/// of a process-group namespace (`_c10d_functional`,
+/// `_c10d_functional_autograd`, `c10d_functional`, `c10d`), its wait
+/// included, and every entry of the Communication, ForwardAllGather and
+/// Transparent tables (aten spellings, expert-parallel dispatch/combine).
+bool isCollective(llvm::StringRef target);
 
 /// isInOpSet for a pass that asks about every op of a graph: each distinct
 /// target is classified once (two string hashes per set), later queries are

@@ -215,6 +215,23 @@ def JointTagRecomputePolicy : Pass<"joint-tag-recompute-policy",
   let statistics = JointTagStatistics;
 }
 
+def JointReadForwardSizes : Pass<"joint-read-forward-sizes",
+                                  "::mlir::joint::GraphOp"> {
+  let summary = "Backward size queries of forward tensors read the forward "
+                "SymInt";
+  let description = [{
+    Every backward size query (`sym_size`, `sym_stride`, `sym_numel`,
+    `sym_storage_offset`) of a tensor produced by a forward op reads the
+    SymInt computed in the forward: an equal forward query of the same tensor
+    when there is one, else the query itself moves right after the tensor's
+    producer (phase forward). No tensor then lives across the forward /
+    backward boundary only for its size. Needs nothing before it; remat,
+    offload and the planner run the same rewrite first, and `optimize()`
+    runs this pass in every pipeline, the identity one included. A second
+    run changes nothing.
+  }];
+}
+
 def JointRemat : Pass<"joint-remat", "::mlir::joint::GraphOp"> {
   let summary = "Clone recompute-tagged forward ops into the backward";
   let description = [{
@@ -248,6 +265,11 @@ defvar JointPlanMemoryOptions = [
   Option<"hostBudgetGiB", "host-budget-gib", "double", "0.0",
          "Host bytes for offloaded activations in GiB (2^30 bytes); 0 "
          "means no limit">,
+  Option<"allowUnboundedSizes", "allow-unbounded-sizes", "bool",
+         /*default=*/"false",
+         "Plan even when some storage has a data-dependent size without a "
+         "recorded bound (it counts as 0 bytes, so the budget is not "
+         "guaranteed)">,
   Option<"peakTflops", "peak-tflops", "double", /*default=*/"989.0",
          "Device compute throughput in TFLOP/s (1e12 FLOP/s), as "
          "joint-memory-report">,
