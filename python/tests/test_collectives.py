@@ -78,7 +78,7 @@ def _report(src: Path, flags: list[str], out: Path) -> dict[str, Any]:
     r = subprocess.run([str(tool("joint-opt")), *flags,
                         f"--joint-memory-report=format=json output={out}",
                         str(src), "-o", "/dev/null"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "warning" not in r.stderr, r.stderr
     return json.loads(out.read_text())

@@ -160,7 +160,7 @@ def _report(path: Path, flags: list[str], tmp_path: Path) -> dict:
     r = subprocess.run(
         [str(tool("joint-opt")), *flags,
          f"--joint-memory-report=format=json output={rep}", str(path),
-         "-o", "/dev/null"], capture_output=True, text=True, timeout=300)
+         "-o", "/dev/null"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return json.loads(rep.read_text())
 
@@ -215,7 +215,7 @@ def test_layer_indices_count_the_outer_blocks(tmp_path: Path,
     r = subprocess.run(
         [str(tool("joint-opt")),
          "--joint-activation-checkpoint=mode=full layer-indices=2", str(src),
-         "-o", "/dev/null"], capture_output=True, text=True, timeout=300)
+         "-o", "/dev/null"], capture_output=True, text=True)
     assert r.returncode == 1
     assert ("joint-tag-recompute-policy: layer-indices: index 2 is out of "
             "range; the largest valid index is 1 (2 blocks)") in r.stderr
