@@ -37,7 +37,9 @@ def model_transient_peak(graph: Path, pipeline: str, tmp: Path) -> int:
     """The model's peak of non-resident bytes (device + host: on the CPU an
     offloaded copy lives on the same heap) after ``pipeline``."""
     out = tmp / "report.json"
-    passes = (pipeline + "," if pipeline else "") + \
+    # joint-compile runs joint-read-forward-sizes first (the step compiled).
+    passes = "joint.graph(joint-read-forward-sizes)," + \
+        (pipeline + "," if pipeline else "") + \
         f"joint.graph(joint-memory-report{{format=json output={out}}})"
     subprocess.run([str(tool("joint-opt")), str(graph),
                     f"--pass-pipeline=builtin.module({passes})", "-o",

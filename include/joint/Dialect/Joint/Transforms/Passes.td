@@ -227,8 +227,8 @@ def JointReadForwardSizes : Pass<"joint-read-forward-sizes",
     producer (phase forward). No tensor then lives across the forward /
     backward boundary only for its size. Needs nothing before it; remat,
     offload and the planner run the same rewrite first, and `optimize()`
-    runs this pass in every pipeline, the identity one included. A second
-    run changes nothing.
+    and `joint-compile` run this pass in every pipeline, the identity one
+    included. A second run changes nothing.
   }];
 }
 
