@@ -25,23 +25,26 @@ namespace {
 struct FreeAtLastUsePass
     : joint::impl::JointFreeAtLastUseBase<FreeAtLastUsePass> {
   void runOnOperation() override {
-    SmallVector<memref::DeallocOp> frees;
-    getOperation().walk([&](memref::DeallocOp op) { frees.push_back(op); });
-    IRRewriter rewriter(&getContext());
-    for (memref::DeallocOp free : frees) {
+    // Every destination first, then the moves: a move invalidates the
+    // block's op order, and recomputing it per free would be quadratic.
+    SmallVector<std::pair<memref::DeallocOp, Operation *>> moves;
+    getOperation().walk([&](memref::DeallocOp free) {
       auto alloc = free.getMemref().getDefiningOp<memref::AllocOp>();
       Block *block = free->getBlock();
       if (!alloc || alloc->getBlock() != block)
-        continue;
+        return;
       bool escapes = false;
       Operation *last =
           joint::findLastUseInBlock(alloc, *block, escapes, /*ignore=*/free);
       if (escapes)
-        continue;
+        return;
       Operation *after = last ? last : alloc.getOperation();
       if (after->isBeforeInBlock(free))
-        rewriter.moveOpAfter(free, after);
-    }
+        moves.emplace_back(free, after);
+    });
+    IRRewriter rewriter(&getContext());
+    for (auto [free, after] : moves)
+      rewriter.moveOpAfter(free, after);
   }
 };
 
