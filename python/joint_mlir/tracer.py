@@ -801,6 +801,7 @@ def trace_joint_graph(
         tag_backward_structurally(gm, len(grad_idx))
     _copy_forward_meta_to_backward(gm)
     _settle_region_tags(gm)
+    read_forward_sizes(gm)
 
     return JointGraph(
         name=name or type(model).__name__,
@@ -815,6 +816,59 @@ def trace_joint_graph(
         shape_env=fake_mode.shape_env if symbolic else None,
         backward_tag_source=source,
     )
+
+
+_SIZE_QUERIES = (torch.ops.aten.sym_size, torch.ops.aten.sym_stride,
+                 torch.ops.aten.sym_numel, torch.ops.aten.sym_storage_offset)
+
+
+def read_forward_sizes(gm: torch.fx.GraphModule) -> int:
+    """Make each backward size query of a forward tensor read the forward.
+
+    The traced document's own form of ``joint-read-forward-sizes`` (same
+    rule, docs/passes.md): a backward ``sym_size``/``sym_stride``/
+    ``sym_numel``/``sym_storage_offset`` of a tensor made by a forward op
+    reuses an equal forward query, else moves right after the tensor's
+    producer (and the queries moved there before it) and becomes forward.
+    No tensor then lives across the boundary only for its size, in the trace
+    itself. Returns how many queries moved.
+    """
+    forward: dict[tuple[Any, ...], torch.fx.Node] = {}
+    last_moved: dict[torch.fx.Node, torch.fx.Node] = {}
+    moved = 0
+    changed = False
+    for q in list(gm.graph.nodes):
+        if (q.op != "call_function"
+                or getattr(q.target, "overloadpacket", None)
+                not in _SIZE_QUERIES
+                or not q.args or not isinstance(q.args[0], torch.fx.Node)
+                or any(isinstance(a, torch.fx.Node) for a in q.args[1:])
+                or any(isinstance(a, torch.fx.Node)
+                       for a in q.kwargs.values())):
+            continue
+        t = q.args[0]
+        key = (q.target, t, repr(q.args[1:]), repr(sorted(q.kwargs.items())))
+        if not q.meta.get("autograd_backward"):
+            forward.setdefault(key, q)
+            continue
+        if t.op != "call_function" or t.meta.get("autograd_backward"):
+            continue
+        known = forward.get(key)
+        if known is not None:
+            q.replace_all_uses_with(known)
+            gm.graph.erase_node(q)
+            changed = True
+            continue
+        anchor = last_moved.get(t, t)
+        anchor.append(q)
+        last_moved[t] = q
+        q.meta.pop("autograd_backward", None)
+        forward[key] = q
+        moved += 1
+        changed = True
+    if changed:
+        gm.recompile()
+    return moved
 
 
 def _complete_engine_tags(gm: torch.fx.GraphModule,

@@ -19,7 +19,8 @@ from torch import nn
 
 from graph_tools import REPO_ROOT
 from joint_mlir import (JointMlirError, OptimizeOptionError, PipelineError,
-                        RetraceError, build_pipeline, optimize)
+                        RetraceError, build_pipeline, compare, optimize,
+                        run_pipeline)
 
 pytest.importorskip("joint_mlir._core",
                     reason="joint_mlir._core is not built (scripts/build)")
@@ -349,3 +350,29 @@ def test_no_tensor_lives_across_the_boundary_for_its_size(options) -> None:
     for (k, p), (_, q) in zip(model.named_parameters(),
                               eager.named_parameters()):
         assert torch.equal(p.grad, q.grad), k
+
+
+def test_the_traced_graph_reads_forward_sizes() -> None:
+    """The trace itself makes backward size queries read the forward SymInt:
+    no pass (the identity pipeline, `run`) keeps a tensor alive across the
+    boundary only for its size, and the trace still runs bit for bit."""
+    from joint_mlir import graph_stats, run, trace_joint_graph
+
+    def loss_fn(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+        return model(x).sum()
+
+    torch.manual_seed(0)
+    doc = trace_joint_graph(CatNet(), loss_fn, {"x": torch.randn(2, 16, 8)},
+                            dynamic_dims={"x": 1}).to_json_dict()
+    assert _backward_size_queries_of_forward_tensors(doc) == []
+    # Saved: the second block's input (2x16x8 f32, read by its weight
+    # gradient; the first block's is the user input) and the 4-byte loss.
+    # Before, the two cat tensors of each block (1 KiB each) were saved too.
+    saved = graph_stats(doc)["activation_bytes"]
+    assert saved == 2 * 16 * 8 * 4 + 4
+    assert saved == run_pipeline(doc, "").report["activation_bytes"]
+    assert saved == run_pipeline(doc, "joint-remat").report[
+        "activation_bytes"]
+    step = run(doc)
+    again = run(run_pipeline(doc, "joint-remat").document)
+    assert [d.name for d in compare(step, again) if not d.ok] == []

@@ -24,8 +24,9 @@
 // LLAMA-SEL: remark: joint-remat: 74 ops recomputed, 3 originals erased
 // GPT2: remark: joint-tag-recompute-policy: mode=selective, 2 of 2 blocks selected; must_save 12, must_recompute 0, prefer_recompute 68
 // GPT2: remark: joint-remat: 66 ops recomputed, 4 originals erased
-// SymInt-valued ops (sym_size) stay saved in the dynamic-shape MLP.
-// MLP: remark: joint-tag-recompute-policy: mode=full, 2 of 2 blocks selected; must_save 10, must_recompute 16, prefer_recompute 0
+// SymInt-valued ops (sym_size) stay saved in the dynamic-shape MLP (10), and
+// the 4 size queries of the linears' inputs the trace reads in the forward.
+// MLP: remark: joint-tag-recompute-policy: mode=full, 2 of 2 blocks selected; must_save 14, must_recompute 16, prefer_recompute 0
 // MLP: remark: joint-remat: 14 ops recomputed, 0 originals erased, 0 reload chains moved
 
 // Clones keep the module stack and every argument, are backward-phase and
