@@ -1,7 +1,8 @@
-//===- Passes.h - Target-independent passes on buffers ----------*- C++ -*-===//
+//===- Passes.h - Target-independent lowering passes ------------*- C++ -*-===//
 //
-// Declarations of the passes in Passes.td (joint-free-at-last-use,
-// joint-check-bounded-stack) that both lowering pipelines run.
+// Declarations of the passes in Passes.td (joint-fold-transposes,
+// joint-free-at-last-use, joint-check-bounded-stack) that both lowering
+// pipelines run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,7 @@
 #define JOINT_TRANSFORMS_PASSES_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Pass/Pass.h"
 

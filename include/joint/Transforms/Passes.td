@@ -1,7 +1,8 @@
-//===- Passes.td - Target-independent passes on buffers --*- tablegen -*-===//
+//===- Passes.td - Target-independent lowering passes ----*- tablegen -*-===//
 //
-// Passes on bufferized IR that both lowering pipelines (CPU and CUDA) run:
-// frees at last use, and the check that the stack stays bounded.
+// Passes that both lowering pipelines (CPU and CUDA) run: transposes folded
+// into their readers (linalg on tensors), frees at last use and the check
+// that the stack stays bounded (buffers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,25 @@
 #define JOINT_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+
+def JointFoldTransposes : Pass<"joint-fold-transposes", "::mlir::func::FuncOp"> {
+  let summary = "Read transposes through indexing maps instead of copies";
+  let description = [{
+    In torch `t`, `transpose` and `permute` are views; `convert-joint-to-linalg`
+    lowers them to `linalg.transpose`, which bufferizes to a copy: a weight
+    transposed in the forward and read again in the backward then holds a
+    second buffer of its size across the step, memory the model does not
+    count. On linalg on tensors this pass (1) folds a transpose feeding a
+    `linalg.generic`, `linalg.matmul` or `linalg.batch_matmul` into that
+    op's indexing map (matmuls only into the transposed operand maps they
+    accept; `joint-gpu-library-calls` passes them to cuBLAS as transpose
+    flags), (2) turns `transpose(matmul(A, B))`, with the transpose the
+    matmul's only use and its init a fill, into a matmul of B and A with
+    swapped maps into the transpose's init, and (3) composes transposes of
+    transposes. Both pipelines run it right after `convert-joint-to-linalg`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
 
 def JointFreeAtLastUse : Pass<"joint-free-at-last-use", "::mlir::func::FuncOp"> {
   let summary = "Move each buffer's free to right after its last use";

@@ -43,6 +43,8 @@ using namespace mlir::joint;
 void joint::buildLowerToCPUTensorPipeline(OpPassManager &pm,
                                           const LowerToCPUOptions &options) {
   pm.addPass(createConvertJointToLinalg());
+  // Views stay views: transposes read through their readers' maps.
+  pm.addNestedPass<func::FuncOp>(createJointFoldTransposes());
   pm.addPass(createJointCPUEntry());
 }
 

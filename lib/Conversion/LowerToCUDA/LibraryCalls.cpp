@@ -7,11 +7,12 @@
 // `cublasGemmStridedBatchedEx` on the compute stream (the stream of the
 // step's kernels). The lowered op accumulates into its output (C += A B, the
 // zero fill stays a kernel), so the call passes alpha = beta = 1. Supported
-// (as XLA and torch do): identity-layout buffers, default indexing maps, and
+// (as XLA and torch do): identity-layout buffers, indexing maps reading A
+// and B plain or transposed (cuBLAS transpose flags), and
 // A/B/C all f32 (no TF32), or bf16/f16 A and B into an f32 C
 // (CUBLAS_COMPUTE_32F, the lowering's f32 accumulator, rounded afterwards by
 // its own kernel) or into a C of their type. Anything else (integers, mixed
-// A/B, strided views, transposed maps) stays a generated kernel.
+// A/B, strided views, other maps) stays a generated kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,20 +71,44 @@ struct LibraryCallsPass
           !hasIdentityLayout(b) || !hasIdentityLayout(c) ||
           typeA.getElementType() != typeB.getElementType())
         continue;
-      bool defaultMaps =
-          isa<linalg::MatmulOp>(op)
-              ? !cast<linalg::MatmulOp>(op).hasUserDefinedMaps()
-              : !cast<linalg::BatchMatmulOp>(op).hasUserDefinedMaps();
+      std::optional<std::pair<bool, bool>> trans = getTransposes(op);
       int32_t dtype = gemmDtype(typeA.getElementType(), typeC.getElementType());
-      if (!defaultMaps || dtype < 0)
+      if (!trans || dtype < 0)
         continue;
-      replace(module, names, op, a, b, c, dtype);
+      replace(module, names, op, a, b, c, dtype, trans->first, trans->second);
     }
   }
 
-  /// C[(batch,) m, n] += A[(batch,) m, k] B[(batch,) k, n] as a shim call.
+  /// (transA, transB) when `op`'s maps read A as [(batch,) m, k] or
+  /// [(batch,) k, m], B as [k, n] or [n, k] and write C as [m, n] (the
+  /// transposes `joint-fold-transposes` folds); nullopt otherwise.
+  static std::optional<std::pair<bool, bool>>
+  getTransposes(linalg::LinalgOp op) {
+    MLIRContext *ctx = op.getContext();
+    unsigned lead = isa<linalg::BatchMatmulOp>(op) ? 1 : 0;
+    auto map = [&](unsigned i, unsigned j) {
+      SmallVector<AffineExpr> e;
+      if (lead)
+        e.push_back(getAffineDimExpr(0, ctx));
+      e.push_back(getAffineDimExpr(lead + i, ctx));
+      e.push_back(getAffineDimExpr(lead + j, ctx));
+      return AffineMap::get(lead + 3, 0, e, ctx);
+    };
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    // Loops (batch,) m = 0, n = 1, k = 2.
+    if (maps[2] != map(0, 1))
+      return std::nullopt;
+    bool transA = maps[0] == map(2, 0), transB = maps[1] == map(1, 2);
+    if ((!transA && maps[0] != map(0, 2)) || (!transB && maps[1] != map(2, 1)))
+      return std::nullopt;
+    return std::make_pair(transA, transB);
+  }
+
+  /// C[(batch,) m, n] += op(A) op(B) as a shim call; op(A) = A[(batch,) m, k]
+  /// or, with `transA`, the transpose of A[(batch,) k, m] (B likewise).
   void replace(ModuleOp module, joint::NodeNameTable &names,
-               linalg::LinalgOp op, Value a, Value b, Value c, int32_t dtype) {
+               linalg::LinalgOp op, Value a, Value b, Value c, int32_t dtype,
+               bool transA, bool transB) {
     OpBuilder b0(op);
     Location loc = op.getLoc();
     Type i64 = b0.getI64Type(), i32 = b0.getI32Type(), f32 = b0.getF32Type();
@@ -98,16 +123,20 @@ struct LibraryCallsPass
     auto i32Const = [&](int32_t v) -> Value {
       return arith::ConstantIntOp::create(b0, loc, i32, v);
     };
-    Value m = dim(a, lead), k = dim(a, lead + 1), n = dim(b, lead + 1);
+    Value m = dim(a, transA ? lead + 1 : lead),
+          k = dim(a, transA ? lead : lead + 1),
+          n = dim(b, transB ? lead : lead + 1);
     Value one = arith::ConstantFloatOp::create(b0, loc, cast<FloatType>(f32),
                                                APFloat(1.0f));
-    Value zero = i32Const(0);
+    Value flagA = i32Const(transA);
+    Value flagB = transB == transA ? flagA : i32Const(transB);
     // The node the GEMM came from (joint-gpu-name-locations), for messages.
     StringRef nodeName = joint::getNodeName(loc);
     Value node = nodeName.empty() ? LLVM::ZeroOp::create(b0, loc, ptr)
                                   : names.getPointer(b0, loc, nodeName);
-    // Row-major, no transposes: lda = k, ldb = ldc = n.
-    SmallVector<Value> args = {node, i32Const(dtype), zero, zero, m, n, k, one};
+    // Row-major: lda = k (m when transposed), ldb = n (k), ldc = n.
+    SmallVector<Value> args = {node, i32Const(dtype), flagA, flagB, m, n, k,
+                               one};
     SmallVector<Type> types = {ptr, i32, i32, i32, i64, i64, i64, f32};
     auto operand = [&](Value buffer, Value ld, Value stride) {
       args.push_back(pointer(buffer));
@@ -125,8 +154,8 @@ struct LibraryCallsPass
       strideB = arith::MulIOp::create(b0, loc, k, n);
       strideC = arith::MulIOp::create(b0, loc, m, n);
     }
-    operand(a, k, strideA);
-    operand(b, n, strideB);
+    operand(a, transA ? m : k, strideA);
+    operand(b, transB ? k : n, strideB);
     args.push_back(one); // beta: accumulate into C
     types.push_back(f32);
     operand(c, n, strideC);

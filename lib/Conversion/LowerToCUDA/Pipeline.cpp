@@ -15,6 +15,7 @@
 #include "joint/Conversion/LowerToCPU/Passes.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "joint/Conversion/Passes.h"
+#include "joint/Transforms/Passes.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
@@ -67,6 +68,8 @@ void joint::buildLowerToCUDATensorPipeline(OpPassManager &pm,
   ConvertJointToLinalgOptions convert;
   convert.keepAo = true; // joint-gpu-offload lowers them to transfers
   pm.addPass(createConvertJointToLinalg(convert));
+  // Views stay views: transposes read through their readers' maps.
+  pm.addNestedPass<func::FuncOp>(createJointFoldTransposes());
   pm.addPass(createJointCPUEntry());
 }
 

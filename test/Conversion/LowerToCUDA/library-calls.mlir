@@ -126,3 +126,40 @@ func.func @named(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32>
   linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>) loc("mm_3"("g.json":7:1))
   return
 }
+
+// -----
+
+// Transposed operand maps (joint-fold-transposes) become cuBLAS transpose
+// flags: A read as [k, m] (lda = m), B as [n, k] (ldb = k).
+// CHECK: module {
+// CHECK-NEXT: func.func @transposed(%arg0: memref<16x8xf32>, %arg1: memref<4x16xf32>, %arg2: memref<8x4xf32>) {
+// CHECK-NEXT: %c1 = arith.constant 1 : index
+// CHECK-NEXT: %dim = memref.dim %arg0, %c1 : memref<16x8xf32>
+// CHECK-NEXT: %0 = arith.index_cast %dim : index to i64
+// CHECK-NEXT: %c0 = arith.constant 0 : index
+// CHECK-NEXT: %dim_0 = memref.dim %arg0, %c0 : memref<16x8xf32>
+// CHECK-NEXT: %1 = arith.index_cast %dim_0 : index to i64
+// CHECK-NEXT: %c0_1 = arith.constant 0 : index
+// CHECK-NEXT: %dim_2 = memref.dim %arg1, %c0_1 : memref<4x16xf32>
+// CHECK-NEXT: %2 = arith.index_cast %dim_2 : index to i64
+// CHECK-NEXT: %cst = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %c1_i32 = arith.constant 1 : i32
+// CHECK-NEXT: %3 = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT: %c0_i32 = arith.constant 0 : i32
+// CHECK-NEXT: %intptr = memref.extract_aligned_pointer_as_index %arg0 : memref<16x8xf32> -> index
+// CHECK-NEXT: %4 = arith.index_cast %intptr : index to i64
+// CHECK-NEXT: %5 = llvm.inttoptr %4 : i64 to !llvm.ptr
+// CHECK-NEXT: %intptr_3 = memref.extract_aligned_pointer_as_index %arg1 : memref<4x16xf32> -> index
+// CHECK-NEXT: %6 = arith.index_cast %intptr_3 : index to i64
+// CHECK-NEXT: %7 = llvm.inttoptr %6 : i64 to !llvm.ptr
+// CHECK-NEXT: %intptr_4 = memref.extract_aligned_pointer_as_index %arg2 : memref<8x4xf32> -> index
+// CHECK-NEXT: %8 = arith.index_cast %intptr_4 : index to i64
+// CHECK-NEXT: %9 = llvm.inttoptr %8 : i64 to !llvm.ptr
+// CHECK-NEXT: %10 = call @joint_cublas_gemm(%3, %c0_i32, %c1_i32, %c1_i32, %0, %2, %1, %cst, %5, %0, %7, %1, %cst, %9, %2) : (!llvm.ptr, i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64) -> i32
+// CHECK-NEXT: return
+// CHECK-NEXT: }
+
+func.func @transposed(%a: memref<16x8xf32>, %b: memref<4x16xf32>, %c: memref<8x4xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %b : memref<16x8xf32>, memref<4x16xf32>) outs(%c : memref<8x4xf32>)
+  return
+}
