@@ -13,6 +13,8 @@
 
 #include <cuda.h>
 
+#include <string>
+
 namespace joint::cuda {
 
 /// One member per driver call the runtime makes; names drop the `cu` prefix
@@ -64,6 +66,15 @@ struct DriverApi {
   CUresult (*memHostRegister)(void *ptr, size_t bytes, unsigned flags);
   CUresult (*memHostUnregister)(void *ptr);
   CUresult (*memGetInfo)(size_t *freeBytes, size_t *totalBytes);
+
+  // Hooks of a checking driver (the emulator); null in libcuda's table.
+  /// Names the node whose host code makes the following calls, for the
+  /// driver's findings.
+  void (*annotate)(const char *node) = nullptr;
+  /// Pops the oldest pending finding: a race, a use after free, or why the
+  /// last call failed. `*status` is the CUresult the failed call returned,
+  /// or 0 for a finding that did not fail its call. False when none.
+  bool (*takeFinding)(int *status, std::string *message) = nullptr;
 };
 
 /// The table filled from the libcuda the shared library was linked against
