@@ -5,6 +5,8 @@
 // fills it from libcuda (`systemDriver()`); the unit tests fill it with fakes
 // that record the call sequence and inject failures, so pooling, stream and
 // event bookkeeping and error reporting are tested on machines without a GPU.
+// `JOINT_CUDA_DEVICE=emulated` selects the emulated device
+// (EmulatedDriver.h) instead of libcuda at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,6 +82,11 @@ struct DriverApi {
 /// The table filled from the libcuda the shared library was linked against
 /// (the toolkit's stub at build time, the real driver at run time).
 const DriverApi &systemDriver();
+
+/// The table `JOINT_CUDA_DEVICE` selects for the shared library: `emulated`
+/// gives the emulated device, unset, empty or `cuda` gives `systemDriver()`;
+/// any other value gives `systemDriver()` and sets `*unknown`.
+const DriverApi &selectedDriver(bool *unknown);
 
 } // namespace joint::cuda
 
