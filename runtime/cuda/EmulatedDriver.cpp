@@ -383,8 +383,18 @@ public:
     for (const Touch &t : touches) {
       if (t.allocation->freed)
         continue;
-      t.allocation->history.push_back(
-          {t.lo, t.hi, t.write, stream->index, epoch, what});
+      // An earlier access ordered before this one and inside its range can
+      // be forgotten when this one conflicts with everything it did: any
+      // later access racing with it races with this one too.
+      auto &h = t.allocation->history;
+      h.erase(std::remove_if(h.begin(), h.end(),
+                             [&](const Access &e) {
+                               return e.lo >= t.lo && e.hi <= t.hi &&
+                                      (t.write || !e.write) &&
+                                      e.epoch <= at(stream->clock, e.stream);
+                             }),
+              h.end());
+      h.push_back({t.lo, t.hi, t.write, stream->index, epoch, what});
     }
   }
 
@@ -1086,7 +1096,10 @@ namespace emu {
 JointEmuStats stats() {
   Device &d = device();
   Lock lock(d.mutex);
-  return d.counters;
+  JointEmuStats s = d.counters;
+  for (auto &[base, a] : d.allocations)
+    s.tracked_accesses += a->history.size();
+  return s;
 }
 
 void resetPeak() {

@@ -77,7 +77,8 @@ typedef struct JointEmuStats {
   uint64_t memsets;
   uint64_t races; /* conflicting accesses with no ordering */
   uint64_t use_after_frees;
-  uint64_t errors; /* calls refused (bad range, double free, ...) */
+  uint64_t errors;           /* calls refused (bad range, double free, ...) */
+  uint64_t tracked_accesses; /* accesses the race checker keeps now */
 } JointEmuStats;
 
 /* 1 when this process runs on the emulated device (JOINT_CUDA_DEVICE=
