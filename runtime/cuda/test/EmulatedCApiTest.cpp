@@ -1,13 +1,12 @@
-//===- EmulatedCApiTest.cpp - The shared library on the emulator -*- C++
-//-*-===//
+//===- EmulatedCApiTest.cpp - The C ABI on the emulated device --*- C++ -*-===//
 //
-// Runs a tiny offload/reload round trip and one kernel through the C ABI of
-// libjoint_cuda_runtime.so (mgpu*, joint_ao_*, joint_emu_*) as the lowered
-// step would, for lit to run with JOINT_CUDA_DEVICE=emulated and the libcuda
-// stub loaded: any call that reached libcuda would fail with
-// CUDA_ERROR_STUB_LIBRARY, so a zero status proves the emulated path never
-// calls the driver. Prints values and counters; exits non-zero on a wrong
-// value or a non-zero status.
+// Runs a tiny offload/reload round trip, one kernel and one race (an offload
+// without its wait) through the C ABI of libjoint_cuda_runtime.so (mgpu*,
+// joint_ao_*, joint_emu_*) as the lowered step would, for lit to run with
+// JOINT_CUDA_DEVICE=emulated and the libcuda stub loaded: any call that
+// reached libcuda would fail with CUDA_ERROR_STUB_LIBRARY, so a zero status
+// proves the emulated path never calls the driver. Prints values and
+// counters; exits non-zero on a wrong value or an unexpected status.
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +97,20 @@ int main() {
     wrong += back[i] != float(i) + 1.0f;
   std::printf("values %g %g %g, wrong %d\n", back[0], back[1], back[n - 1],
               wrong);
+
+  // The same offload without the forward wait: the overwrite races with the
+  // D2H copy, and the status says so.
+  joint_runtime_set_node("add_2");
+  void *t2 = joint_ao_offload(y, n * 4, "add_2");
+  joint_runtime_set_node("zero_3");
+  mgpuMemset32(y, 0, n, stream);
+  std::printf("no wait: status %d %s\n", joint_runtime_status(),
+              joint_runtime_last_error());
+  bad += joint_runtime_status() != JOINT_STATUS_DEVICE_CHECK;
+  joint_runtime_clear_error();
+  joint_ao_release(t2);
+  mgpuStreamSynchronize(stream);
+  joint_runtime_synchronize();
   mgpuMemFree(y, stream);
   mgpuModuleUnload(module);
 

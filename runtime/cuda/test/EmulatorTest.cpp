@@ -441,8 +441,20 @@ void raceOffload() {
   EXPECT_EQ(host[n - 1], 5.0f);
   EXPECT_EQ(src2[0], 9.0f);
   rt.release(t2);
+
+  // A host synchronisation orders the copy before the overwrite too.
+  rt.setNode("relu_7");
+  float *src3 = filled(rt, k, n, 7.0f);
+  Transfer *t3 = rt.offload(src3, n * 4, "relu_7");
+  EXPECT_EQ(rt.synchronize(), 0);
+  rt.setNode("mul_8");
+  k.launch("overwrite", {&src3, &n, &nine}, 16, 64);
+  report(rt, "after host synchronisation");
+  EXPECT_EQ(emu::stats().races, 1u);
+  rt.release(t3);
   rt.memFree(src, nullptr);
   rt.memFree(src2, nullptr);
+  rt.memFree(src3, nullptr);
   rt.memFree(back, nullptr);
   report(rt, "end");
   EXPECT_EQ(rt.shutdown(), 0);
@@ -608,8 +620,7 @@ int main(int argc, char **argv) {
       {"memory", memory},      {"streams", streams},
       {"kernels", kernels},    {"race-offload", raceOffload},
       {"race-free", raceFree}, {"use-after-free", useAfterFree},
-      {"declared", declared},
-      {"history", history},
+      {"declared", declared},  {"history", history},
   };
   if (argc != 2 || !cases.count(argv[1])) {
     std::cerr << "usage: joint-cuda-emulator-test "
