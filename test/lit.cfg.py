@@ -36,7 +36,8 @@ tools = ["joint-compile", "joint-opt", "joint-translate", "not"]
 # %cuda_stub_env runs a command against the toolkit's libcuda stub.
 if config.joint_enable_cuda in ("ON", "1", "TRUE", "YES", "On", "True"):
     config.available_features.add("cuda-runtime")
-    tools += ["joint-cuda-runtime-test", "joint-cuda-stub-test"]
+    tools += ["joint-cuda-runtime-test", "joint-cuda-stub-test",
+              "joint-cuda-emulator-test", "joint-cuda-emulated-capi-test"]
     if config.joint_cudnn_frontend in ("ON", "1", "TRUE", "YES", "On", "True"):
         config.available_features.add("cudnn-frontend")
     config.substitutions.append(

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EmulatedDriver.h"
 #include "Global.h"
 #include "joint_cuda_runtime.h"
 
@@ -236,6 +237,12 @@ int32_t run(const SdpaArgs &a, const char *node, bool backward, bool stats,
   rt->setNode(node);
   if (!validate(*rt, a))
     return rt->status();
+  if (isEmulated(rt->driverApi())) {
+    // cuDNN would reach libcuda; its CPU reference is issue 25, item 3.
+    rt->recordError(kStatusDnnFailure, a.entry,
+                    "the emulated device has no cuDNN SDPA yet", dims(a));
+    return rt->status();
+  }
   Runtime::ContextScope scope(*rt, a.entry);
   if (!scope)
     return rt->status();

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EmulatedDriver.h"
 #include "Global.h"
 #include "joint_cuda_runtime.h"
 
@@ -111,6 +112,12 @@ int32_t gemm(const GemmArgs &g, const char *node) {
     return rt->status();
   if (g.m == 0 || g.n == 0 || g.batch == 0)
     return kStatusOk;
+  if (isEmulated(rt->driverApi())) {
+    // cuBLAS would reach libcuda; its CPU reference is issue 25, item 3.
+    rt->recordError(kStatusBlasFailure, g.entry,
+                    "the emulated device has no cuBLAS GEMM yet");
+    return rt->status();
+  }
   Runtime::ContextScope scope(*rt, g.entry);
   if (!scope)
     return rt->status();

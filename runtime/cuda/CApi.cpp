@@ -9,12 +9,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EmulatedDriver.h"
 #include "Global.h"
+#include "joint_cuda_emulator.h"
 #include "joint_cuda_runtime.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 using namespace joint::cuda;
 
@@ -26,7 +30,17 @@ GlobalLock::GlobalLock()
       rt([]() -> Runtime & {
         // Never destroyed: at process exit the driver may already be torn
         // down; joint_runtime_shutdown releases resources explicitly.
-        static Runtime *runtime = new Runtime(systemDriver());
+        static Runtime *runtime = [] {
+          bool unknown = false;
+          auto *rt = new Runtime(selectedDriver(&unknown));
+          if (unknown)
+            rt->recordError(kStatusInvalidArgument, "joint_runtime",
+                            "JOINT_CUDA_DEVICE='" +
+                                std::string(std::getenv("JOINT_CUDA_DEVICE")) +
+                                "'",
+                            " is neither 'cuda' nor 'emulated'; using libcuda");
+          return rt;
+        }();
         return *runtime;
       }()) {}
 
@@ -276,4 +290,23 @@ JOINT_EXPORT int32_t joint_ao_reload_into(void *transfer, void *dst,
 
 JOINT_EXPORT int32_t joint_ao_release(void *transfer) {
   return GlobalLock()->release(static_cast<Transfer *>(transfer));
+}
+
+//===----------------------------------------------------------------------===//
+// joint_emu_* (joint_cuda_emulator.h)
+//===----------------------------------------------------------------------===//
+
+JOINT_EXPORT int32_t joint_emu_active(void) {
+  return isEmulated(GlobalLock()->driverApi()) ? 1 : 0;
+}
+
+JOINT_EXPORT void joint_emu_get_stats(JointEmuStats *stats) {
+  *stats = JointEmuStats();
+  if (joint_emu_active())
+    *stats = emu::stats();
+}
+
+JOINT_EXPORT void joint_emu_declare_access(const void *ptr, uint64_t bytes,
+                                           int32_t mode) {
+  emu::declareAccess(ptr, bytes, mode);
 }

@@ -5,6 +5,8 @@
 // fills it from libcuda (`systemDriver()`); the unit tests fill it with fakes
 // that record the call sequence and inject failures, so pooling, stream and
 // event bookkeeping and error reporting are tested on machines without a GPU.
+// `JOINT_CUDA_DEVICE=emulated` selects the emulated device
+// (EmulatedDriver.h) instead of libcuda at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,8 @@
 #define JOINT_RUNTIME_CUDA_DRIVER_H
 
 #include <cuda.h>
+
+#include <string>
 
 namespace joint::cuda {
 
@@ -64,11 +68,25 @@ struct DriverApi {
   CUresult (*memHostRegister)(void *ptr, size_t bytes, unsigned flags);
   CUresult (*memHostUnregister)(void *ptr);
   CUresult (*memGetInfo)(size_t *freeBytes, size_t *totalBytes);
+
+  // Hooks of a checking driver (the emulator); null in libcuda's table.
+  /// Names the node whose host code makes the following calls, for the
+  /// driver's findings.
+  void (*annotate)(const char *node) = nullptr;
+  /// Pops the oldest pending finding: a race, a use after free, or why the
+  /// last call failed. `*status` is the CUresult the failed call returned,
+  /// or 0 for a finding that did not fail its call. False when none.
+  bool (*takeFinding)(int *status, std::string *message) = nullptr;
 };
 
 /// The table filled from the libcuda the shared library was linked against
 /// (the toolkit's stub at build time, the real driver at run time).
 const DriverApi &systemDriver();
+
+/// The table `JOINT_CUDA_DEVICE` selects for the shared library: `emulated`
+/// gives the emulated device, unset, empty or `cuda` gives `systemDriver()`;
+/// any other value gives `systemDriver()` and sets `*unknown`.
+const DriverApi &selectedDriver(bool *unknown);
 
 } // namespace joint::cuda
 

@@ -102,11 +102,34 @@ void Runtime::recordError(int status, const char *entry,
   firstMessage = std::move(message);
 }
 
+void Runtime::setNode(const char *name) {
+  node = name ? name : "";
+  if (driver.annotate)
+    driver.annotate(node.c_str());
+}
+
 bool Runtime::check(CUresult result, const char *entry, const char *call,
                     const std::string &detail) {
+  std::vector<std::pair<int, std::string>> findings;
+  if (driver.takeFinding) {
+    int status = 0;
+    std::string message;
+    while (driver.takeFinding(&status, &message))
+      findings.emplace_back(status, std::move(message));
+  }
+  // The driver explains a failed call with its last finding.
+  std::string why;
+  if (result != CUDA_SUCCESS && !findings.empty() &&
+      findings.back().first == static_cast<int>(result)) {
+    why = ": " + findings.back().second;
+    findings.pop_back();
+  }
+  for (auto &[status, message] : findings)
+    recordError(status ? status : kStatusDeviceCheck, entry, call,
+                ": " + message + detail);
   if (result == CUDA_SUCCESS)
     return true;
-  recordError(static_cast<int>(result), entry, call, detail);
+  recordError(static_cast<int>(result), entry, call, detail + why);
   return false;
 }
 

@@ -34,6 +34,8 @@ enum RuntimeStatus : int {
   kStatusInvalidArgument = -1, ///< misuse: unknown pointer, bad size, ...
   kStatusBlasFailure = -2,     ///< a cuBLAS call failed
   kStatusDnnFailure = -3,      ///< a cuDNN call failed
+  kStatusDeviceCheck = -4,     ///< the emulated device found a race or a
+                               ///< use after free (the call itself ran)
 };
 
 /// Device-memory counters in bytes, counted when the allocation or free is
@@ -74,8 +76,9 @@ public:
   /// Failures recorded since the last `clearError`.
   uint64_t errorCount() const { return errors; }
   void clearError();
-  /// Names the node whose host code runs now; it is reported with errors.
-  void setNode(const char *name) { node = name ? name : ""; }
+  /// Names the node whose host code runs now; it is reported with errors
+  /// (and passed to a checking driver's `annotate`).
+  void setNode(const char *name);
   /// Records a failure of `call` (status != 0) inside entry point `entry`.
   void recordError(int status, const char *entry, const std::string &call,
                    const std::string &detail = "");
@@ -180,6 +183,9 @@ public:
 
   const DriverApi &driverApi() const { return driver; }
   /// Checks a driver result; on failure records it and returns false.
+  /// Findings of a checking driver are recorded too: the one explaining a
+  /// failure is appended to its message, others (races, uses after free)
+  /// are recorded as `kStatusDeviceCheck`.
   bool check(CUresult result, const char *entry, const char *call,
              const std::string &detail = "");
 

@@ -1,12 +1,17 @@
 //===- SystemDriver.cpp - DriverApi filled from libcuda ---------*- C++ -*-===//
 //
 // Binds every `DriverApi` member to the libcuda symbol cuda.h names (the
-// `_v2` and per-thread variants follow cuda.h's macros). Only the shared
-// runtime library contains this file; unit tests link fakes instead.
+// `_v2` and per-thread variants follow cuda.h's macros), and chooses between
+// it and the emulated device from `JOINT_CUDA_DEVICE`. Only the shared
+// runtime library contains this file; unit tests link fakes or the emulator.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "EmulatedDriver.h"
+
+#include <cstdlib>
+#include <cstring>
 
 namespace joint::cuda {
 
@@ -48,6 +53,17 @@ const DriverApi &systemDriver() {
       cuMemGetInfo,
   };
   return api;
+}
+
+const DriverApi &selectedDriver(bool *unknown) {
+  *unknown = false;
+  const char *choice = std::getenv("JOINT_CUDA_DEVICE");
+  if (!choice || !*choice || std::strcmp(choice, "cuda") == 0)
+    return systemDriver();
+  if (std::strcmp(choice, "emulated") == 0)
+    return emulatedDriver();
+  *unknown = true;
+  return systemDriver();
 }
 
 } // namespace joint::cuda

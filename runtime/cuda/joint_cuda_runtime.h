@@ -23,6 +23,9 @@ extern "C" {
 #define JOINT_STATUS_INVALID_ARGUMENT (-1)
 #define JOINT_STATUS_BLAS_FAILURE (-2)
 #define JOINT_STATUS_DNN_FAILURE (-3)
+/* The emulated device (JOINT_CUDA_DEVICE=emulated) found a race or a use
+ * after free; the call itself ran (joint_cuda_emulator.h). */
+#define JOINT_STATUS_DEVICE_CHECK (-4)
 
 /* Counters; sizes in bytes. Device bytes are counted when an allocation or
  * free is enqueued on its stream, so they follow the step's memory model. */

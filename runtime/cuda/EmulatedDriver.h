@@ -1,0 +1,48 @@
+//===- EmulatedDriver.h - A CUDA device emulated on the host ----*- C++ -*-===//
+//
+// `emulatedDriver()` is a `DriverApi` that never calls libcuda: device memory
+// is host memory from a tracking allocator (live bytes, high-water mark,
+// freed memory poisoned with 0xFF bytes, a NaN in every float format, and
+// quarantined), each stream is a worker thread, events and stream waits
+// follow CUDA semantics, and kernels are host functions from a table
+// (joint_cuda_emulator.h). A race checker gives every enqueued operation the
+// byte ranges it reads and writes and a vector clock; conflicting accesses
+// that no stream order, event wait or host synchronisation orders, uses
+// after free, double frees and out-of-range copies become findings that the
+// runtime turns into its error status (`DriverApi::takeFinding`). The
+// emulator is one process-wide device, like a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_RUNTIME_CUDA_EMULATEDDRIVER_H
+#define JOINT_RUNTIME_CUDA_EMULATEDDRIVER_H
+
+#include "Driver.h"
+#include "joint_cuda_emulator.h"
+
+#include <cstdint>
+
+namespace joint::cuda {
+
+/// The emulated device's driver table.
+const DriverApi &emulatedDriver();
+
+/// True when `api` is the emulated device's table.
+bool isEmulated(const DriverApi &api);
+
+namespace emu {
+
+/// Counters of the emulated device (see JointEmuStats for units).
+JointEmuStats stats();
+/// Restarts the high-water mark at the current live bytes.
+void resetPeak();
+/// Declares a range the next launch of this thread reads and/or writes
+/// (`mode`: JOINT_EMU_READ | JOINT_EMU_WRITE).
+void declareAccess(const void *ptr, uint64_t bytes, int mode);
+/// Host wait for every stream; joins the host's clock with all of them.
+void synchronizeAll();
+
+} // namespace emu
+} // namespace joint::cuda
+
+#endif // JOINT_RUNTIME_CUDA_EMULATEDDRIVER_H

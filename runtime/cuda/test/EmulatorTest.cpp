@@ -1,0 +1,634 @@
+//===- EmulatorTest.cpp - Runtime tests on the emulated device --*- C++ -*-===//
+//
+// `joint-cuda-emulator-test CASE` runs the runtime core over
+// `emulatedDriver()` with host C++ functions as kernels (a kernel table as
+// joint_cuda_emulator.h lays it out), prints statuses, errors and values for
+// FileCheck, checks numbers itself, and exits non-zero on any failed
+// expectation. Cases: memory, streams, kernels, race-offload, race-free,
+// use-after-free, declared, history.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmulatedDriver.h"
+#include "Runtime.h"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace joint::cuda;
+
+namespace {
+
+int failures = 0;
+
+template <typename A, typename B>
+void expectEq(const A &actual, const B &expected, const char *text, int line) {
+  if (actual == expected)
+    return;
+  std::cout << "FAIL line " << line << ": " << text << " (got " << actual
+            << ", want " << expected << ")\n";
+  ++failures;
+}
+
+#define EXPECT_EQ(actual, expected)                                            \
+  expectEq((actual), (expected), #actual " == " #expected, __LINE__)
+#define EXPECT_TRUE(cond) expectEq(bool(cond), true, #cond, __LINE__)
+
+/// Prints and clears the runtime's status and first error.
+void report(Runtime &rt, const char *label) {
+  std::cout << label << ": status " << rt.status() << ": " << rt.lastError()
+            << "\n";
+  rt.clearError();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels (host functions, one call per block and thread)
+//===----------------------------------------------------------------------===//
+
+template <typename T>
+T &arg(void **params, int i) {
+  return *static_cast<T *>(params[i]);
+}
+
+uint64_t globalIndex(const JointEmuLaunch *l) {
+  return uint64_t(l->block_idx[0]) * l->block_dim[0] + l->thread_idx[0];
+}
+
+/// y[i] = x[i] * factor for i < n.
+void scaleKernel(void **params, const JointEmuLaunch *l) {
+  auto *x = arg<const float *>(params, 0);
+  auto *y = arg<float *>(params, 1);
+  uint64_t n = arg<uint64_t>(params, 2);
+  float factor = arg<float>(params, 3);
+  uint64_t i = globalIndex(l);
+  if (i < n)
+    y[i] = x[i] * factor;
+}
+
+/// x[i] = value for i < n.
+void fillKernel(void **params, const JointEmuLaunch *l) {
+  auto *x = arg<float *>(params, 0);
+  uint64_t n = arg<uint64_t>(params, 1);
+  float value = arg<float>(params, 2);
+  uint64_t i = globalIndex(l);
+  if (i < n)
+    x[i] = value;
+}
+
+/// out[0] = sum of x[0..n) (one thread).
+void sumKernel(void **params, const JointEmuLaunch *) {
+  auto *x = arg<const float *>(params, 0);
+  auto *out = arg<float *>(params, 1);
+  uint64_t n = arg<uint64_t>(params, 2);
+  float sum = 0;
+  for (uint64_t i = 0; i < n; ++i)
+    sum += x[i];
+  out[0] = sum;
+}
+
+/// Counts each (block, thread) id it sees: out[linear id] += 1, and checks
+/// the dimensions it is given.
+void idsKernel(void **params, const JointEmuLaunch *l) {
+  auto *out = arg<std::atomic<int> *>(params, 0);
+  const uint32_t *g = l->grid_dim, *b = l->block_dim;
+  uint64_t blockId =
+      l->block_idx[0] +
+      uint64_t(g[0]) * (l->block_idx[1] + g[1] * l->block_idx[2]);
+  uint64_t threadId =
+      l->thread_idx[0] +
+      uint64_t(b[0]) * (l->thread_idx[1] + b[1] * l->thread_idx[2]);
+  out[blockId * b[0] * b[1] * b[2] + threadId].fetch_add(1);
+}
+
+std::atomic<int> flag{0};
+std::atomic<int> sawFlag{0};
+
+/// Waits (at most 5 s) for `flag`; records whether it came.
+void spinKernel(void **, const JointEmuLaunch *) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!flag.load() && std::chrono::steady_clock::now() < until)
+    std::this_thread::yield();
+  sawFlag = flag.load();
+}
+
+void setFlagKernel(void **, const JointEmuLaunch *) { flag = 1; }
+
+/// Sleeps 50 ms, then x[i] = i + 1 for i < n (one thread).
+void slowWriteKernel(void **params, const JointEmuLaunch *) {
+  auto *x = arg<float *>(params, 0);
+  uint64_t n = arg<uint64_t>(params, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (uint64_t i = 0; i < n; ++i)
+    x[i] = float(i + 1);
+}
+
+const JointEmuKernel kKernels[] = {
+    {"scale", scaleKernel, "rw84", 0},
+    {"fill", fillKernel, "w84", 0},
+    {"overwrite", fillKernel, "p84", 0},
+    {"sum", sumKernel, "rw8", 0},
+    {"ids", idsKernel, "p", 0},
+    {"spin", spinKernel, "", 0},
+    {"set_flag", setFlagKernel, "", 0},
+    {"slow_write", slowWriteKernel, "w8", 0},
+    {"read", sumKernel, "rw8", 0},
+    {"read_write", sumKernel, "pw8", 0},
+    {"with_barrier", fillKernel, "w84", JOINT_EMU_KERNEL_USES_BARRIER},
+};
+const JointEmuModuleImage kImage = {
+    JOINT_EMU_IMAGE_MAGIC, JOINT_EMU_IMAGE_VERSION,
+    sizeof(kKernels) / sizeof(kKernels[0]), kKernels};
+
+/// Loads the table once per runtime and launches kernels by name.
+struct Kernels {
+  Runtime &rt;
+  CUmodule module;
+  std::map<std::string, CUfunction> fns;
+
+  explicit Kernels(Runtime &rt)
+      : rt(rt), module(rt.moduleLoad(&kImage, "mgpuModuleLoad")) {}
+
+  /// Launches `name` with `args` (pointers to the values) on `stream`.
+  void launch(const char *name, std::vector<void *> args, intptr_t grid = 1,
+              intptr_t block = 1, CUstream stream = nullptr) {
+    CUfunction &fn = fns[name];
+    if (!fn)
+      fn = rt.moduleGetFunction(module, name);
+    intptr_t g[3] = {grid, 1, 1}, b[3] = {block, 1, 1};
+    rt.launchKernel(fn, nullptr, g, b, 0, stream, args.data(), nullptr);
+  }
+};
+
+/// Device buffer of `n` floats set to `value` by the fill kernel.
+float *filled(Runtime &rt, Kernels &k, uint64_t n, float value) {
+  auto *p =
+      static_cast<float *>(rt.memAlloc(n * sizeof(float), nullptr, false));
+  k.launch("fill", {&p, &n, &value}, (n + 63) / 64, 64);
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// Cases
+//===----------------------------------------------------------------------===//
+
+void memory() {
+  Runtime rt(emulatedDriver());
+  rt.setNode("alloc_1");
+  auto *p = static_cast<float *>(rt.memAlloc(4096, nullptr, false));
+  rt.setNode("alloc_2");
+  auto *q = static_cast<float *>(rt.memAlloc(8192, nullptr, false));
+  JointEmuStats s = emu::stats();
+  EXPECT_EQ(s.live_bytes, 12288u);
+  EXPECT_EQ(s.peak_bytes, 12288u);
+  EXPECT_EQ(s.allocations, 2u);
+  // Fresh memory is poisoned too: uninitialised reads give NaN.
+  EXPECT_EQ(rt.synchronize(), 0);
+  EXPECT_TRUE(std::isnan(q[0]));
+
+  // Host to device, device to device, memset, device to host.
+  std::vector<float> host(2048);
+  for (size_t i = 0; i < host.size(); ++i)
+    host[i] = float(i);
+  rt.setNode("copy_3");
+  rt.memcpy(q, host.data(), 8192, nullptr);
+  rt.memcpy(p, q + 1024, 4096, nullptr);
+  rt.memset32(q, 0x3f800000u, 1024, nullptr); // 1.0f
+  std::vector<float> back(2048, -1.0f);
+  rt.memcpy(back.data(), q, 8192, nullptr);
+  std::vector<float> fromP(1024, -1.0f);
+  rt.memcpy(fromP.data(), p, 4096, nullptr);
+  EXPECT_EQ(rt.synchronize(), 0);
+  EXPECT_EQ(back[0], 1.0f);
+  EXPECT_EQ(back[1023], 1.0f);
+  EXPECT_EQ(back[1024], 1024.0f);
+  EXPECT_EQ(back[2047], 2047.0f);
+  EXPECT_EQ(fromP[0], 1024.0f);
+  EXPECT_EQ(fromP[1023], 2047.0f);
+  EXPECT_EQ(emu::stats().copies, 4u);
+  EXPECT_EQ(emu::stats().memsets, 1u);
+
+  // Out-of-range copies and memsets are refused, naming the allocation.
+  rt.setNode("copy_4");
+  rt.memcpy(back.data(), p, 4100, nullptr);
+  report(rt, "copy past the end");
+  rt.memset16(q + 1024, 0, 4097, nullptr);
+  report(rt, "memset past the end");
+  int local = 0;
+  rt.memset32(&local, 0, 1, nullptr);
+  report(rt, "memset of host memory");
+  EXPECT_EQ(emu::stats().copies, 4u);
+
+  // Freed memory is poisoned (NaN) and quarantined, not reused at once.
+  rt.setNode("free_5");
+  rt.memFree(p, nullptr);
+  EXPECT_EQ(emu::stats().live_bytes, 8192u);
+  rt.setNode("alloc_6");
+  void *again = rt.memAlloc(4096, nullptr, false);
+  EXPECT_TRUE(again != p);
+  EXPECT_EQ(rt.synchronize(), 0);
+  EXPECT_TRUE(std::isnan(p[0]) && std::isnan(p[1023]));
+  EXPECT_EQ(emu::stats().quarantined_bytes, 4096u);
+  EXPECT_EQ(emu::stats().peak_bytes, 12288u);
+
+  // A copy from freed memory runs (and reads the poison), and is reported.
+  rt.setNode("copy_7");
+  rt.memcpy(fromP.data(), p, 4096, nullptr);
+  report(rt, "copy after free");
+  EXPECT_EQ(rt.synchronize(), 0);
+  EXPECT_TRUE(std::isnan(fromP[0]));
+
+  // Double free, as the driver sees it (the runtime refuses it earlier).
+  CUstream compute = rt.computeStream();
+  rt.setNode("free_8");
+  rt.check(
+      rt.driverApi().memFreeAsync(reinterpret_cast<CUdeviceptr>(p), compute),
+      "test", "cuMemFreeAsync");
+  report(rt, "double free");
+  rt.check(rt.driverApi().memFreeAsync(reinterpret_cast<CUdeviceptr>(q + 1),
+                                       compute),
+           "test", "cuMemFreeAsync");
+  report(rt, "free inside an allocation");
+
+  uint64_t freeBytes = 0, totalBytes = 0;
+  EXPECT_EQ(rt.memInfo(&freeBytes, &totalBytes), 0);
+  std::cout << "capacity " << totalBytes << " free " << freeBytes << "\n";
+  EXPECT_EQ(totalBytes - freeBytes, emu::stats().live_bytes);
+  // Past the capacity (JOINT_EMU_CAPACITY_MB).
+  rt.setNode("alloc_9");
+  EXPECT_TRUE(rt.memAlloc(totalBytes, nullptr, false) == nullptr);
+  report(rt, "too large");
+
+  rt.memFree(q, nullptr);
+  rt.memFree(again, nullptr);
+  s = emu::stats();
+  EXPECT_EQ(s.live_bytes, 0u);
+  EXPECT_EQ(s.allocations, 3u);
+  EXPECT_EQ(s.frees, 3u);
+  EXPECT_EQ(s.races, 0u);
+  std::cout << "use after free " << s.use_after_frees << " errors " << s.errors
+            << "\n";
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
+void streams() {
+  Runtime rt(emulatedDriver());
+  Kernels k(rt);
+  CUstream a = rt.computeStream();
+  CUstream b = rt.transferStream();
+  // Streams run concurrently: a kernel on a waits for a flag that a kernel
+  // enqueued later on b sets.
+  k.launch("spin", {}, 1, 1, a);
+  k.launch("set_flag", {}, 1, 1, b);
+  EXPECT_EQ(rt.synchronize(), 0);
+  std::cout << "concurrent streams: " << (sawFlag ? "yes" : "no") << "\n";
+
+  // An event recorded on a after a slow write; b waits for it on the
+  // device, then copies: the copy sees the write.
+  uint64_t n = 256;
+  rt.setNode("slow_1");
+  auto *x = static_cast<float *>(rt.memAlloc(n * sizeof(float), a, false));
+  k.launch("slow_write", {&x, &n}, 1, 1, a);
+  CUevent e = rt.eventCreate();
+  rt.eventRecord(e, a);
+  rt.streamWaitEvent(b, e);
+  rt.setNode("copy_2");
+  std::vector<float> host(n, 0.0f);
+  rt.memcpy(host.data(), x, n * sizeof(float), b);
+  rt.streamSynchronize(b);
+  EXPECT_EQ(host[0], 1.0f);
+  EXPECT_EQ(host[n - 1], float(n));
+  EXPECT_EQ(rt.status(), 0);
+
+  // eventSynchronize: the host sees the write once the event completed.
+  float zero = 0.0f;
+  k.launch("fill", {&x, &n, &zero}, 4, 64, a);
+  k.launch("slow_write", {&x, &n}, 1, 1, a);
+  rt.eventRecord(e, a);
+  rt.eventSynchronize(e);
+  EXPECT_EQ(x[n - 1], float(n));
+  // A re-recorded event: a wait captures the latest record only.
+  float seven = 7.0f;
+  k.launch("fill", {&x, &n, &seven}, 4, 64, a);
+  rt.eventRecord(e, a);
+  rt.streamWaitEvent(b, e);
+  rt.memcpy(host.data(), x, n * sizeof(float), b);
+  rt.streamSynchronize(b);
+  EXPECT_EQ(host[5], 7.0f);
+
+  // Stream-ordered allocation and free on b, ordered after a by an event.
+  rt.setNode("tmp_3");
+  auto *tmp = static_cast<float *>(rt.memAlloc(n * sizeof(float), b, false));
+  rt.memcpy(tmp, x, n * sizeof(float), b);
+  rt.memFree(tmp, b);
+  rt.eventDestroy(e);
+  EXPECT_EQ(rt.synchronize(), 0);
+  EXPECT_TRUE(std::isnan(tmp[0]));
+  rt.memFree(x, a);
+  JointEmuStats s = emu::stats();
+  std::cout << "kernels " << s.kernel_launches << " copies " << s.copies
+            << " races " << s.races << " live " << s.live_bytes << "\n";
+  report(rt, "streams");
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
+void kernels() {
+  Runtime rt(emulatedDriver());
+  Kernels k(rt);
+  rt.setNode("scale_1");
+  uint64_t n = 10;
+  std::vector<float> host(n);
+  for (uint64_t i = 0; i < n; ++i)
+    host[i] = float(i);
+  auto *x = static_cast<float *>(rt.memAlloc(n * 4, nullptr, false));
+  auto *y = static_cast<float *>(rt.memAlloc(n * 4, nullptr, false));
+  rt.memcpy(x, host.data(), n * 4, nullptr);
+  float factor = 2.5f;
+  // 3 blocks of 4 threads cover 10 elements; argument values are copied at
+  // launch, so changing them afterwards changes nothing.
+  k.launch("scale", {&x, &y, &n, &factor}, 3, 4);
+  factor = 100.0f;
+  std::vector<float> out(n, 0.0f);
+  rt.memcpy(out.data(), y, n * 4, nullptr);
+  EXPECT_EQ(rt.synchronize(), 0);
+  for (uint64_t i = 0; i < n; ++i)
+    EXPECT_EQ(out[i], 2.5f * float(i));
+
+  // Every (block, thread) of a 3-D launch (8 blocks of 6 threads) runs
+  // exactly once per launch.
+  CUfunction ids = rt.moduleGetFunction(k.module, "ids");
+  auto *counts = static_cast<std::atomic<int> *>(
+      rt.memAlloc(48 * sizeof(int), nullptr, false));
+  rt.memset32(counts, 0, 48, nullptr);
+  intptr_t grid[3] = {2, 2, 2}, block[3] = {2, 1, 3};
+  void *args[] = {&counts};
+  rt.launchKernel(ids, nullptr, grid, block, 0, nullptr, args, nullptr);
+  intptr_t cluster[3] = {2, 1, 1};
+  rt.launchKernel(ids, cluster, grid, block, 0, nullptr, args, nullptr);
+  EXPECT_EQ(rt.synchronize(), 0);
+  int twice = 0;
+  for (int i = 0; i < 48; ++i)
+    twice += counts[i].load() == 2;
+  std::cout << "ids seen twice " << twice << " of 48\n";
+
+  // Refusals.
+  rt.setNode("k_2");
+  EXPECT_TRUE(rt.moduleGetFunction(k.module, "missing") == nullptr);
+  report(rt, "unknown kernel");
+  const char cubin[16] = "\x7f"
+                         "ELF";
+  EXPECT_TRUE(rt.moduleLoad(cubin, "mgpuModuleLoad") == nullptr);
+  report(rt, "cubin");
+  const JointEmuKernel bad[] = {{"bad_kinds", fillKernel, "wx", 0}};
+  JointEmuModuleImage badImage = {JOINT_EMU_IMAGE_MAGIC,
+                                  JOINT_EMU_IMAGE_VERSION, 1, bad};
+  EXPECT_TRUE(rt.moduleLoad(&badImage, "mgpuModuleLoad") == nullptr);
+  report(rt, "bad kinds");
+  float one = 1.0f;
+  k.launch("with_barrier", {&y, &n, &one});
+  report(rt, "barrier");
+  CUfunction fill = rt.moduleGetFunction(k.module, "fill");
+  void *fillArgs[] = {&y, &n, &one};
+  intptr_t g1[3] = {1, 1, 1}, b1[3] = {16, 1, 1};
+  rt.launchKernel(fill, nullptr, g1, b1, 1024, nullptr, fillArgs, nullptr);
+  report(rt, "shared memory");
+  EXPECT_EQ(emu::stats().kernel_launches, 3u);
+  rt.memFree(x, nullptr);
+  rt.memFree(y, nullptr);
+  rt.memFree(counts, nullptr);
+  rt.moduleUnload(k.module);
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
+/// Negative test (a): the compute stream overwrites an offload's source
+/// without waiting for the D2H copy; then the same with the wait.
+void raceOffload() {
+  Runtime rt(emulatedDriver());
+  Kernels k(rt);
+  uint64_t n = 1024;
+  rt.setNode("relu_3");
+  float *src = filled(rt, k, n, 3.0f);
+  Transfer *t = rt.offload(src, n * 4, "relu_3");
+  rt.setNode("mul_4");
+  float nine = 9.0f;
+  k.launch("overwrite", {&src, &n, &nine}, 16, 64);
+  report(rt, "without wait");
+  EXPECT_EQ(emu::stats().races, 1u);
+  rt.release(t);
+
+  rt.setNode("relu_5");
+  float *src2 = filled(rt, k, n, 5.0f);
+  Transfer *t2 = rt.offload(src2, n * 4, "relu_5");
+  EXPECT_EQ(rt.wait(t2), 0);
+  rt.setNode("mul_6");
+  k.launch("overwrite", {&src2, &n, &nine}, 16, 64);
+  report(rt, "with wait");
+  EXPECT_EQ(emu::stats().races, 1u);
+  // The offloaded copy holds the values before the overwrite.
+  void *back = rt.reload(t2, "relu_5_reload");
+  EXPECT_EQ(rt.wait(t2), 0);
+  std::vector<float> host(n);
+  rt.memcpy(host.data(), back, n * 4, nullptr);
+  EXPECT_EQ(rt.synchronize(), 0);
+  EXPECT_EQ(host[0], 5.0f);
+  EXPECT_EQ(host[n - 1], 5.0f);
+  EXPECT_EQ(src2[0], 9.0f);
+  rt.release(t2);
+
+  // A host synchronisation orders the copy before the overwrite too.
+  rt.setNode("relu_7");
+  float *src3 = filled(rt, k, n, 7.0f);
+  Transfer *t3 = rt.offload(src3, n * 4, "relu_7");
+  EXPECT_EQ(rt.synchronize(), 0);
+  rt.setNode("mul_8");
+  k.launch("overwrite", {&src3, &n, &nine}, 16, 64);
+  report(rt, "after host synchronisation");
+  EXPECT_EQ(emu::stats().races, 1u);
+  rt.release(t3);
+  rt.memFree(src, nullptr);
+  rt.memFree(src2, nullptr);
+  rt.memFree(src3, nullptr);
+  rt.memFree(back, nullptr);
+  report(rt, "end");
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
+/// Negative test (b): the source of an offload is freed before the compute
+/// stream waited for its copy's event; then the protocol's order.
+void raceFree() {
+  Runtime rt(emulatedDriver());
+  Kernels k(rt);
+  uint64_t n = 1024;
+  rt.setNode("gelu_7");
+  float *src = filled(rt, k, n, 1.0f);
+  Transfer *t = rt.offload(src, n * 4, "gelu_7");
+  rt.setNode("gelu_7_free");
+  rt.memFree(src, nullptr);
+  report(rt, "free before wait");
+  EXPECT_EQ(emu::stats().races, 1u);
+  rt.release(t);
+
+  rt.setNode("gelu_8");
+  float *src2 = filled(rt, k, n, 2.0f);
+  Transfer *t2 = rt.offload(src2, n * 4, "gelu_8");
+  EXPECT_EQ(rt.wait(t2), 0);
+  rt.setNode("gelu_8_free");
+  rt.memFree(src2, nullptr);
+  report(rt, "free after wait");
+  void *back = rt.reload(t2, "gelu_8_reload");
+  EXPECT_EQ(rt.wait(t2), 0);
+  std::vector<float> host(n);
+  rt.memcpy(host.data(), back, n * 4, nullptr);
+  EXPECT_EQ(rt.synchronize(), 0);
+  EXPECT_EQ(host[n - 1], 2.0f);
+  EXPECT_EQ(emu::stats().races, 1u);
+  rt.release(t2);
+  rt.memFree(back, nullptr);
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
+/// (c): a kernel reads a freed buffer: it sees the NaN poison and the
+/// runtime reports the use after free.
+void useAfterFree() {
+  Runtime rt(emulatedDriver());
+  Kernels k(rt);
+  uint64_t n = 256;
+  rt.setNode("add_9");
+  float *x = filled(rt, k, n, 1.0f);
+  auto *out = static_cast<float *>(rt.memAlloc(4, nullptr, false));
+  k.launch("sum", {&x, &out, &n});
+  float before = 0;
+  rt.memcpy(&before, out, 4, nullptr);
+  EXPECT_EQ(rt.synchronize(), 0);
+  std::cout << "sum before free " << before << "\n";
+  rt.setNode("add_9_free");
+  rt.memFree(x, nullptr);
+  rt.setNode("sum_10");
+  k.launch("sum", {&x, &out, &n});
+  report(rt, "kernel after free");
+  float after = 0;
+  rt.memcpy(&after, out, 4, nullptr);
+  EXPECT_EQ(rt.synchronize(), 0);
+  std::cout << "sum after free is NaN: " << (std::isnan(after) ? "yes" : "no")
+            << "\n";
+  EXPECT_EQ(emu::stats().use_after_frees, 1u);
+  rt.memFree(out, nullptr);
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
+/// Read-only kernels on two streams do not race; read-write ones do;
+/// declared disjoint ranges do not; an allocation used on another stream
+/// before any event orders it races with the allocation.
+void declared() {
+  Runtime rt(emulatedDriver());
+  Kernels k(rt);
+  CUstream a = rt.computeStream();
+  CUstream b = rt.transferStream();
+  uint64_t n = 1024;
+  rt.setNode("init_1");
+  float *x = filled(rt, k, n, 1.0f);
+  auto *outA = static_cast<float *>(rt.memAlloc(4, a, false));
+  auto *outB = static_cast<float *>(rt.memAlloc(4, a, false));
+  EXPECT_EQ(rt.synchronize(), 0);
+  rt.setNode("read_2");
+  k.launch("read", {&x, &outA, &n}, 1, 1, a);
+  rt.setNode("read_3");
+  k.launch("read", {&x, &outB, &n}, 1, 1, b);
+  report(rt, "two readers");
+  rt.setNode("read_write_4");
+  k.launch("read_write", {&x, &outB, &n}, 1, 1, b);
+  report(rt, "reader and read-write");
+  EXPECT_EQ(rt.synchronize(), 0);
+
+  // Declared halves: disjoint writes, then overlapping ones.
+  uint64_t half = n / 2;
+  float two = 2.0f;
+  float *upper = x + half;
+  rt.setNode("lower_5");
+  emu::declareAccess(x, half * 4, JOINT_EMU_WRITE);
+  k.launch("overwrite", {&x, &half, &two}, 8, 64, a);
+  rt.setNode("upper_6");
+  emu::declareAccess(upper, half * 4, JOINT_EMU_WRITE);
+  k.launch("overwrite", {&upper, &half, &two}, 8, 64, b);
+  report(rt, "disjoint declared");
+  rt.setNode("middle_7");
+  emu::declareAccess(x + half - 1, 8, JOINT_EMU_READ | JOINT_EMU_WRITE);
+  k.launch("overwrite", {&upper, &half, &two}, 1, 1, b);
+  report(rt, "overlapping declared");
+  EXPECT_EQ(rt.synchronize(), 0);
+
+  rt.setNode("fresh_8");
+  void *fresh = rt.memAlloc(4096, a, false);
+  std::vector<char> host(4096, 0);
+  rt.memcpy(fresh, host.data(), 4096, b);
+  report(rt, "copy before the allocation is ordered");
+  JointEmuStats s = emu::stats();
+  std::cout << "races " << s.races << "\n";
+  EXPECT_EQ(rt.synchronize(), 0);
+  rt.memFree(fresh, a);
+  rt.memFree(x, a);
+  rt.memFree(outA, a);
+  rt.memFree(outB, a);
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
+/// The checker forgets accesses that a later one on the same bytes
+/// subsumes, so a long step keeps few of them, and still finds the race
+/// of a copy on another stream with the latest write.
+void history() {
+  Runtime rt(emulatedDriver());
+  Kernels k(rt);
+  uint64_t n = 1024;
+  rt.setNode("init_1");
+  float *x = filled(rt, k, n, 0.0f);
+  auto *out = static_cast<float *>(rt.memAlloc(4, nullptr, false));
+  EXPECT_EQ(rt.synchronize(), 0);
+  uint64_t base = emu::stats().tracked_accesses;
+  for (int i = 0; i < 500; ++i) {
+    float value = float(i);
+    rt.setNode(("write_" + std::to_string(i)).c_str());
+    k.launch("overwrite", {&x, &n, &value}, 16, 64);
+    rt.setNode(("read_" + std::to_string(i)).c_str());
+    k.launch("read", {&x, &out, &n});
+  }
+  std::cout << "tracked after 1000 kernels: " << base << " + "
+            << emu::stats().tracked_accesses - base << "\n";
+  rt.setNode("copy_2");
+  std::vector<float> host(n);
+  rt.memcpy(host.data(), x, n * 4, rt.transferStream());
+  report(rt, "copy without wait");
+  EXPECT_EQ(rt.synchronize(), 0);
+  EXPECT_EQ(x[n - 1], 499.0f);
+  // The host has seen everything: nothing can race with it any more.
+  EXPECT_EQ(emu::stats().tracked_accesses, 0u);
+  rt.memFree(x, nullptr);
+  rt.memFree(out, nullptr);
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::map<std::string, std::function<void()>> cases = {
+      {"memory", memory},      {"streams", streams},
+      {"kernels", kernels},    {"race-offload", raceOffload},
+      {"race-free", raceFree}, {"use-after-free", useAfterFree},
+      {"declared", declared},  {"history", history},
+  };
+  if (argc != 2 || !cases.count(argv[1])) {
+    std::cerr << "usage: joint-cuda-emulator-test "
+                 "memory|streams|kernels|race-offload|race-free|"
+                 "use-after-free|declared|history\n";
+    return 2;
+  }
+  cases[argv[1]]();
+  std::cout << (failures ? "FAILED " : "PASSED ") << argv[1] << "\n";
+  return failures ? 1 : 0;
+}
