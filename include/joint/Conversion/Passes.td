@@ -31,6 +31,11 @@ def ConvertJointToLinalg : Pass<"convert-joint-to-linalg", "::mlir::ModuleOp"> {
     Option<"keepAo", "keep-ao", "bool", /*default=*/"false",
            "Leave ao ops for a target's own lowering (the CUDA pipeline's "
            "joint-gpu-offload); off: host copies (the CPU target)">,
+    Option<"sdpaRowBlock", "sdpa-row-block", "int64_t", /*default=*/"0",
+           "Attention in loops over batch, key/value head and blocks of up "
+           "to this many query rows (a divisor of the length), so the "
+           "logits, probabilities and their gradients exist for one block "
+           "at a time (the CPU target: 64); 0: whole tensors">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

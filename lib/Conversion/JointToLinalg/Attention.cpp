@@ -40,6 +40,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "llvm/ADT/bit.h"
 
@@ -112,6 +113,9 @@ struct Sdpa {
   /// exp(x - max) of the forward as torch's CPU flash kernel computes it
   /// (`fastExp` on the vectorised keys, see the file comment).
   bool cpuExp = false;
+  /// The first query row of q (index) when q holds a block of rows (see
+  /// forEachRowBlock), for the causal mask; null: row 0.
+  Value rowOffset;
 
   Sdpa(OpBuilder &b, Location loc)
       : b(b), loc(loc), ctx(b.getContext()), f32(b.getF32Type()) {}
@@ -148,11 +152,14 @@ struct Sdpa {
 
   Value load(Value v) { return convertScalar(b, loc, v, f32); }
 
-  /// A contraction: out[numOut loops] += lhs * rhs over the remaining loops.
+  /// A contraction: out[numOut loops] += lhs * rhs over the remaining loops,
+  /// into `init` (f32, `outSizes`), or into zeros when it is null.
   Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
-                 ArrayRef<OpFoldResult> outSizes, unsigned numLoops) {
+                 ArrayRef<OpFoldResult> outSizes, unsigned numLoops,
+                 Value init = Value()) {
     unsigned numOut = outSizes.size();
-    Value init = createFilledTensor(b, loc, outSizes, f32, 0.0);
+    if (!init)
+      init = createFilledTensor(b, loc, outSizes, f32, 0.0);
     SmallVector<AffineExpr> outExprs;
     SmallVector<utils::IteratorType> iters;
     for (unsigned i = 0; i < numLoops; ++i) {
@@ -219,7 +226,7 @@ struct Sdpa {
     }
     bool hasMask = static_cast<bool>(mask);
     bool isCausal = causal;
-    Value sc = scale;
+    Value sc = scale, rowOffset = this->rowOffset;
     return elementwise(
         dot, f32, inputs, maps, [&](OpBuilder &nb, Location nl, ValueRange a) {
           Value x = arith::MulFOp::create(nb, nl, a[0], sc);
@@ -229,6 +236,8 @@ struct Sdpa {
                                       convertScalar(nb, nl, a[1], f32));
           if (isCausal) {
             Value l = linalg::IndexOp::create(nb, nl, 3);
+            if (rowOffset)
+              l = arith::AddIOp::create(nb, nl, l, rowOffset);
             Value s = linalg::IndexOp::create(nb, nl, 4);
             Value keep =
                 arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ule, s, l);
@@ -400,6 +409,171 @@ struct Sdpa {
   }
 };
 
+/// Query rows per block for a `rowBlock` option: the largest divisor of a
+/// static length up to `rowBlock` (at least 8 rows), else the whole length
+/// (0 = no row loop; dynamic lengths too).
+int64_t pickRowBlock(int64_t len, int64_t rowBlock) {
+  if (rowBlock <= 0 || ShapedType::isDynamic(len) || len <= rowBlock)
+    return 0;
+  for (int64_t rows = rowBlock; rows >= 8; --rows)
+    if (len % rows == 0)
+      return rows;
+  return 0;
+}
+
+/// One block of attention: batch `b`, key/value head `hk`, query rows
+/// [l0, l0 + rows).
+struct RowBlock {
+  Value b, hk, l0;
+  OpFoldResult rows;
+};
+
+/// The block's slice of `t`, rank kept: [B,Hk,G,L,...] (`rowsAt` = 3) to
+/// [1,1,G,rows,...], or [B,Hk,S,...] (`rowsAt` = -1) to [1,1,S,...].
+Value sliceBlock(OpBuilder &b, Location loc, Value t, const RowBlock &blk,
+                 int rowsAt) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, t);
+  SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  offsets[0] = blk.b;
+  offsets[1] = blk.hk;
+  sizes[0] = sizes[1] = b.getIndexAttr(1);
+  if (rowsAt >= 0) {
+    offsets[rowsAt] = blk.l0;
+    sizes[rowsAt] = blk.rows;
+  }
+  return tensor::ExtractSliceOp::create(b, loc, t, offsets, sizes, strides);
+}
+
+/// `part` (a sliceBlock of `into`'s shape) written back at the block.
+Value insertBlock(OpBuilder &b, Location loc, Value part, Value into,
+                  const RowBlock &blk, int rowsAt) {
+  unsigned rank = cast<RankedTensorType>(into.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[0] = blk.b;
+  offsets[1] = blk.hk;
+  if (rowsAt >= 0)
+    offsets[rowsAt] = blk.l0;
+  return tensor::InsertSliceOp::create(b, loc, part, into, offsets,
+                                       tensor::getMixedSizes(b, loc, part),
+                                       strides);
+}
+
+/// The mask (dims aligned right with [B, H, L, S], size-1 dims broadcast)
+/// sliced to the block's batch, its G query heads and rows.
+Value sliceMask(OpBuilder &b, Location loc, Value mask, const RowBlock &blk,
+                int64_t groups) {
+  auto type = cast<RankedTensorType>(mask.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, mask);
+  SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  int64_t off = 4 - type.getRank();
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (type.getDimSize(i) == 1 || off + i == 3)
+      continue; // broadcast, or keys (whole rows)
+    if (off + i == 0) {
+      offsets[i] = blk.b;
+      sizes[i] = b.getIndexAttr(1);
+    } else if (off + i == 1) {
+      offsets[i] = getAsOpFoldResult(arith::MulIOp::create(
+          b, loc, blk.hk, arith::ConstantIndexOp::create(b, loc, groups)));
+      sizes[i] = b.getIndexAttr(groups);
+    } else {
+      offsets[i] = blk.l0;
+      sizes[i] = blk.rows;
+    }
+  }
+  return tensor::ExtractSliceOp::create(b, loc, mask, offsets, sizes, strides);
+}
+
+/// Per (batch, key/value head, block of query rows): `body` gets `sdpa`
+/// narrowed to the block (q, k, v, mask, rowOffset) and the head's f32
+/// accumulators (zeros at the head's first block, [1,1,S,...] like the
+/// `headOuts`), and returns the block's finished row results ([1,1,G,rows,
+/// ...], written into `rowOuts` [B,Hk,G,L,...]) then the new accumulators;
+/// after the head's last block `finishHead(acc, i)` gives what is written
+/// into `headOuts[i]` [B,Hk,S,...]. Returns the row tensors, then the heads.
+/// Once bufferized, temporaries of `body` exist one block at a time and the
+/// f32 accumulators one head at a time.
+SmallVector<Value> forEachRowBlock(
+    Sdpa &sdpa, int64_t rowBlock, ValueRange rowOuts, ValueRange headOuts,
+    function_ref<SmallVector<Value>(Sdpa &, const RowBlock &, ValueRange)>
+        body,
+    function_ref<Value(Value, unsigned)> finishHead) {
+  OpBuilder &b = sdpa.b;
+  Location loc = sdpa.loc;
+  int64_t len = cast<RankedTensorType>(sdpa.q.getType()).getDimSize(3);
+  int64_t rows = pickRowBlock(len, rowBlock);
+  auto dim = [&](Value t, unsigned i) {
+    return getValueOrCreateConstantIndexOp(b, loc, sdpa.size(t, i));
+  };
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> outs(rowOuts);
+  llvm::append_range(outs, headOuts);
+  unsigned numRows = rowOuts.size();
+  // The rows of one head: one block, or a loop over blocks of `rows`.
+  auto headRows = [&](Value bIv, Value hkIv, ValueRange rowArgs,
+                      ValueRange accs) -> SmallVector<Value> {
+    auto step = [&](Value l0, ValueRange rowArgs,
+                    ValueRange accs) -> SmallVector<Value> {
+      RowBlock blk{bIv, hkIv, l0,
+                   rows ? OpFoldResult(b.getIndexAttr(rows))
+                        : sdpa.size(sdpa.q, 3)};
+      Sdpa narrow = sdpa;
+      narrow.q = sliceBlock(b, loc, sdpa.q, blk, 3);
+      narrow.k = sliceBlock(b, loc, sdpa.k, blk, -1);
+      narrow.v = sliceBlock(b, loc, sdpa.v, blk, -1);
+      if (sdpa.mask)
+        narrow.mask = sliceMask(b, loc, sdpa.mask, blk, sdpa.groups);
+      if (rows)
+        narrow.rowOffset = l0;
+      SmallVector<Value> parts = body(narrow, blk, accs);
+      SmallVector<Value> next;
+      for (unsigned i = 0; i < numRows; ++i)
+        next.push_back(insertBlock(b, loc, parts[i], rowArgs[i], blk, 3));
+      llvm::append_range(next, ArrayRef<Value>(parts).drop_front(numRows));
+      return next;
+    };
+    if (!rows)
+      return step(c0, rowArgs, accs);
+    SmallVector<Value> inits(rowArgs);
+    llvm::append_range(inits, accs);
+    scf::LoopNest loop = scf::buildLoopNest(
+        b, loc, {c0}, {dim(sdpa.q, 3)},
+        {arith::ConstantIndexOp::create(b, loc, rows)}, inits,
+        [&](OpBuilder &, Location, ValueRange ivs,
+            ValueRange args) -> scf::ValueVector {
+          SmallVector<Value> r = step(ivs[0], args.take_front(numRows),
+                                      args.drop_front(numRows));
+          return scf::ValueVector(r.begin(), r.end());
+        });
+    return SmallVector<Value>(loop.results);
+  };
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, {c0, c0}, {dim(sdpa.q, 0), dim(sdpa.q, 1)}, {c1, c1}, outs,
+      [&](OpBuilder &, Location, ValueRange ivs,
+          ValueRange args) -> scf::ValueVector {
+        RowBlock head{ivs[0], ivs[1], c0, OpFoldResult()};
+        SmallVector<Value> accs;
+        for (Value h : args.drop_front(numRows)) {
+          SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, h);
+          sizes[0] = sizes[1] = b.getIndexAttr(1);
+          accs.push_back(createFilledTensor(b, loc, sizes, sdpa.f32, 0.0));
+        }
+        SmallVector<Value> r =
+            headRows(ivs[0], ivs[1], args.take_front(numRows), accs);
+        scf::ValueVector next(r.begin(), r.begin() + numRows);
+        for (auto [i, h] : llvm::enumerate(args.drop_front(numRows)))
+          next.push_back(insertBlock(b, loc, finishHead(r[numRows + i], i), h,
+                                     head, -1));
+        return next;
+      });
+  return SmallVector<Value>(nest.results);
+}
+
+
 bool isMathVariant(CallFunctionOp op) {
   return op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
 }
@@ -434,26 +608,58 @@ Value fitLogsumexp(OpBuilder &b, Location loc, Value lse,
   return finishResult(b, loc, lse, type);
 }
 
+/// Sizes of a [B,Hk,G,L,`last`] tensor of `sdpa`'s grouped query.
+SmallVector<OpFoldResult> rowSizes(Sdpa &sdpa, OpFoldResult last) {
+  SmallVector<OpFoldResult> sizes;
+  for (unsigned i = 0; i < 4; ++i)
+    sizes.push_back(sdpa.size(sdpa.q, i));
+  if (last)
+    sizes.push_back(last);
+  return sizes;
+}
+
 LogicalResult rewriteForward(CallFunctionOp op, ConversionPatternRewriter &rw,
-                             Sdpa &sdpa) {
+                             Sdpa &sdpa, int64_t rowBlock) {
   Location loc = op.getLoc();
   RankedTensorType outType = getResultTensorType(op, 0);
   if (!outType || op->getNumResults() < 2)
     return rw.notifyMatchFailure(op, "unexpected results");
-  Value x = sdpa.logits();
-  Sdpa::RowStats stats = sdpa.rowStats(x);
-  Value lse = sdpa.logsumexp(stats);
-  Value p, out;
-  if (sdpa.reduced) {
-    Value unnormalized = sdpa.probs(x, stats.max, sdpa.reduced);
-    out = sdpa.normalize(sdpa.attend(unnormalized), stats.sum,
-                         outType.getElementType());
-  } else {
-    p = sdpa.probs(x, lse, sdpa.f32);
-    out = sdpa.finish(sdpa.attend(p), outType.getElementType(), false);
-  }
-  SmallVector<Value> results{castToType(rw, loc, sdpa.ungroup(out), outType)};
   bool isMath = isMathVariant(op);
+  Type outElem = outType.getElementType();
+  // Every result is per query row: out, lse (and P for the math variant).
+  auto rowsOf = [&](Sdpa &s, const RowBlock &, ValueRange) {
+    Value x = s.logits();
+    Sdpa::RowStats stats = s.rowStats(x);
+    Value lse = s.logsumexp(stats);
+    Value p, out;
+    if (s.reduced) {
+      Value unnormalized = s.probs(x, stats.max, s.reduced);
+      out = s.normalize(s.attend(unnormalized), stats.sum, outElem);
+    } else {
+      p = s.probs(x, lse, s.f32);
+      out = s.finish(s.attend(p), outElem, false);
+    }
+    SmallVector<Value> rows{out, lse};
+    if (isMath)
+      rows.push_back(p);
+    return rows;
+  };
+  SmallVector<Value> rows;
+  if (rowBlock <= 0) {
+    rows = rowsOf(sdpa, RowBlock{}, {});
+  } else {
+    SmallVector<Value> inits{
+        tensor::EmptyOp::create(rw, loc,
+                                rowSizes(sdpa, sdpa.size(sdpa.v, 3)), outElem),
+        tensor::EmptyOp::create(rw, loc, rowSizes(sdpa, {}), sdpa.f32)};
+    if (isMath)
+      inits.push_back(tensor::EmptyOp::create(
+          rw, loc, rowSizes(sdpa, sdpa.size(sdpa.k, 2)), sdpa.f32));
+    rows = forEachRowBlock(sdpa, rowBlock, inits, {}, rowsOf,
+                           [](Value acc, unsigned) { return acc; });
+  }
+  Value out = rows[0], lse = rows[1], p = isMath ? rows[2] : Value();
+  SmallVector<Value> results{castToType(rw, loc, sdpa.ungroup(out), outType)};
   RankedTensorType second = getResultTensorType(op, 1);
   if (isMath) {
     if (!second)
@@ -509,7 +715,8 @@ LogicalResult rewriteForward(CallFunctionOp op, ConversionPatternRewriter &rw,
 
 LogicalResult rewriteBackward(CallFunctionOp op, const OpArgs &args,
                               const SdpaCall &call,
-                              ConversionPatternRewriter &rw, Sdpa &sdpa) {
+                              ConversionPatternRewriter &rw, Sdpa &sdpa,
+                              int64_t rowBlock) {
   Location loc = op.getLoc();
   Value dO = call.gradOut, o = call.out, lseIn = call.logsumexp;
   if (op.getTarget() ==
@@ -564,64 +771,97 @@ LogicalResult rewriteBackward(CallFunctionOp op, const OpArgs &args,
   }
   Value gdO = sdpa.group(dO);
   Value gO = sdpa.group(o);
-  Value x = sdpa.logits();
-  Value p = sdpa.probs(x, lse, sdpa.f32);
-  auto d = [&](unsigned i) { return sdpa.d(i); };
-  // dP[b,hk,g,l,s] = sum_ev dO * v; loops (b,hk,g,l,s,ev).
-  Value dP = sdpa.contractRows(gdO, sdpa.v, /*rhsNR=*/true);
-  // D[b,hk,g,l] = sum_ev dO * O.
-  AffineMap id5 = rw.getMultiDimIdentityMap(5);
-  Value rowDot =
-      buildReduction(
-          rw, loc, {gdO, gO}, {id5, id5}, {false, false, false, false, true},
-          {sdpa.f32}, {0.0},
-          [&](OpBuilder &nb, Location nl, ValueRange in, ValueRange acc) {
-            Value prod = arith::MulFOp::create(
-                nb, nl, convertScalar(nb, nl, in[0], sdpa.f32),
-                convertScalar(nb, nl, in[1], sdpa.f32));
-            return SmallVector<Value>{
-                arith::AddFOp::create(nb, nl, acc[0], prod)};
-          })
-          .front();
-  // dS = P * (dP - D), computed into dP (its only reader): bufferized, dS
-  // takes dP's buffer, one [L, S] buffer per head less at the peak of the
-  // backward (the memory model counts no SDPA workspace).
-  Value dS =
-      linalg::GenericOp::create(
-          rw, loc, dP.getType(), ValueRange{p, rowDot}, ValueRange{dP},
-          ArrayRef<AffineMap>{id5, sdpa.map(5, {d(0), d(1), d(2), d(3)}), id5},
-          SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
-          [&](OpBuilder &nb, Location nl, ValueRange a) {
-            Value diff = arith::SubFOp::create(nb, nl, a[2], a[1]);
-            Value prod = arith::MulFOp::create(nb, nl, a[0], diff);
-            linalg::YieldOp::create(nb, nl, prod);
-          })
-          .getResult(0);
-  // The matmul operands torch's flash kernels round (file comment).
-  Value pm = sdpa.roundToReduced(p);
-  dS = sdpa.roundToReduced(dS);
-  // dQ[b,hk,g,l,e] = sum_s dS * k; loops (b,hk,g,l,e,s).
-  Value dQ = sdpa.contractRows(dS, sdpa.k, /*rhsNR=*/false);
-  // dK[b,hk,s,e] = sum_{g,l} dS * q; loops (b,hk,s,e,g,l).
-  Value dK = sdpa.contract(dS, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}),
-                           sdpa.q, sdpa.map(6, {d(0), d(1), d(4), d(5), d(3)}),
-                           {sdpa.size(sdpa.k, 0), sdpa.size(sdpa.k, 1),
-                            sdpa.size(sdpa.k, 2), sdpa.size(sdpa.k, 3)},
-                           6);
-  // dV[b,hk,s,ev] = sum_{g,l} P * dO; loops (b,hk,s,ev,g,l).
-  Value dV = sdpa.contract(pm, sdpa.map(6, {d(0), d(1), d(4), d(5), d(2)}), gdO,
-                           sdpa.map(6, {d(0), d(1), d(4), d(5), d(3)}),
-                           {sdpa.size(sdpa.v, 0), sdpa.size(sdpa.v, 1),
-                            sdpa.size(sdpa.v, 2), sdpa.size(sdpa.v, 3)},
-                           6);
-  SmallVector<Value> results{
-      castToType(rw, loc,
-                 sdpa.ungroup(sdpa.finish(dQ, types[0].getElementType(), true)),
-                 types[0]),
-      castToType(rw, loc, sdpa.finish(dK, types[1].getElementType(), true),
-                 types[1]),
-      castToType(rw, loc, sdpa.finish(dV, types[2].getElementType(), false),
-                 types[2])};
+  // dQ per query row; dK and dV summed over the rows and the group into
+  // `heads` (zeros when null).
+  auto gradsOf = [&](Sdpa &s, const RowBlock &blk,
+                     ValueRange heads) -> SmallVector<Value> {
+    bool whole = heads.empty();
+    Value bdO = whole ? gdO : sliceBlock(rw, loc, gdO, blk, 3);
+    Value bO = whole ? gO : sliceBlock(rw, loc, gO, blk, 3);
+    Value blse = whole ? lse : sliceBlock(rw, loc, lse, blk, 3);
+    Value x = s.logits();
+    Value p = s.probs(x, blse, s.f32);
+    auto d = [&](unsigned i) { return s.d(i); };
+    // dP[b,hk,g,l,s] = sum_ev dO * v; loops (b,hk,g,l,s,ev).
+    Value dP = s.contractRows(bdO, s.v, /*rhsNR=*/true);
+    // D[b,hk,g,l] = sum_ev dO * O.
+    AffineMap id5 = rw.getMultiDimIdentityMap(5);
+    Value rowDot =
+        buildReduction(
+            rw, loc, {bdO, bO}, {id5, id5}, {false, false, false, false, true},
+            {s.f32}, {0.0},
+            [&](OpBuilder &nb, Location nl, ValueRange in, ValueRange acc) {
+              Value prod = arith::MulFOp::create(
+                  nb, nl, convertScalar(nb, nl, in[0], s.f32),
+                  convertScalar(nb, nl, in[1], s.f32));
+              return SmallVector<Value>{
+                  arith::AddFOp::create(nb, nl, acc[0], prod)};
+            })
+            .front();
+    // dS = P * (dP - D), computed into dP (its only reader): bufferized, dS
+    // takes dP's buffer, one [L, S] buffer less at the peak of the backward
+    // (the memory model counts no SDPA workspace).
+    Value dS =
+        linalg::GenericOp::create(
+            rw, loc, dP.getType(), ValueRange{p, rowDot}, ValueRange{dP},
+            ArrayRef<AffineMap>{id5, s.map(5, {d(0), d(1), d(2), d(3)}),
+                                id5},
+            SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nl, ValueRange a) {
+              Value diff = arith::SubFOp::create(nb, nl, a[2], a[1]);
+              Value prod = arith::MulFOp::create(nb, nl, a[0], diff);
+              linalg::YieldOp::create(nb, nl, prod);
+            })
+            .getResult(0);
+    // The matmul operands torch's flash kernels round (file comment).
+    Value pm = s.roundToReduced(p);
+    dS = s.roundToReduced(dS);
+    // dQ[b,hk,g,l,e] = sum_s dS * k; loops (b,hk,g,l,e,s).
+    Value dQ = s.contractRows(dS, s.k, /*rhsNR=*/false);
+    // dK[b,hk,s,e] = sum_{g,l} dS * q; loops (b,hk,s,e,g,l).
+    Value dK = s.contract(dS, s.map(6, {d(0), d(1), d(4), d(5), d(2)}), s.q,
+                          s.map(6, {d(0), d(1), d(4), d(5), d(3)}),
+                          {s.size(s.k, 0), s.size(s.k, 1), s.size(s.k, 2),
+                           s.size(s.k, 3)},
+                          6, whole ? Value() : heads[0]);
+    // dV[b,hk,s,ev] = sum_{g,l} P * dO; loops (b,hk,s,ev,g,l).
+    Value dV = s.contract(pm, s.map(6, {d(0), d(1), d(4), d(5), d(2)}), bdO,
+                          s.map(6, {d(0), d(1), d(4), d(5), d(3)}),
+                          {s.size(s.v, 0), s.size(s.v, 1), s.size(s.v, 2),
+                           s.size(s.v, 3)},
+                          6, whole ? Value() : heads[1]);
+    return {dQ, dK, dV};
+  };
+  SmallVector<Value> results;
+  Type e0 = types[0].getElementType(), e1 = types[1].getElementType(),
+       e2 = types[2].getElementType();
+  if (rowBlock <= 0) {
+    SmallVector<Value> g = gradsOf(sdpa, RowBlock{}, {});
+    results = {castToType(rw, loc, sdpa.ungroup(sdpa.finish(g[0], e0, true)),
+                          types[0]),
+               castToType(rw, loc, sdpa.finish(g[1], e1, true), types[1]),
+               castToType(rw, loc, sdpa.finish(g[2], e2, false), types[2])};
+  } else {
+    // dQ finished per block, dK and dV per head.
+    auto blockGrads = [&](Sdpa &s, const RowBlock &blk, ValueRange accs) {
+      SmallVector<Value> g = gradsOf(s, blk, accs);
+      g[0] = s.finish(g[0], e0, true);
+      return g;
+    };
+    auto emptyOf = [&](SmallVector<OpFoldResult> sizes, Type elem) -> Value {
+      return tensor::EmptyOp::create(rw, loc, sizes, elem);
+    };
+    SmallVector<Value> g = forEachRowBlock(
+        sdpa, rowBlock, {emptyOf(rowSizes(sdpa, sdpa.size(sdpa.k, 3)), e0)},
+        {emptyOf(tensor::getMixedSizes(rw, loc, sdpa.k), e1),
+         emptyOf(tensor::getMixedSizes(rw, loc, sdpa.v), e2)},
+        blockGrads, [&](Value acc, unsigned i) {
+          return sdpa.finish(acc, i == 0 ? e1 : e2, i == 0);
+        });
+    results = {castToType(rw, loc, sdpa.ungroup(g[0]), types[0]),
+               castToType(rw, loc, g[1], types[1]),
+               castToType(rw, loc, g[2], types[2])};
+  }
   for (unsigned i = 3; i < op->getNumResults(); ++i)
     results.push_back(Value()); // unused attn_bias gradient (checked above)
   rw.replaceOp(op, results);
@@ -630,7 +870,7 @@ LogicalResult rewriteBackward(CallFunctionOp op, const OpArgs &args,
 
 /// Forward and backward of every SDPA variant in kSchemas.
 LogicalResult lowerSdpa(CallFunctionOp op, const OpArgs &args,
-                        ConversionPatternRewriter &rw) {
+                        ConversionPatternRewriter &rw, int64_t rowBlock) {
   const SdpaSchema *schema = lookupSchema(op);
   std::string reason;
   FailureOr<SdpaCall> call = readSdpaCall(op, args.getOperands(), reason);
@@ -676,8 +916,8 @@ LogicalResult lowerSdpa(CallFunctionOp op, const OpArgs &args,
   sdpa.v = v;
 
   if (!schema->backward)
-    return rewriteForward(op, rw, sdpa);
-  return rewriteBackward(op, args, *call, rw, sdpa);
+    return rewriteForward(op, rw, sdpa, rowBlock);
+  return rewriteBackward(op, args, *call, rw, sdpa, rowBlock);
 }
 
 } // namespace
@@ -738,9 +978,14 @@ FailureOr<SdpaCall> mlir::joint::readSdpaCall(CallFunctionOp op,
 }
 
 void mlir::joint::populateAttentionPatterns(const TypeConverter &typeConverter,
-                                            RewritePatternSet &patterns) {
+                                            RewritePatternSet &patterns,
+                                            int64_t rowBlock) {
   LoweringTable table(typeConverter, patterns);
   table.add(llvm::map_to_vector(kSchemas,
                                 [](const SdpaSchema &s) { return s.target; }),
-            lowerSdpa);
+            [rowBlock](CallFunctionOp op, CallFunctionOp::Adaptor adaptor,
+                       ConversionPatternRewriter &rw) {
+              return lowerSdpa(op, OpArgs(op, adaptor.getOperands()), rw,
+                               rowBlock);
+            });
 }

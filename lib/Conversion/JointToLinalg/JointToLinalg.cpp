@@ -307,7 +307,7 @@ void ConvertJointToLinalgPass::runOnOperation() {
   populateReductionPatterns(typeConverter, patterns);
   populateNormalizationPatterns(typeConverter, patterns);
   populateBatchNormPatterns(typeConverter, patterns);
-  populateAttentionPatterns(typeConverter, patterns);
+  populateAttentionPatterns(typeConverter, patterns, sdpaRowBlock);
   populateIndirectDataMovementPatterns(typeConverter, patterns);
 
   Operation *failedOp = nullptr;

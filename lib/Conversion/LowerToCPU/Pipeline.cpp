@@ -42,7 +42,11 @@ using namespace mlir::joint;
 
 void joint::buildLowerToCPUTensorPipeline(OpPassManager &pm,
                                           const LowerToCPUOptions &options) {
-  pm.addPass(createConvertJointToLinalg());
+  // Attention one (batch, head, 64-row) block at a time: the [L, S]
+  // logits and probabilities are a workspace the memory model does not count.
+  ConvertJointToLinalgOptions convert;
+  convert.sdpaRowBlock = 64;
+  pm.addPass(createConvertJointToLinalg(convert));
   // Views stay views: transposes read through their readers' maps.
   pm.addNestedPass<func::FuncOp>(createJointFoldTransposes());
   pm.addPass(createJointCPUEntry());

@@ -74,8 +74,12 @@ PopulateFamilyPatternsFn populateNormalizationPatterns;
 /// Batch norm forward (training / eval, running-statistic updates as
 /// results) / backward.
 PopulateFamilyPatternsFn populateBatchNormPatterns;
-/// Scaled dot product attention forward / backward (every recorded variant).
-PopulateFamilyPatternsFn populateAttentionPatterns;
+/// Scaled dot product attention forward / backward (every recorded variant);
+/// `rowBlock` > 0: in loops over (batch, key/value head, blocks of up to
+/// `rowBlock` query rows), so [L, S] temporaries exist one block at a time.
+void populateAttentionPatterns(const TypeConverter &typeConverter,
+                               RewritePatternSet &patterns,
+                               int64_t rowBlock = 0);
 /// embedding, embedding_dense_backward, index.Tensor.
 PopulateFamilyPatternsFn populateIndirectDataMovementPatterns;
 
