@@ -7,7 +7,10 @@
 // vectorized (linalg::vectorize) into vector.contract on vector.transfer
 // reads and writes, which the LLVM lowering turns into SIMD FMAs. Tile sizes
 // shrink to powers of two dividing static dimensions, so every tile is full;
-// ragged tiles of symbolic dimensions stay linalg (scalar loops).
+// ragged tiles of symbolic dimensions stay linalg (scalar loops). A
+// contraction whose result only an elementwise op reads (a bf16 matmul's f32
+// accumulator before its truncation, addmm's epilogue) is first fused into
+// that op's row tiles, so its accumulator exists one tile at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +19,10 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace joint {
@@ -65,6 +70,73 @@ getTileSizes(linalg::LinalgOp op, const linalg::ContractionDimensions &dims,
   return sizes;
 }
 
+/// The elementwise generic that is the only use of `op`'s result and reads
+/// it with an identity map into an identity-mapped result (the truncation of
+/// a bf16/f16 matmul's f32 accumulator, addmm's epilogue), or null.
+static linalg::GenericOp getElementwiseConsumer(linalg::LinalgOp op) {
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return nullptr;
+  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  if (!consumer || !consumer.hasPureTensorSemantics() ||
+      consumer.getNumDpsInits() != 1 ||
+      consumer.getNumParallelLoops() != consumer.getNumLoops())
+    return nullptr;
+  OpOperand &use = *result.getUses().begin();
+  if (consumer.isDpsInit(&use) ||
+      !consumer.getMatchingIndexingMap(&use).isIdentity() ||
+      !consumer.getIndexingMapMatchingResult(consumer->getResult(0))
+           .isIdentity())
+    return nullptr;
+  return consumer;
+}
+
+/// Tiles `consumer` (see getElementwiseConsumer) by `tileM` rows of the
+/// contraction `op` (batch dims by 1) and fuses `op` and its zero fill into
+/// each tile, so the accumulator exists one [tileM, N] tile at a time
+/// instead of a whole [M, N] buffer the memory model does not count.
+static void fuseIntoConsumerTiles(IRRewriter &rewriter, linalg::LinalgOp op,
+                                  linalg::GenericOp consumer,
+                                  const linalg::ContractionDimensions &dims,
+                                  int64_t tileM) {
+  AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
+  if (!outMap.isProjectedPermutation())
+    return;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(outMap.getNumResults(), 0);
+  for (unsigned i = 0; i < outMap.getNumResults(); ++i) {
+    unsigned loop = outMap.getDimPosition(i);
+    if (llvm::is_contained(dims.batch, loop))
+      sizes[i] = 1;
+    else if (llvm::is_contained(dims.m, loop))
+      sizes[i] = loop == dims.m.back() ? getDividingTile(ranges[loop], tileM)
+                                       : 1;
+  }
+  Operation *contraction = op.getOperation();
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  // Only the contraction and the fill of its accumulator move into a tile.
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        Operation *owner = producer.getOwner();
+        if (owner == contraction ||
+            (isa<linalg::FillOp>(owner) && isDestination &&
+             llvm::is_contained(owner->getUsers(), contraction)))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(consumer);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(consumer.getOperation()), options);
+  if (failed(fused))
+    return; // the untiled pair still lowers
+  rewriter.replaceOp(consumer,
+                     fused->replacements.lookup(consumer->getResult(0)));
+}
+
 struct TileMatmulsPass
     : public joint::impl::JointTileMatmulsBase<TileMatmulsPass> {
   using Base::Base;
@@ -76,13 +148,34 @@ struct TileMatmulsPass
           << tileM << " tile-n=" << tileN << " tile-k=" << tileK;
       return signalPassFailure();
     }
-    SmallVector<linalg::LinalgOp> targets;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && op.getNumDpsInits() == 1 &&
-          linalg::isaContractionOpInterface(op))
-        targets.push_back(op);
-    });
+    auto collect = [&] {
+      SmallVector<linalg::LinalgOp> found;
+      getOperation().walk([&](linalg::LinalgOp op) {
+        if (op.hasPureTensorSemantics() && op.getNumDpsInits() == 1 &&
+            linalg::isaContractionOpInterface(op))
+          found.push_back(op);
+      });
+      return found;
+    };
     IRRewriter rewriter(&getContext());
+    // Accumulators read by one elementwise op: computed tile by tile.
+    for (linalg::LinalgOp op : collect()) {
+      FailureOr<linalg::ContractionDimensions> dims =
+          linalg::inferContractionDims(op);
+      linalg::GenericOp consumer = getElementwiseConsumer(op);
+      if (succeeded(dims) && !dims->m.empty() && consumer)
+        fuseIntoConsumerTiles(rewriter, op, consumer, *dims, tileM);
+    }
+    // A fused accumulator's slice of the whole fill becomes a fill of the
+    // tile; the untiled contractions and fills left unused are erased.
+    {
+      RewritePatternSet cleanup(&getContext());
+      linalg::populateSwapExtractSliceWithFillPatterns(cleanup);
+      tensor::populateFoldTensorEmptyPatterns(cleanup);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(cleanup))))
+        return signalPassFailure();
+    }
+    SmallVector<linalg::LinalgOp> targets = collect();
     for (linalg::LinalgOp op : targets) {
       FailureOr<linalg::ContractionDimensions> dims =
           linalg::inferContractionDims(op);

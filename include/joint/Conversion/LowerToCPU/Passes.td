@@ -42,7 +42,12 @@ def JointTileMatmuls : Pass<"joint-tile-matmuls", "::mlir::func::FuncOp"> {
     dimensions by 1), using the TilingInterface; then, when `vectorize` is
     set, vectorizes every full static tile of a plain M x N x K contraction
     into `vector.contract` (batched tiles and tiles of symbolic sizes stay
-    scalar loops). Runs on tensors, before bufferization.
+    scalar loops). A contraction whose result one elementwise
+    `linalg.generic` alone reads (a bf16 matmul's f32 accumulator and its
+    truncation, addmm's epilogue) is first fused, with the fill of its
+    accumulator, into that op's tiles of `tile-m` rows, so the accumulator
+    exists one tile at a time instead of a whole buffer the memory model
+    does not count. Runs on tensors, before bufferization.
   }];
   let options = [
     Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
