@@ -242,3 +242,34 @@ def test_run_reuses_what_joint_compile_built(
     assert lib.read_bytes() == (tmp_path / "step.so").read_bytes()
     other = mlir_cpu.compile_graph(mlp, opt_level=1)
     assert len(calls) == 1 and "-O1" in calls[0] and other != lib
+
+
+class _Embed(torch.nn.Module):
+    """A bf16 embedding whose rows many tokens share, read in f32."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = torch.nn.Embedding(8, 16).bfloat16()
+        self.register_buffer("w", torch.randn(64, 16))
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        return (self.emb(idx).float() * self.w).sum()
+
+
+def test_bf16_embedding_gradient_is_torchs_bitwise(tmp_path: Path) -> None:
+    """embedding_dense_backward adds each bf16 row in f32 and rounds after
+    every addition, as torch's CPU kernel does: the compiled gradient equals
+    torch's bit for bit (an f32 accumulator rounded once does not)."""
+    from joint_mlir import trace_joint_graph
+
+    torch.manual_seed(0)
+    idx = torch.randint(0, 8, (64,))
+    doc = trace_joint_graph(_Embed(), lambda m, idx: m(idx),
+                            {"idx": idx}).to_json_dict()
+    path = tmp_path / "embed.json"
+    path.write_text(json.dumps(doc))
+    ref = run(str(path), seed=0)
+    got = run(str(path), seed=0, backend="mlir-cpu")
+    want = ref.named_outputs()["grad emb.weight"]
+    assert want.dtype == torch.bfloat16
+    assert torch.equal(got.named_outputs()["grad emb.weight"], want)

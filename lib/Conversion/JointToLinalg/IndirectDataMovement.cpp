@@ -9,8 +9,10 @@
 // source with `tensor.extract`. `aten::index_select` is the same gather on
 // one dim. `aten::embedding_dense_backward` is a scatter-add: an `scf.for`
 // over the flattened indices in order (deterministic, like torch's CPU
-// kernel) adding each gradient row into row `index` of an f32 (for bf16/f16)
-// accumulator, rows equal to `padding_idx` skipped, cast once at the end.
+// kernel) adding each gradient row into row `index` of the result, rows
+// equal to `padding_idx` skipped; bf16/f16 rows add in f32 and round after
+// every addition, as torch's CPU kernel (its add_stub per index), so no f32
+// [num_weights, D] accumulator outlives the op.
 // Indices are not range-checked at run time (torch raises an error there).
 //
 //===----------------------------------------------------------------------===//
@@ -141,7 +143,7 @@ static LogicalResult lowerEmbeddingBackward(CallFunctionOp op,
   }
   OpFoldResult dSize = tensor::getMixedSize(rw, loc, g, 1);
   Value out = createFilledTensor(rw, loc, {rw.getIndexAttr(*numWeights), dSize},
-                                 acc, 0.0);
+                                 resultElem, 0.0);
   Value lb = arith::ConstantIndexOp::create(rw, loc, 0);
   Value ub = getValueOrCreateConstantIndexOp(
       rw, loc, tensor::getMixedSize(rw, loc, idx, 0));
@@ -149,7 +151,7 @@ static LogicalResult lowerEmbeddingBackward(CallFunctionOp op,
   Type idxElem = iType.getElementType();
   int64_t pad = *paddingIdx;
   auto rowType = RankedTensorType::get(
-      {cast<RankedTensorType>(g.getType()).getDimSize(1)}, acc);
+      {cast<RankedTensorType>(g.getType()).getDimSize(1)}, resultElem);
   auto gRowType =
       RankedTensorType::get(rowType.getShape(), gType.getElementType());
   auto loop = scf::ForOp::create(
@@ -180,11 +182,12 @@ static LogicalResult lowerEmbeddingBackward(CallFunctionOp op,
                       ArrayRef<AffineMap>{id, id},
                       {utils::IteratorType::parallel},
                       [&](OpBuilder &nb, Location nl, ValueRange a) {
+                        // Sequenced: argument order is unspecified.
+                        Value row = convertScalar(nb, nl, a[1], acc);
+                        Value add = convertScalar(nb, nl, a[0], acc);
+                        Value sum = arith::AddFOp::create(nb, nl, row, add);
                         linalg::YieldOp::create(
-                            nb, nl,
-                            arith::AddFOp::create(
-                                nb, nl, a[1], convertScalar(nb, nl, a[0], acc))
-                                .getResult());
+                            nb, nl, convertScalar(nb, nl, sum, resultElem));
                       })
                       .getResult(0);
               Value updated = tensor::InsertSliceOp::create(

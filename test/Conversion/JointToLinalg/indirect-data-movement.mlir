@@ -18,46 +18,42 @@ joint.graph @embedding(%w: tensor<256x64xbf16> {joint.role = #joint.role<input>,
   joint.output %0 : tensor<2x16x64xbf16>
 }
 
-// A scatter-add in index order into an f32 accumulator; padding_idx rows
-// skipped; one truncation at the end.
+// A scatter-add in index order into the bf16 result, as torch's CPU kernel:
+// each row added in f32 and rounded; padding_idx rows skipped.
 // CHECK-LABEL: func.func @embedding_dense_backward
 // CHECK-SAME: (%[[V0:[^ ,:)]*]]: tensor<2x16x64xbf16> {joint.path = "x", joint.role = #joint.role<input>}, %[[V1:[^ ,:)]*]]: tensor<2x16xi64> {joint.path = "x", joint.role = #joint.role<input>}) -> (tensor<256x64xbf16> {joint.role = #joint.role<output>}) {
 // CHECK-NEXT: %[[V2:[^ ,:)]*]] = tensor.collapse_shape %[[V1]] {{\[\[}}0, 1{{\]\]}} : tensor<2x16xi64> into tensor<32xi64>
 // CHECK-NEXT: %[[V3:[^ ,:)]*]] = tensor.collapse_shape %[[V0]] {{\[\[}}0, 1], [2{{\]\]}} : tensor<2x16x64xbf16> into tensor<32x64xbf16>
-// CHECK-NEXT: %[[V4:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: %[[V5:[^ ,:)]*]] = tensor.empty() : tensor<256x64xf32>
-// CHECK-NEXT: %[[V6:[^ ,:)]*]] = linalg.fill ins(%[[V4]] : f32) outs(%[[V5]] : tensor<256x64xf32>) -> tensor<256x64xf32>
+// CHECK-NEXT: %[[V4:[^ ,:)]*]] = arith.constant 0.000000e+00 : bf16
+// CHECK-NEXT: %[[V5:[^ ,:)]*]] = tensor.empty() : tensor<256x64xbf16>
+// CHECK-NEXT: %[[V6:[^ ,:)]*]] = linalg.fill ins(%[[V4]] : bf16) outs(%[[V5]] : tensor<256x64xbf16>) -> tensor<256x64xbf16>
 // CHECK-NEXT: %[[V7:[^ ,:)]*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[V8:[^ ,:)]*]] = arith.constant 32 : index
 // CHECK-NEXT: %[[V9:[^ ,:)]*]] = arith.constant 1 : index
-// CHECK-NEXT: %[[V10:[^ ,:)]*]] = scf.for %[[V11:[^ ,:)]*]] = %[[V7]] to %[[V8]] step %[[V9]] iter_args(%[[V12:[^ ,:)]*]] = %[[V6]]) -> (tensor<256x64xf32>) {
+// CHECK-NEXT: %[[V10:[^ ,:)]*]] = scf.for %[[V11:[^ ,:)]*]] = %[[V7]] to %[[V8]] step %[[V9]] iter_args(%[[V12:[^ ,:)]*]] = %[[V6]]) -> (tensor<256x64xbf16>) {
 // CHECK-NEXT: %[[V13:[^ ,:)]*]] = tensor.extract %collapsed[%[[V11]]] : tensor<32xi64>
 // CHECK-NEXT: %[[V14:[^ ,:)]*]] = arith.constant 0 : i64
 // CHECK-NEXT: %[[V15:[^ ,:)]*]] = arith.cmpi ne, %[[V13]], %[[V14]] : i64
-// CHECK-NEXT: %[[V16:[^ ,:)]*]] = scf.if %[[V15]] -> (tensor<256x64xf32>) {
+// CHECK-NEXT: %[[V16:[^ ,:)]*]] = scf.if %[[V15]] -> (tensor<256x64xbf16>) {
 // CHECK-NEXT: %[[V17:[^ ,:)]*]] = arith.index_cast %[[V13]] : i64 to index
 // CHECK-NEXT: %[[V18:[^ ,:)]*]] = tensor.extract_slice %collapsed_0[%[[V11]], 0] [1, 64] [1, 1] : tensor<32x64xbf16> to tensor<64xbf16>
-// CHECK-NEXT: %[[V19:[^ ,:)]*]] = tensor.extract_slice %arg3[%[[V17]], 0] [1, 64] [1, 1] : tensor<256x64xf32> to tensor<64xf32>
-// CHECK-NEXT: %[[V20:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[V18]] : tensor<64xbf16>) outs(%[[V19]] : tensor<64xf32>) {
-// CHECK-NEXT: ^bb0(%[[V21:[^ ,:)]*]]: bf16, %[[V22:[^ ,:)]*]]: f32):
-// CHECK-NEXT: %[[V23:[^ ,:)]*]] = arith.extf %[[V21]] : bf16 to f32
-// CHECK-NEXT: %[[V24:[^ ,:)]*]] = arith.addf %[[V22]], %[[V23]] : f32
-// CHECK-NEXT: linalg.yield %[[V24]] : f32
-// CHECK-NEXT: } -> tensor<64xf32>
-// CHECK-NEXT: %[[V25:[^ ,:)]*]] = tensor.insert_slice %[[V20]] into %arg3[%[[V17]], 0] [1, 64] [1, 1] : tensor<64xf32> into tensor<256x64xf32>
-// CHECK-NEXT: scf.yield %[[V25]] : tensor<256x64xf32>
+// CHECK-NEXT: %[[V19:[^ ,:)]*]] = tensor.extract_slice %arg3[%[[V17]], 0] [1, 64] [1, 1] : tensor<256x64xbf16> to tensor<64xbf16>
+// CHECK-NEXT: %[[V20:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[V18]] : tensor<64xbf16>) outs(%[[V19]] : tensor<64xbf16>) {
+// CHECK-NEXT: ^bb0(%[[V21:[^ ,:)]*]]: bf16, %[[V22:[^ ,:)]*]]: bf16):
+// CHECK-NEXT: %[[V23:[^ ,:)]*]] = arith.extf %[[V22]] : bf16 to f32
+// CHECK-NEXT: %[[V24:[^ ,:)]*]] = arith.extf %[[V21]] : bf16 to f32
+// CHECK-NEXT: %[[V25:[^ ,:)]*]] = arith.addf %[[V23]], %[[V24]] : f32
+// CHECK-NEXT: %[[V26:[^ ,:)]*]] = arith.truncf %[[V25]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[V26]] : bf16
+// CHECK-NEXT: } -> tensor<64xbf16>
+// CHECK-NEXT: %[[V27:[^ ,:)]*]] = tensor.insert_slice %[[V20]] into %arg3[%[[V17]], 0] [1, 64] [1, 1] : tensor<64xbf16> into tensor<256x64xbf16>
+// CHECK-NEXT: scf.yield %[[V27]] : tensor<256x64xbf16>
 // CHECK-NEXT: } else {
-// CHECK-NEXT: scf.yield %[[V12]] : tensor<256x64xf32>
+// CHECK-NEXT: scf.yield %[[V12]] : tensor<256x64xbf16>
 // CHECK-NEXT: }
-// CHECK-NEXT: scf.yield %[[V16]] : tensor<256x64xf32>
+// CHECK-NEXT: scf.yield %[[V16]] : tensor<256x64xbf16>
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[V26:[^ ,:)]*]] = tensor.empty() : tensor<256x64xbf16>
-// CHECK-NEXT: %[[V27:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[V10]] : tensor<256x64xf32>) outs(%[[V26]] : tensor<256x64xbf16>) {
-// CHECK-NEXT: ^bb0(%[[V21]]: f32, %[[V22]]: bf16):
-// CHECK-NEXT: %[[V15]] = arith.truncf %[[V21]] : f32 to bf16
-// CHECK-NEXT: linalg.yield %[[V15]] : bf16
-// CHECK-NEXT: } -> tensor<256x64xbf16>
-// CHECK-NEXT: return %[[V27]] : tensor<256x64xbf16>
+// CHECK-NEXT: return %[[V10]] : tensor<256x64xbf16>
 // CHECK-NEXT: }
 joint.graph @embedding_dense_backward(%g: tensor<2x16x64xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<2x16xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<256x64xbf16> {joint.role = #joint.role<output>}) {
   %0 = joint.call_function "aten::embedding_dense_backward.default"(%g, %i) {args = [#joint.operand<0>, #joint.operand<1>, 256, 0, false], name = "embedding_dense_backward"} : (tensor<2x16x64xbf16>, tensor<2x16xi64>) -> tensor<256x64xbf16>
