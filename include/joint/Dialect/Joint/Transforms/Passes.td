@@ -52,8 +52,8 @@ defvar JointCpuOffloadOptions = [
          "Host budget in GiB (2^30 bytes) for offloaded activations, "
          "filled largest first; 0 means no limit; must be >= 0">,
   Option<"budgetGB", "budget-gb", "double", "0.0",
-         "Deprecated spelling of budget-gib (also counts 2^30 bytes); "
-         "excludes budget-gib">,
+         "Removed: it counted 2^30 bytes here but 1e9 in joint-plan-memory; "
+         "giving it is an error (use budget-gib)">,
   Option<"prefetchRegions", "prefetch-regions", "unsigned", "0",
          "Issue each ao.reload this many regions (attention modules, or "
          "blocks for values outside attention) earlier in the backward "
