@@ -351,7 +351,10 @@ def JointMemoryReport : Pass<"joint-memory-report", "::mlir::joint::GraphOp"> {
     copies, FLOPs with the recompute share, ao transfer bytes and the time
     the compute between each copy and its wait cannot hide, a per-block
     breakdown and (JSON) a per-op timeline. Numbers come from the
-    MemoryModel and CostModel analyses (docs/cost-model.md). The report goes
+    MemoryModel and CostModel analyses (docs/cost-model.md). Decisions the
+    graph carries that no applier has applied (recompute tags the backward
+    still reads, must_cpu_offload tags without an ao.offload) get one
+    remark: the numbers are the undecided graph's. The report goes
     to stderr unless `output` names a file (`-` is stdout), so the IR on
     stdout stays clean, as with upstream's `-print-op-stats`. Changes
     nothing, so it can run after any pass of a pipeline:
