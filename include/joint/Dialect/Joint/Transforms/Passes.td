@@ -316,9 +316,12 @@ def JointPlanMemory : Pass<"joint-plan-memory", "::mlir::ModuleOp"> {
     dearest to recompute first. Each plan is applied to a copy and
     measured; offloads whose copies stall are dropped in the next round
     (3 rounds), and the recompute-only plan is always a candidate: the
-    fastest measured plan within the budget is written. Lifetimes live in
-    a segment tree (range add, max). An unreachable budget is one error
-    naming the lowest peak reached and the largest values live at it.
+    fastest measured plan within the budget is written. When none fits, a
+    last plan takes every offload that lowers the peak before any
+    recompute (lowest peak first). Lifetimes live in a segment tree (range
+    add, max). An unreachable budget is one error naming the lowest
+    measured peak, the one node where it occurs and the largest values
+    live there.
     A module pass: each plan is measured on a clone of the module, which
     holds the operator table (`joint.schema`) the graphs read. See
     docs/passes.md, "Memory planner".
