@@ -32,6 +32,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
 #include <array>
 #include <cmath>
@@ -357,7 +358,9 @@ private:
   std::vector<OffloadGroup> groups;
   /// Body index -> storages (original graph) OffloadEligibility accepts for
   /// the op at that index, found on the policy-free copy.
-  llvm::DenseMap<unsigned, SmallVector<std::pair<unsigned, unsigned>, 2>>
+  /// In body order, so which op's group claims a storage two ops would
+  /// offload is fixed by the graph, not by a hash table's layout.
+  llvm::MapVector<unsigned, SmallVector<std::pair<unsigned, unsigned>, 2>>
       offloadable; // (defining op index, result number)
   SmallVector<unsigned> forwardAnchors, backwardAnchors;
   std::vector<double> startSeconds; // compute seconds before op i
