@@ -165,26 +165,29 @@ def full(gm: torch.fx.GraphModule) -> dict[str, float]:
     return {"tag": t1 - t0, "remat": t2 - t1, "total": t2 - t0}
 
 
-def offload(gm: torch.fx.GraphModule, budget_gb: float = 100.0
+def offload(gm: torch.fx.GraphModule, budget_gib: float = 100.0
             ) -> dict[str, float]:
+    """The peer's offload tagging within ``budget_gib`` GiB of host memory
+    (its ``cpu_budget_gb`` counts 1024**3 bytes), then its offload pass."""
     off = _import_peer()["cpu_offload"]
     t0 = time.perf_counter()
-    off.tag_all_offloadable_activations(gm, cpu_budget_gb=budget_gb)
+    off.tag_all_offloadable_activations(gm, cpu_budget_gb=budget_gib)
     t1 = time.perf_counter()
     off.apply_cpu_offload_pass(gm)
     t2 = time.perf_counter()
     return {"tag": t1 - t0, "apply": t2 - t1, "total": t2 - t0}
 
 
-def pipeline(gm: torch.fx.GraphModule, budget_gb: float = 100.0
+def pipeline(gm: torch.fx.GraphModule, budget_gib: float = 100.0
              ) -> dict[str, float]:
-    """The peer's "sac_and_offload" memory policy, then offload, then remat
-    (graph_trainer's pass order)."""
+    """The peer's "sac_and_offload" memory policy, then offload (within
+    ``budget_gib`` GiB of host memory: the peer's ``cpu_budget_gb`` counts
+    1024**3 bytes), then remat (graph_trainer's pass order)."""
     m = _import_peer()
     mp, off = m["memory_policy"], m["cpu_offload"]
     t0 = time.perf_counter()
     mp.tag_sac_policy(gm, policy_fn=mp._make_default_memory_policy())
-    off.tag_all_offloadable_activations(gm, cpu_budget_gb=budget_gb)
+    off.tag_all_offloadable_activations(gm, cpu_budget_gb=budget_gib)
     off.apply_cpu_offload_pass(gm)
     m["selective_activation_remat"].selective_activation_remat_pass(gm)
     return {"total": time.perf_counter() - t0}

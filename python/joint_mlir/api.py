@@ -94,6 +94,13 @@ def _expand_name(value: Any, param: str, key: str, names: tuple[str, ...],
     raise OptimizeOptionError(f"{param} must be {forms}, not {value!r}")
 
 
+# offload_host_budget_gb counted GiB while every other `_gb` counts 1e9
+# bytes: it is refused rather than reinterpreted.
+_REMOVED_HOST_GB = ("offload_host_budget_gb is no longer accepted: it counted "
+                    "GiB (2^30 bytes), unlike budget_gb (1e9 bytes); give "
+                    "offload_host_budget_gib")
+
+
 def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
                    offload: bool | str | Mapping[str, Any] | None = None,
                    offload_host_budget_gb: float | None = None,
@@ -115,18 +122,17 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
     ``"block"``, ``"all"``) or a dict of ``joint-cpu-offload`` options
     (``{"min-bytes": 1024}``).
     ``offload_host_budget_gib``: the offload pass's host (pinned CPU) budget
-    in GiB (its ``budget-gib``), not a device budget;
-    ``offload_host_budget_gb`` is its old spelling, also GiB. Empty string:
-    no passes.
+    in GiB (its ``budget-gib``), not a device budget. Empty string: no
+    passes.
+
+    Every ``_gb`` name counts 1e9 bytes and every ``_gib`` name 2^30 bytes.
+    ``offload_host_budget_gb`` counted GiB, so it raises OptimizeOptionError
+    instead of changing meaning; give ``offload_host_budget_gib``.
     """
-    if offload_host_budget_gb is not None and offload_host_budget_gib is not None:
-        raise OptimizeOptionError("give offload_host_budget_gib or its old "
-                                  "spelling offload_host_budget_gb (both GiB), "
-                                  "not both")
-    host_gib = (offload_host_budget_gib if offload_host_budget_gib is not None
-                else offload_host_budget_gb)
-    host_name = ("offload_host_budget_gib" if offload_host_budget_gib is not None
-                 else "offload_host_budget_gb")
+    if offload_host_budget_gb is not None:
+        raise OptimizeOptionError(_REMOVED_HOST_GB)
+    host_gib = offload_host_budget_gib
+    host_name = "offload_host_budget_gib"
     if budget_gb is not None and budget_gib is not None:
         raise OptimizeOptionError("give budget_gb (GB, 1e9 bytes) or budget_gib "
                                   "(GiB, 2^30 bytes), not both")
@@ -402,8 +408,9 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
         dict of ``joint-cpu-offload`` options (``scope``: ``attention``
         (default), ``block`` or ``all``; ``min-bytes`` defaults to 1 MiB).
       offload_host_budget_gib: host memory for offloaded activations, GiB
-        (the offload pass's ``budget-gib``); ``offload_host_budget_gb`` is
-        its old spelling, also GiB.
+        (2^30 bytes, the offload pass's ``budget-gib``).
+      offload_host_budget_gb: no longer accepted (it counted GiB); raises
+        OptimizeOptionError naming ``offload_host_budget_gib``.
       budget_gb: device peak budget in GB (1e9 bytes, parameters included):
         runs the memory planner (``joint-optimize-memory``), which picks what
         to recompute at the least modelled step time; excludes
@@ -422,8 +429,9 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
       PipelineError: a pass rejects the pipeline or the graph.
       ValueError: conflicting or unknown options.
     """
+    if offload_host_budget_gb is not None:
+        raise OptimizeOptionError(_REMOVED_HOST_GB)
     if pipeline is not None and (checkpoint is not None or offload
-                                 or offload_host_budget_gb is not None
                                  or offload_host_budget_gib is not None
                                  or budget_gb is not None
                                  or budget_gib is not None):
@@ -431,7 +439,6 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
                          "budget_gb=/budget_gib=, not both")
     if pipeline is None:
         pipeline = build_pipeline(checkpoint=checkpoint, offload=offload,
-                                  offload_host_budget_gb=offload_host_budget_gb,
                                   offload_host_budget_gib=offload_host_budget_gib,
                                   budget_gb=budget_gb, budget_gib=budget_gib)
     if not isinstance(example_inputs, Mapping):

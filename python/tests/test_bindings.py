@@ -97,10 +97,10 @@ def test_invalid_option_name() -> None:
 
 
 def test_invalid_option_value() -> None:
-    e = _error(MLP.read_text(), "joint-cpu-offload{budget-gb=-1}")
+    e = _error(MLP.read_text(), "joint-cpu-offload{budget-gib=-1}")
     assert e.diagnostic == (
-        "error: joint-tag-cpu-offload: budget-gb must be a finite number of GiB "
-        ">= 0 (0 means no limit), got -1")
+        "error: joint-tag-cpu-offload: budget-gib must be a finite number of "
+        "GiB >= 0 (0 means no limit), got -1")
 
 
 def test_option_error_names_pass_without_location() -> None:

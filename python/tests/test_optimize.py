@@ -22,6 +22,8 @@ from joint_mlir import (JointMlirError, OptimizeOptionError, PipelineError,
                         RetraceError, build_pipeline, compare, optimize,
                         run_pipeline)
 
+MLP = REPO_ROOT / "examples" / "mlp.json"
+
 pytest.importorskip("joint_mlir._core",
                     reason="joint_mlir._core is not built (scripts/build)")
 
@@ -81,12 +83,6 @@ def test_build_pipeline() -> None:
                           offload_host_budget_gib=2) == (
         "joint-tag-recompute-policy{mode=full layer-indices=0,1},"
         "joint-cpu-offload{min-bytes=1024 budget-gib=2},joint-remat")
-    # The old spelling of the host budget is GiB as well.
-    assert build_pipeline(offload=True, offload_host_budget_gb=2) == \
-        "joint-cpu-offload{budget-gib=2}"
-    with pytest.raises(OptimizeOptionError, match="not both"):
-        build_pipeline(offload=True, offload_host_budget_gb=2,
-                       offload_host_budget_gib=2)
     assert build_pipeline() == ""
     with pytest.raises(OptimizeOptionError, match="checkpoint must be one of"):
         build_pipeline(checkpoint="most")
@@ -101,7 +97,40 @@ def test_build_pipeline() -> None:
         build_pipeline(offload=1)
     # Every bad argument is a JointMlirError (and still a ValueError).
     with pytest.raises(JointMlirError, match="needs offload=True"):
-        build_pipeline(offload_host_budget_gb=1)
+        build_pipeline(offload_host_budget_gib=1)
+
+
+def test_units_one_meaning_per_spelling() -> None:
+    """`_gb` is 1e9 bytes and `_gib` 2^30 bytes everywhere; the host budget's
+    `_gb` spelling counted GiB, so it is refused rather than reinterpreted."""
+    removed = (r"^offload_host_budget_gb is no longer accepted: it counted "
+               r"GiB \(2\^30 bytes\), unlike budget_gb \(1e9 bytes\); give "
+               r"offload_host_budget_gib$")
+    with pytest.raises(OptimizeOptionError, match=removed):
+        build_pipeline(offload=True, offload_host_budget_gb=2)
+    with pytest.raises(OptimizeOptionError, match=removed):
+        optimize(net(), train_fn, batch(), offload=True,
+                 offload_host_budget_gb=2)
+    with pytest.raises(PipelineError, match=(
+            r"joint-tag-cpu-offload: budget-gb is no longer accepted")):
+        run_pipeline(MLP, build_pipeline(offload={"budget-gb": 1}))
+
+    # A budget between the two readings of one number: V GiB holds the
+    # save-all peak, V GB (7% less) does not, so only budget_gb makes the
+    # planner lower the peak. Its remark names the budget in bytes.
+    save_all = run_pipeline(MLP, "").report["peak_bytes"]
+    value = save_all / 2**30
+    assert value * 1e9 < save_all
+    gib = run_pipeline(MLP, build_pipeline(budget_gib=value))
+    assert f"budget {save_all / 1024:.2f} KiB ({save_all} B); recompute 0 " \
+        in gib.remarks[0], gib.remarks
+    assert gib.report["peak_bytes"] == save_all
+    assert gib.report["cost"]["recompute_flops"] == 0
+    gb_bytes = round(value * 1e9)
+    gb = run_pipeline(MLP, build_pipeline(budget_gb=value))
+    assert f"budget {gb_bytes / 1024:.2f} KiB ({gb_bytes} B); recompute " \
+        in gb.remarks[0], gb.remarks
+    assert gb.report["peak_bytes"] <= gb_bytes < save_all
 
 
 def test_step_matches_eager_and_writes_grads() -> None:

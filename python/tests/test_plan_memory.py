@@ -186,3 +186,28 @@ def test_data_dependent_sizes_keep_the_budget_sound(tmp_path: Path) -> None:
     assert measured <= budget, (measured, budget)
     diffs = compare(run(str(out), seed=0), run(str(src), seed=0))
     assert all(d.ok for d in diffs), format_differences(diffs)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_plans_are_deterministic_in_process(path: Path) -> None:
+    """Planning the same document twice in one process (the Python API's
+    case: MLIR contexts and caches reused) gives the same planned document
+    byte for byte; test/.../plan-memory-determinism.test checks separate
+    processes and --mlir-disable-threading."""
+    from joint_mlir import PipelineError
+    from joint_mlir import run_pipeline as plan
+
+    base = plan(path, "").report["peak_bytes"]
+    with pytest.raises(PipelineError) as e:
+        plan(path, "joint-plan-memory{budget-gb=1e-9}")
+    m = _LOWEST.search(str(e.value))
+    assert m, str(e.value)
+    lowest = int(m.group(1))
+    budget = (base + lowest) // 2
+    pipeline = f"joint-optimize-memory{{budget-gb={budget / 1e9!r}}}"
+    first, second = plan(path, pipeline), plan(path, pipeline)
+    assert first.text == second.text
+    assert first.remarks == second.remarks
+    if lowest < base:  # the plan decides something
+        assert '"recomputed_from"' in first.text or \
+            '"ao::offload.default"' in first.text

@@ -123,6 +123,8 @@ private:
   void warnAboutFacts(GraphOp graph, const MemoryModel &mem,
                       const CostModel &cost,
                       ArrayRef<CallFunctionOp> withoutRule);
+  /// Remarks on decisions the graph carries that no applier has applied.
+  void remarkUnapplied(GraphOp graph, const StorageAliasAnalysis &aliases);
   void writeText(raw_ostream &os, GraphOp graph, const MemoryModel &mem,
                  const CostModel &cost, const HardwareModel &hw);
   void writeJSON(raw_ostream &os, GraphOp graph, const MemoryModel &mem,
@@ -181,6 +183,63 @@ void ReportWriter::warnAboutFacts(GraphOp graph, const MemoryModel &mem,
         << "joint-memory-report: " << nodeName(offload)
         << " frees no device memory: '" << nodeName(reader)
         << "' reads the offloaded storage after its forward ao.wait_tensor";
+}
+
+/// The report measures the graph as it is. A decision pass (the recompute
+/// tagger, joint-tag-cpu-offload, joint-plan-memory) only writes `policy`;
+/// until joint-remat / joint-apply-cpu-offload apply it, the peak is the
+/// undecided graph's. Unapplied: a forward op tagged must_recompute or
+/// prefer_recompute that a backward op still reads (remat redirects every
+/// such reader), or one tagged must_cpu_offload none of whose result
+/// storages has an ao.offload (the applier's own "applied before" test).
+void ReportWriter::remarkUnapplied(GraphOp graph,
+                                   const StorageAliasAnalysis &aliases) {
+  unsigned numRecompute = 0, numOffload = 0;
+  CallFunctionOp firstRecompute, firstOffload;
+  auto offloaded = [&](Value r) {
+    const Storage *s = aliases.lookup(r);
+    return s && llvm::any_of(s->members, [](Value m) {
+             return llvm::any_of(m.getUsers(), llvm::IsaPred<ao::OffloadOp>);
+           });
+  };
+  for (CallFunctionOp op : graph.getBody().front().getOps<CallFunctionOp>()) {
+    std::optional<CheckpointPolicy> policy = op.getPolicy();
+    if (!policy || !op.isForward())
+      continue;
+    if (*policy == CheckpointPolicy::must_recompute ||
+        *policy == CheckpointPolicy::prefer_recompute) {
+      bool read = llvm::any_of(op->getUsers(), [](Operation *user) {
+        auto u = dyn_cast<CallFunctionOp>(user);
+        return u && u.isBackward();
+      });
+      if (read && !numRecompute++)
+        firstRecompute = op;
+    } else if (*policy == CheckpointPolicy::must_cpu_offload &&
+               op->getNumResults() &&
+               llvm::none_of(op->getResults(), offloaded)) {
+      if (!numOffload++)
+        firstOffload = op;
+    }
+  }
+  if (!numRecompute && !numOffload)
+    return;
+  InFlightDiagnostic r = emitRemark(graph.getLoc());
+  r << "joint-memory-report: the graph carries decisions no applier has "
+       "applied, so the numbers are those of the graph without them:";
+  if (numRecompute)
+    r << " " << numRecompute
+      << " op(s) tagged for recompute are still read by the backward (first: '"
+      << firstRecompute.getName() << "'; run joint-remat)";
+  if (numRecompute && numOffload)
+    r << ";";
+  if (numOffload)
+    r << " " << numOffload
+      << " op(s) tagged must_cpu_offload have no ao.offload (first: '"
+      << firstOffload.getName() << "'; run joint-apply-cpu-offload)";
+  if (auto plan = graph->getAttrOfType<DictionaryAttr>("joint.plan"))
+    if (auto peak = plan.getAs<IntegerAttr>("peak_bytes"))
+      r << "; joint.plan models a peak of " << formatBytes(peak.getInt())
+        << " once applied";
 }
 
 SmallVector<uint64_t> ReportWriter::blockRecompute(const MemoryModel &mem,
@@ -391,6 +450,7 @@ size_t ReportWriter::write(raw_ostream &os, GraphOp graph,
   CostModel cost(aliases, hw);
   ArrayRef<CallFunctionOp> withoutRule = cost.getGuessedFlopOps();
   warnAboutFacts(graph, mem, cost, withoutRule);
+  remarkUnapplied(graph, aliases);
   if (format == ReportFormat::json)
     writeJSON(os, graph, mem, cost, hw, withoutRule);
   else

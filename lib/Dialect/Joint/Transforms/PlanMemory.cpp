@@ -15,8 +15,9 @@
 // distances 0-2. Each plan is measured by applying it to a copy (offload
 // applier, rematerialize, MemoryModel, CostModel); offloads whose copies
 // stall are dropped in the next round, and the fastest measured plan within
-// the budget (the recompute-only plan is always one) is written. Only the
-// final `policy` values, distances and `joint.plan` touch the input.
+// the budget (the recompute-only plan is always one) is written; when none
+// fits, a last plan offloads before it recomputes (lowest peak first). Only
+// the final `policy` values, distances and `joint.plan` touch the input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +32,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
 #include <array>
 #include <cmath>
@@ -251,6 +253,9 @@ struct Measurement {
   double recomputeSeconds = 0;
   double exposedSeconds = 0;
   std::string peakNode;
+  /// The largest device storages live at the peak op of the applied plan
+  /// (bytes, owner's name), largest first, at most five.
+  SmallVector<std::pair<int64_t, std::string>, 5> peakLive;
   /// Body indices of the ops defining the storages whose planned copies
   /// stall the compute stream (exposed transfer time > 0): excluded by
   /// storage, not by tagged op, since another view of a stalled storage
@@ -289,6 +294,11 @@ public:
     allowOffload = enabled;
     excluded = excludedOps;
   }
+  /// Lowest peak first: take any offload that lowers the peak before any
+  /// recompute, whatever its exposed transfer time (a recompute blocks the
+  /// offload of the storages its replay reads, so the default order can
+  /// stop above a peak that offloading reaches).
+  void setPreferOffload(bool enabled) { preferOffload = enabled; }
 
   unsigned getNumCandidates() const { return numCandidates; }
   unsigned getNumRecomputed() const { return numRecomputed; }
@@ -348,7 +358,9 @@ private:
   std::vector<OffloadGroup> groups;
   /// Body index -> storages (original graph) OffloadEligibility accepts for
   /// the op at that index, found on the policy-free copy.
-  llvm::DenseMap<unsigned, SmallVector<std::pair<unsigned, unsigned>, 2>>
+  /// In body order, so which op's group claims a storage two ops would
+  /// offload is fixed by the graph, not by a hash table's layout.
+  llvm::MapVector<unsigned, SmallVector<std::pair<unsigned, unsigned>, 2>>
       offloadable; // (defining op index, result number)
   SmallVector<unsigned> forwardAnchors, backwardAnchors;
   std::vector<double> startSeconds; // compute seconds before op i
@@ -356,7 +368,7 @@ private:
   llvm::DenseSet<Operation *> offloadedProducers;
   unsigned numOffloaded = 0;
   int64_t offloadedBytes = 0;
-  bool allowOffload = true;
+  bool allowOffload = true, preferOffload = false;
   llvm::DenseSet<unsigned> excluded;
   std::optional<Measurement> last;
 
@@ -872,7 +884,7 @@ bool Planner::greedy(int64_t target) {
           if (delta >= 0)
             continue;
           double exposed = exposedSeconds(g, prefetch, defer);
-          if (exposed <= 0) {
+          if (exposed <= 0 || preferOffload) {
             hidden = {unsigned(gi), prefetch, defer};
             hiddenValue = avoided;
             found = true; // the smallest hiding distances
@@ -923,6 +935,32 @@ Planner::distances() const {
     if (g.chosen)
       out[g.producer] = {g.prefetch, g.defer};
   return out;
+}
+
+/// The node name of `op` (a joint.call_function), else its op name.
+static std::string nodeNameOf(Operation *op) {
+  if (auto call = dyn_cast<CallFunctionOp>(op))
+    return call.getName().str();
+  return op->getName().getStringRef().str();
+}
+
+/// The node name of the op defining `v`; an ao op as "ao.reload(<node>)",
+/// naming the node its chain starts from; a block argument as "%arg<N>".
+static std::string valueName(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return "%arg" + std::to_string(arg.getArgNumber());
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return "?";
+  if (auto call = dyn_cast<CallFunctionOp>(def))
+    return call.getName().str();
+  Operation *src = def;
+  while (src && !isa<CallFunctionOp>(src) && src->getNumOperands())
+    src = src->getOperand(0).getDefiningOp();
+  std::string name = def->getName().getStringRef().str();
+  if (auto call = dyn_cast_or_null<CallFunctionOp>(src))
+    name += "(" + call.getName().str() + ")";
+  return name;
 }
 
 /// Writes `policies` (by body op index) on the forward joint.call_functions
@@ -1016,9 +1054,20 @@ FailureOr<Measurement> Planner::measure() {
     if (stalled.contains(gi) || (g.block && stalledBlocks.contains(*g.block)))
       llvm::append_range(m.exposedBlockOffloads, g.defs);
   }
-  if (Operation *op = mem.getPeakOp())
-    if (auto call = dyn_cast<CallFunctionOp>(op))
-      m.peakNode = call.getName().str();
+  if (Operation *op = mem.getPeakOp()) {
+    m.peakNode = nodeNameOf(op);
+    // What the applied plan keeps live at its peak, largest first (stable:
+    // equal sizes in storage order).
+    unsigned p = mem.getPeakIndex();
+    SmallVector<std::pair<int64_t, Value>> live;
+    for (const StorageLifetime &life : mem.getLifetimes())
+      if (!life.onHost && !life.hostValue && life.bytes &&
+          life.alloc <= p && p <= life.free)
+        live.push_back({life.bytes, life.storage->owner});
+    llvm::stable_sort(live, [](auto a, auto b) { return a.first > b.first; });
+    for (auto [bytes, owner] : llvm::ArrayRef(live).take_front(5))
+      m.peakLive.push_back({bytes, valueName(owner)});
+  }
   return m;
 }
 
@@ -1062,49 +1111,21 @@ static std::string formatBytesExact(int64_t bytes) {
   return s;
 }
 
-/// The node name of `op` (a joint.call_function), else its op name.
-static std::string nodeNameOf(Operation *op) {
-  if (auto call = dyn_cast<CallFunctionOp>(op))
-    return call.getName().str();
-  return op->getName().getStringRef().str();
-}
-
-/// The node name of the op defining `v`, or "%arg<N>".
-static std::string valueName(Value v) {
-  if (auto call = v.getDefiningOp<CallFunctionOp>())
-    return call.getName().str();
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    return "%arg" + std::to_string(arg.getArgNumber());
-  return "?";
-}
-
 LogicalResult Planner::reportInfeasible(const Measurement &measured) {
-  unsigned p = tree->argmax();
-  int64_t lowest = measured.peakBytes;
-  // Storages live at the peak op, largest first.
-  SmallVector<std::pair<int64_t, const Storage *>> live;
-  for (const StorageLifetime &life : memory.getLifetimes()) {
-    if (life.onHost || !life.bytes)
-      continue;
-    auto it = unitOf.find(life.storage);
-    bool isLive = it != unitOf.end() ? covers(units[it->second].applied, p)
-                                     : life.alloc <= p && p <= life.free;
-    if (isLive)
-      live.push_back({life.bytes, life.storage});
-  }
-  llvm::stable_sort(live, [](auto a, auto b) { return a.first > b.first; });
-  ArrayRef<Operation *> ops = memory.getOps();
+  // Everything named comes from the applied plan's measurement: its peak,
+  // the one node where it occurs and what is live there.
   InFlightDiagnostic d = emitError(graph.getLoc());
   d << "joint-plan-memory: budget " << formatBytesExact(budgetBytes)
     << " is not reachable: the lowest modelled peak is "
-    << formatBytesExact(lowest);
+    << formatBytesExact(measured.peakBytes);
   if (!measured.peakNode.empty())
     d << " at node '" << measured.peakNode << "'";
   d << ", of which " << formatBytes(memory.getResidentBytes())
-    << " are resident inputs; no decision lowers the bytes live at node '"
-    << nodeNameOf(ops[p]) << "', the largest being";
-  for (auto [i, entry] : llvm::enumerate(llvm::ArrayRef(live).take_front(5)))
-    d << (i ? ", '" : " '") << valueName(entry.second->owner) << "' ("
+    << " are resident inputs; no decision lowers it further";
+  if (!measured.peakLive.empty())
+    d << "; the largest values live there are";
+  for (auto [i, entry] : llvm::enumerate(measured.peakLive))
+    d << (i ? ", '" : " '") << entry.second << "' ("
       << formatBytes(entry.first) << ")";
   return failure();
 }
@@ -1278,6 +1299,22 @@ planGraph(ModuleOp module, GraphOp graph, const StorageAliasAnalysis &aliases,
     consider(std::move(p), fits);
     if (offload && !again)
       round = kOffloadRounds - 1; // no stall left: only recompute-only remains
+  }
+  if (best)
+    return best;
+  // Nothing fits: the lowest peak comes first. Offload everything that
+  // lowers the peak before recomputing (exposed copies only cost time), so
+  // no recompute blocks an offload the budget needs.
+  {
+    auto p = std::make_unique<Planner>(module, graph, aliases, memory, cost, hw,
+                                       budget);
+    p->setHostBudget(hostBudget);
+    p->setOffload(/*enabled=*/true, /*excludedOps=*/{});
+    p->setPreferOffload(true);
+    bool fits = false;
+    if (failed(p->run(fits)))
+      return nullptr;
+    consider(std::move(p), fits);
   }
   if (best)
     return best;

@@ -74,17 +74,18 @@ struct TagCpuOffloadPass
 
 private:
   LogicalResult checkOptions(Location loc) {
-    if (budgetGB.hasValue() && budgetGiB.hasValue())
+    // `-gb` means 1e9 bytes in every pass; this spelling counted 2^30
+    // bytes, so it is refused rather than silently reinterpreted.
+    if (budgetGB.hasValue())
       return emitError(loc)
-             << "joint-tag-cpu-offload: give budget-gib or its old spelling "
-                "budget-gb, not both";
-    double budget = budgetGB.hasValue() ? budgetGB : budgetGiB;
-    StringRef budgetName = budgetGB.hasValue() ? "budget-gb" : "budget-gib";
-    if (!std::isfinite(budget) || budget < 0)
+             << "joint-tag-cpu-offload: budget-gb is no longer accepted (it "
+                "counted GiB, 2^30 bytes, unlike the planner's budget-gb); "
+                "give the host budget as budget-gib";
+    if (!std::isfinite(budgetGiB) || budgetGiB < 0)
       return emitError(loc)
-             << "joint-tag-cpu-offload: " << budgetName
-             << " must be a finite number of GiB >= 0 (0 means no limit), got "
-             << formatOptionValue(budget);
+             << "joint-tag-cpu-offload: budget-gib must be a finite number "
+                "of GiB >= 0 (0 means no limit), got "
+             << formatOptionValue(budgetGiB);
     if (minBytes < 0)
       return emitError(loc)
              << "joint-tag-cpu-offload: min-bytes must be >= 0, got "
@@ -232,7 +233,7 @@ LogicalResult TagCpuOffloadPass::runOnGraph(GraphOp graph) {
   // Largest first while the running total fits the budget; a storage that
   // does not fit is skipped and smaller ones are still tried. Stable: equal
   // sizes keep program order, so every rank decides the same.
-  double budget = (budgetGB.hasValue() ? budgetGB : budgetGiB) * kBytesPerGiB;
+  double budget = budgetGiB * kBytesPerGiB;
   SmallVector<Candidate *> order;
   for (Candidate &c : candidates)
     if (!c.ops.empty())

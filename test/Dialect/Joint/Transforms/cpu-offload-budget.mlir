@@ -1,6 +1,6 @@
 // joint-cpu-offload selection: largest first while the running total fits
-// budget-gib (GiB = 2^30 bytes; budget-gb is its old spelling, same unit); a
-// candidate that does not fit is skipped and smaller ones are still tried.
+// budget-gib (GiB = 2^30 bytes); a candidate that does not fit is skipped
+// and smaller ones are still tried.
 // budget-gib=0 means no limit (the
 // default); tiny and huge budgets. The program order (mid, big, small)
 // differs from the size order.
@@ -11,7 +11,11 @@
 // 4.76837158203125e-06 GiB = 5120 bytes: 4096 fits, 4096+2048 does not,
 // 4096+1024 does.
 // RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gib=4.76837158203125e-06" 2>&1 | FileCheck %s --check-prefix=FIT
-// RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gb=4.76837158203125e-06" 2>&1 | FileCheck %s --check-prefix=FIT
+// The unit is 2^30 bytes: 7e-6 GiB = 7516 B holds all 7168 bytes (7e-6 GB,
+// 7000 B, would not), in the pass and in the pipeline.
+// RUN: joint-opt %s -joint-cpu-offload="min-bytes=64 budget-gib=7e-6" 2>&1 | FileCheck %s --check-prefix=ALL
+// RUN: joint-opt %s -joint-tag-cpu-offload="min-bytes=64 budget-gib=7e-6" 2>&1 | FileCheck %s --check-prefix=TAG-ALL
+// RUN: joint-opt %s -joint-tag-cpu-offload="min-bytes=64 budget-gib=6.6e-6" 2>&1 | FileCheck %s --check-prefix=TAG-FIT
 
 // ALL: remark: joint-tag-cpu-offload: {{.*}}selected 3 of 3 activation(s) in scope=attention, 7168 bytes
 // ALL: remark: joint-apply-cpu-offload: offloaded 3 storage(s), 7168 bytes, prefetched 0 reload(s)
@@ -19,6 +23,9 @@
 // ALL: ao.offload %mid
 // ALL: ao.offload %big
 // ALL: ao.offload %small
+
+// TAG-ALL: remark: joint-tag-cpu-offload: 3 op(s) tagged must_cpu_offload: selected 3 of 3 activation(s) in scope=attention, 7168 bytes
+// TAG-FIT: remark: joint-tag-cpu-offload: 2 op(s) tagged must_cpu_offload: selected 2 of 3 activation(s) in scope=attention, 6144 bytes
 
 // NONE: remark: joint-tag-cpu-offload: {{.*}}selected 0 of 3 activation(s) in scope=attention, 0 bytes
 // NONE: remark: joint-apply-cpu-offload: offloaded 0 storage(s), 0 bytes

@@ -13,6 +13,16 @@
 // RUN: joint-opt %s -joint-plan-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" 2>&1 | FileCheck %s --check-prefix=TIGHT
 // The same budget in GiB: 5.3e-7 GB = 4.936e-7 GiB.
 // RUN: joint-opt %s -joint-plan-memory="budget-gib=4.936e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" 2>&1 | FileCheck %s --check-prefix=TIGHT
+// The units: budget-gb counts 1e9 bytes, budget-gib 2^30, in the pass and
+// the pipeline. 6.2e-7 GB = 620 B is under save-all (648 B) and recomputes
+// a0; 6.2e-7 GiB = 666 B is not and recomputes nothing. The same for the host
+// budget: 1.2e-7 GB = 120 B holds one 64 B copy, 1.2e-7 GiB = 129 B two.
+// RUN: joint-opt %s -joint-plan-memory="budget-gb=6.2e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNIT-GB
+// RUN: joint-opt %s -joint-optimize-memory="budget-gb=6.2e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNIT-GB
+// RUN: joint-opt %s -joint-plan-memory="budget-gib=6.2e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNIT-GIB
+// RUN: joint-opt %s -joint-optimize-memory="budget-gib=6.2e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNIT-GIB
+// RUN: joint-opt %s -joint-plan-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1 host-budget-gb=1.2e-7" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNIT-HOST-GB
+// RUN: joint-opt %s -joint-plan-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1 host-budget-gib=1.2e-7" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNIT-HOST-GIB
 // The pipeline applies the plan with joint-remat.
 // RUN: joint-opt %s -joint-optimize-memory="budget-gb=5.3e-7 peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=1e-15" 2>&1 | FileCheck %s --check-prefix=APPLIED
 // The applied plan peaks where the planner said (516 B at 960 s, full
@@ -36,6 +46,11 @@
 // RUN:   | sed -e 's/name = "a1", policy = #joint.policy<must_cpu_offload>/name = "a1", policy = #joint.policy<must_save>/' \
 // RUN:       -e 's/name = "m1", policy = #joint.policy<must_save>/joint.defer = 1 : i64, name = "m1", policy = #joint.policy<must_cpu_offload>/' \
 // RUN:   | joint-opt -joint-apply-cpu-offload -joint-remat 2>&1 | FileCheck %s --check-prefix=HAND-OFFLOAD
+
+// UNIT-GB: remark: joint-plan-memory: budget 620 B; recompute 1 of 4 saved storages (64 B); offload 0 op(s) (0 B to host, 0 s transfer exposed); modelled peak 584 B (save-all 648 B), step 816 s (+2.0% over save-all){{$}}
+// UNIT-GIB: remark: joint-plan-memory: budget 666 B; recompute 0 of 4 saved storages (0 B); offload 0 op(s) (0 B to host, 0 s transfer exposed); modelled peak 648 B (save-all 648 B), step 800 s (+0.0% over save-all){{$}}
+// UNIT-HOST-GB: remark: joint-plan-memory: budget 530 B; recompute 1 of 4 saved storages (64 B); offload 1 op(s) (64 B to host, 0.064 us transfer exposed); modelled peak 520 B (save-all 648 B), step 816 s (+2.0% over save-all){{$}}
+// UNIT-HOST-GIB: remark: joint-plan-memory: budget 530 B; recompute 1 of 4 saved storages (64 B); offload 2 op(s) (128 B to host, 0.128 us transfer exposed); modelled peak 516 B (save-all 648 B), step 816 s (+2.0% over save-all){{$}}
 
 // LOOSE: remark: joint-plan-memory: budget 1000 B; recompute 0 of 4 saved storages (0 B); offload 0 op(s) (0 B to host, 0 s transfer exposed); modelled peak 648 B (save-all 648 B), step 800 s (+0.0% over save-all)
 // LOOSE: {{^}}  joint.graph @two_blocks

@@ -52,8 +52,8 @@ defvar JointCpuOffloadOptions = [
          "Host budget in GiB (2^30 bytes) for offloaded activations, "
          "filled largest first; 0 means no limit; must be >= 0">,
   Option<"budgetGB", "budget-gb", "double", "0.0",
-         "Deprecated spelling of budget-gib (also counts 2^30 bytes); "
-         "excludes budget-gib">,
+         "Removed: it counted 2^30 bytes here but 1e9 in joint-plan-memory; "
+         "giving it is an error (use budget-gib)">,
   Option<"prefetchRegions", "prefetch-regions", "unsigned", "0",
          "Issue each ao.reload this many regions (attention modules, or "
          "blocks for values outside attention) earlier in the backward "
@@ -316,9 +316,12 @@ def JointPlanMemory : Pass<"joint-plan-memory", "::mlir::ModuleOp"> {
     dearest to recompute first. Each plan is applied to a copy and
     measured; offloads whose copies stall are dropped in the next round
     (3 rounds), and the recompute-only plan is always a candidate: the
-    fastest measured plan within the budget is written. Lifetimes live in
-    a segment tree (range add, max). An unreachable budget is one error
-    naming the lowest peak reached and the largest values live at it.
+    fastest measured plan within the budget is written. When none fits, a
+    last plan takes every offload that lowers the peak before any
+    recompute (lowest peak first). Lifetimes live in a segment tree (range
+    add, max). An unreachable budget is one error naming the lowest
+    measured peak, the one node where it occurs and the largest values
+    live there.
     A module pass: each plan is measured on a clone of the module, which
     holds the operator table (`joint.schema`) the graphs read. See
     docs/passes.md, "Memory planner".
@@ -351,7 +354,10 @@ def JointMemoryReport : Pass<"joint-memory-report", "::mlir::joint::GraphOp"> {
     copies, FLOPs with the recompute share, ao transfer bytes and the time
     the compute between each copy and its wait cannot hide, a per-block
     breakdown and (JSON) a per-op timeline. Numbers come from the
-    MemoryModel and CostModel analyses (docs/cost-model.md). The report goes
+    MemoryModel and CostModel analyses (docs/cost-model.md). Decisions the
+    graph carries that no applier has applied (recompute tags the backward
+    still reads, must_cpu_offload tags without an ao.offload) get one
+    remark: the numbers are the undecided graph's. The report goes
     to stderr unless `output` names a file (`-` is stdout), so the IR on
     stdout stays clean, as with upstream's `-print-op-stats`. Changes
     nothing, so it can run after any pass of a pipeline:
