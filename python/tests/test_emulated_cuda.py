@@ -9,10 +9,12 @@ host"):
   libc/libm's;
 - loaded with ``JOINT_CUDA_DEVICE=emulated`` (in a child process: the table
   is loaded by a global constructor, and the runtime picks its device once),
-  the same host code and runtime run the step: its outputs match the torch
-  backend within the compiled tolerances, every kernel launch ran on the
-  emulator, which found no race, use after free or refused call, and the
-  step freed every device buffer it allocated.
+  the same host code and runtime run the step (the MLP; the tiny Llama with
+  activations offloaded per block; the bf16 tiny Llama): its outputs match
+  the torch backend within the compiled tolerances, every kernel launch ran
+  on the emulator, which found no race, use after free or refused call, the
+  step freed every device buffer it allocated, and offloads went through
+  the runtime's transfer protocol.
 """
 
 from __future__ import annotations
@@ -46,8 +48,15 @@ FIELDS = ("live_bytes", "peak_bytes", "quarantined_bytes", "allocations",
           "frees", "kernel_launches", "copies", "memsets", "races",
           "use_after_frees", "errors", "tracked_accesses")
 
+RUNTIME = ("live_bytes", "peak_bytes", "allocations", "frees",
+           "pinned_in_use_bytes", "pinned_cached_bytes", "pinned_peak_bytes",
+           "pinned_fresh_allocations", "pinned_reuses", "live_transfers")
+
 class Stats(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint64) for name in FIELDS]
+
+class RuntimeStats(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_uint64) for name in RUNTIME]
 
 graph, lib = sys.argv[1], sys.argv[2]
 step = CompiledStep(lib)
@@ -56,11 +65,14 @@ got = run_compiled(step, state, inputs)
 ref = run(graph, backend="torch")
 stats = Stats()
 step._lib.joint_emu_get_stats(ctypes.byref(stats))
+runtime = RuntimeStats()
+step._lib.joint_runtime_get_stats(ctypes.byref(runtime))
 print(json.dumps({
     "emulated": step.emulated,
     "diffs": [[d.name, d.max_abs, d.ok, d.note]
               for d in compare_scaled(got, ref)],
     "stats": {name: getattr(stats, name) for name in FIELDS},
+    "runtime": {name: getattr(runtime, name) for name in RUNTIME},
 }))
 """
 
@@ -72,11 +84,12 @@ def _cuda_built() -> None:
         pytest.skip("built without the CUDA toolkit (JOINT_ENABLE_CUDA=OFF)")
 
 
-def _compile(graph: Path) -> Path:
+def _compile(graph: Path, pipeline: str = "") -> Path:
     _cuda_built()
     tool("joint-compile")
     from joint_mlir.mlir_cpu import compile_graph
-    return compile_graph(graph, target="cuda", lowering_options=EMULATE,
+    return compile_graph(graph, target="cuda", pipeline=pipeline,
+                         lowering_options=EMULATE,
                          cache_dir=build_dir() / "test-step-cache")
 
 
@@ -125,9 +138,26 @@ def test_emulated_step_library_is_self_contained() -> None:
                 s not in ("__tls_get_addr",)}, libc
 
 
-def test_mlp_on_the_emulated_device_matches_torch() -> None:
-    lib = _compile(MLP)
-    result = _run_emulated(MLP, lib)
+# (graph, joint passes before lowering): the MLP; the tiny Llama (norms,
+# softmax, rotary embeddings, 1x1 reduction kernels, libm's erf/tanh) with
+# activations offloaded per block, so transfers on the runtime's transfer
+# stream read buffers that compute kernels read too (a race unless the
+# kernels' parameter kinds say they only read them); and its bf16 twin
+# (kernels compute in f32 and store bf16).
+CASES = [
+    ("mlp.json", ""),
+    ("llama-tiny-fp32.json", "joint-cpu-offload{min-bytes=1024 scope=block}"),
+    ("llama-tiny-bf16.json", ""),
+]
+
+
+@pytest.mark.parametrize("graph,pipeline", CASES,
+                         ids=["mlp", "llama-offload-block", "llama-bf16"])
+def test_step_on_the_emulated_device_matches_torch(graph: str,
+                                                   pipeline: str) -> None:
+    path = REPO_ROOT / "examples" / graph
+    lib = _compile(path, pipeline)
+    result = _run_emulated(path, lib)
     assert result["emulated"] is True
     bad = [d for d in result["diffs"] if not d[2]]
     assert result["diffs"] and not bad, bad
@@ -148,3 +178,9 @@ def test_mlp_on_the_emulated_device_matches_torch() -> None:
     # the step itself.
     assert stats["live_bytes"] == 0, stats
     assert stats["allocations"] == stats["frees"], stats
+    # Offloads went through the ao protocol (one pinned buffer each) and
+    # every transfer was released.
+    runtime = result["runtime"]
+    offloads = runtime["pinned_fresh_allocations"] + runtime["pinned_reuses"]
+    assert (offloads > 0) == ("offload" in pipeline), runtime
+    assert runtime["live_transfers"] == 0, runtime
