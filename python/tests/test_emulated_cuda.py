@@ -9,8 +9,9 @@ host"):
   libc/libm's;
 - loaded with ``JOINT_CUDA_DEVICE=emulated`` (in a child process: the table
   is loaded by a global constructor, and the runtime picks its device once),
-  the same host code and runtime run the step (the MLP; the tiny Llama with
-  activations offloaded per block; the bf16 tiny Llama): its outputs match
+  the same host code and runtime run the step (the MLP, with static and
+  dynamic sequence length; the tiny Llama with activations offloaded per
+  block; the bf16 tiny Llama): its outputs match
   the torch backend within the compiled tolerances, every kernel launch ran
   on the emulator, which found no race, use after free or refused call, the
   step freed every device buffer it allocated, and offloads went through
@@ -146,13 +147,15 @@ def test_emulated_step_library_is_self_contained() -> None:
 # (kernels compute in f32 and store bf16).
 CASES = [
     ("mlp.json", ""),
+    ("mlp-dynamic-seq.json", ""),  # SymInt arguments: host values
     ("llama-tiny-fp32.json", "joint-cpu-offload{min-bytes=1024 scope=block}"),
     ("llama-tiny-bf16.json", ""),
 ]
 
 
 @pytest.mark.parametrize("graph,pipeline", CASES,
-                         ids=["mlp", "llama-offload-block", "llama-bf16"])
+                         ids=["mlp", "mlp-dynamic-seq", "llama-offload-block",
+                              "llama-bf16"])
 def test_step_on_the_emulated_device_matches_torch(graph: str,
                                                    pipeline: str) -> None:
     path = REPO_ROOT / "examples" / graph
