@@ -1,4 +1,4 @@
-// RUN: joint-opt %s -pass-pipeline='builtin.module(gpu.module(joint-gpu-emulate-kernels),finalize-memref-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,gpu-to-llvm,reconcile-unrealized-casts,joint-gpu-emulate-launches)' | FileCheck %s
+// RUN: joint-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(joint-gpu-emulate-kernels),finalize-memref-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,gpu-to-llvm,reconcile-unrealized-casts,joint-gpu-emulate-launches)' | FileCheck %s
 
 // joint-gpu-emulate-launches: each gpu.module of host kernels becomes a
 // JointEmuModuleImage {0x554D454A "JEMU", version 1, n, kernels} loaded by a
@@ -226,3 +226,65 @@ module attributes {gpu.container_module} {
 // CHECK-NEXT: llvm.mlir.global_ctors ctors = [@__joint_emu_fill_load, @__joint_emu_twice_load], priorities = [123 : i32, 123 : i32], data = [#llvm.zero, #llvm.zero]
 // CHECK-NEXT: llvm.mlir.global_dtors dtors = [@__joint_emu_fill_unload, @__joint_emu_twice_unload], priorities = [123 : i32, 123 : i32], data = [#llvm.zero, #llvm.zero]
 // CHECK-NEXT: }
+
+// -----
+
+// Two kernels of one gpu.module: one table of two entries, one image, one
+// constructor; each launch asks for its kernel's name. A libm function the
+// kernels call (erf) is declared once in the host module.
+// CHECK-LABEL: llvm.func @step(
+// CHECK: %[[FIRST:.*]] = llvm.mlir.addressof @__joint_emu_both_name : !llvm.ptr
+// CHECK: llvm.call @mgpuModuleGetFunction(%{{.*}}, %[[FIRST]])
+// CHECK: %[[SECOND:.*]] = llvm.mlir.addressof @__joint_emu_both_name_0 : !llvm.ptr
+// CHECK: llvm.call @mgpuModuleGetFunction(%{{.*}}, %[[SECOND]])
+// CHECK: llvm.func @erff(f32) -> f32
+// CHECK-NOT: llvm.func @erff
+// CHECK: llvm.mlir.global private constant @__joint_emu_both_name("first\00")
+// CHECK-NEXT: llvm.mlir.global private constant @__joint_emu_both_kinds("pp888\00")
+// CHECK-NEXT: llvm.func private @__joint_emu_both_first(%arg0: !llvm.ptr, %arg1: !llvm.ptr) {
+// CHECK: llvm.call @erff(
+// CHECK: llvm.mlir.global private constant @__joint_emu_both_name_0("second\00")
+// CHECK-NEXT: llvm.mlir.global private constant @__joint_emu_both_kinds_1("pp888\00")
+// CHECK-NEXT: llvm.func private @__joint_emu_both_second(%arg0: !llvm.ptr, %arg1: !llvm.ptr) {
+// CHECK: llvm.mlir.global private constant @__joint_emu_both_kernels() {addr_space = 0 : i32} : !llvm.array<2 x struct<(ptr, ptr, ptr, i32)>> {
+// CHECK-NEXT: %[[TABLE:.*]] = llvm.mlir.undef : !llvm.array<2 x struct<(ptr, ptr, ptr, i32)>>
+// CHECK-NEXT: %[[NOFLAGS:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[E0:.*]] = llvm.mlir.undef : !llvm.struct<(ptr, ptr, ptr, i32)>
+// CHECK-NEXT: %[[N0:.*]] = llvm.mlir.addressof @__joint_emu_both_name : !llvm.ptr
+// CHECK-NEXT: %[[F0:.*]] = llvm.mlir.addressof @__joint_emu_both_first : !llvm.ptr
+// CHECK-NEXT: %[[K0:.*]] = llvm.mlir.addressof @__joint_emu_both_kinds : !llvm.ptr
+// CHECK: %[[E1:.*]] = llvm.mlir.undef : !llvm.struct<(ptr, ptr, ptr, i32)>
+// CHECK-NEXT: %[[N1:.*]] = llvm.mlir.addressof @__joint_emu_both_name_0 : !llvm.ptr
+// CHECK-NEXT: %[[F1:.*]] = llvm.mlir.addressof @__joint_emu_both_second : !llvm.ptr
+// CHECK-NEXT: %[[K1:.*]] = llvm.mlir.addressof @__joint_emu_both_kinds_1 : !llvm.ptr
+// CHECK: llvm.mlir.global private constant @__joint_emu_both_image()
+// CHECK-NEXT: llvm.mlir.constant(1431127370 : i32) : i32
+// CHECK-NEXT: llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: llvm.mlir.constant(2 : i64) : i64
+// CHECK: llvm.mlir.global_ctors ctors = [@__joint_emu_both_load], priorities = [123 : i32], data = [#llvm.zero]
+// CHECK-NEXT: llvm.mlir.global_dtors dtors = [@__joint_emu_both_unload], priorities = [123 : i32], data = [#llvm.zero]
+module attributes {gpu.container_module} {
+  func.func @step(%buf: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    %0 = gpu.wait async
+    %1 = gpu.launch_func async [%0] @both::@first blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%buf : memref<4xf32>)
+    %2 = gpu.launch_func async [%1] @both::@second blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%buf : memref<4xf32>)
+    return
+  }
+  gpu.module @both {
+    gpu.func @first(%buf: memref<4xf32>) kernel {
+      %t = gpu.thread_id x
+      %v = memref.load %buf[%t] : memref<4xf32>
+      %e = math.erf %v : f32
+      memref.store %e, %buf[%t] : memref<4xf32>
+      gpu.return
+    }
+    gpu.func @second(%buf: memref<4xf32>) kernel {
+      %t = gpu.thread_id x
+      %v = memref.load %buf[%t] : memref<4xf32>
+      %e = math.erf %v : f32
+      memref.store %e, %buf[%t] : memref<4xf32>
+      gpu.return
+    }
+  }
+}
