@@ -218,7 +218,19 @@ class CompiledStep:
                                                ctypes.c_bool]
             self._lib.mgpuMemcpy.argtypes = [P, P, ctypes.c_size_t, P]
             self._lib.mgpuMemFree.argtypes = [P, P]
-            if self._lib.joint_emu_active():
+            active = bool(self._lib.joint_emu_active())
+            host_kernels = self.descriptor.get("device") == "emulated"
+            if host_kernels and not active:
+                raise StepError(
+                    f"{self.library}: its kernels are compiled for the "
+                    "emulated device (lowering option emulate); set "
+                    "JOINT_CUDA_DEVICE=emulated before the library is loaded")
+            if active and not host_kernels:
+                raise StepError(
+                    f"{self.library}: JOINT_CUDA_DEVICE=emulated, but its "
+                    "kernels are cubins; compile it with "
+                    "--lowering-options=emulate to run on the emulated device")
+            if active:
                 self.emulated = True
                 self.device = "cpu"
 

@@ -94,9 +94,11 @@ def _compile(graph: Path, pipeline: str = "") -> Path:
                          cache_dir=build_dir() / "test-step-cache")
 
 
-def _run_emulated(graph: Path, lib: Path) -> dict:
+def _child_env(device: str | None) -> dict[str, str]:
     env = dict(os.environ)
-    env["JOINT_CUDA_DEVICE"] = "emulated"
+    env.pop("JOINT_CUDA_DEVICE", None)
+    if device is not None:
+        env["JOINT_CUDA_DEVICE"] = device
     env["PYTHONPATH"] = os.pathsep.join(
         [str(REPO_ROOT / "python")] +
         ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
@@ -107,6 +109,11 @@ def _run_emulated(graph: Path, lib: Path) -> dict:
         env["LD_LIBRARY_PATH"] = os.pathsep.join(
             [str(stub)] + ([env["LD_LIBRARY_PATH"]]
                            if env.get("LD_LIBRARY_PATH") else []))
+    return env
+
+
+def _run_emulated(graph: Path, lib: Path) -> dict:
+    env = _child_env("emulated")
     r = subprocess.run([sys.executable, "-c", CHILD, str(graph), str(lib)],
                        capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-4000:]
@@ -187,3 +194,25 @@ def test_step_on_the_emulated_device_matches_torch(graph: str,
     offloads = runtime["pinned_fresh_allocations"] + runtime["pinned_reuses"]
     assert (offloads > 0) == ("offload" in pipeline), runtime
     assert runtime["live_transfers"] == 0, runtime
+
+
+def test_emulated_step_library_needs_the_emulated_device() -> None:
+    """The descriptor says the kernels are host code; loading the library
+    without JOINT_CUDA_DEVICE=emulated is refused, saying so, rather than
+    failing at the first launch."""
+    lib = _compile(MLP)
+    desc = json.loads(Path(str(lib) + ".json").read_text())
+    assert desc["device"] == "emulated"
+    code = ("import sys\n"
+            "from joint_mlir.mlir_cpu import CompiledStep, StepError\n"
+            "try:\n"
+            "    CompiledStep(sys.argv[1])\n"
+            "except StepError as e:\n"
+            "    print(e)\n")
+    r = subprocess.run([sys.executable, "-c", code, str(lib)],
+                       capture_output=True, text=True, env=_child_env(None),
+                       timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert ("its kernels are compiled for the emulated device (lowering "
+            "option emulate); set JOINT_CUDA_DEVICE=emulated before the "
+            "library is loaded") in r.stdout, r.stdout
