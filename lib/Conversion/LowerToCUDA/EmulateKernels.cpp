@@ -183,10 +183,13 @@ static Value loadLaunchField(OpBuilder &b, Location loc, Value launch,
 
 /// Appends the launch record pointer to the arguments of kernel `func` and
 /// replaces its id and dimension ops by loads from it.
-static void readIdsFromLaunch(gpu::GPUFuncOp func) {
+static LogicalResult readIdsFromLaunch(gpu::GPUFuncOp func) {
   MLIRContext *ctx = func.getContext();
-  (void)func.insertArgument(func.getNumArguments(),
-                            LLVM::LLVMPointerType::get(ctx), {}, func.getLoc());
+  if (failed(func.insertArgument(func.getNumArguments(),
+                                 LLVM::LLVMPointerType::get(ctx), {},
+                                 func.getLoc())))
+    return func.emitOpError() << "kernel '" << func.getName()
+                              << "' cannot take the launch record argument";
   Value launch = func.getArgument(func.getNumArguments() - 1);
   IRRewriter rewriter(ctx);
   func.walk([&](Operation *op) {
@@ -212,6 +215,7 @@ static void readIdsFromLaunch(gpu::GPUFuncOp func) {
     rewriter.replaceOp(op,
                        loadLaunchField(rewriter, op->getLoc(), launch, offset));
   });
+  return success();
 }
 
 /// `gpu.func @k(args..., %launch)` -> `llvm.func @k(%params, %launch)`: an
@@ -293,7 +297,8 @@ struct EmulateKernelsPass
       if (failed(kinds))
         return signalPassFailure();
       func->setAttr(kParamKindsAttr, StringAttr::get(ctx, *kinds));
-      readIdsFromLaunch(func);
+      if (failed(readIdsFromLaunch(func)))
+        return signalPassFailure();
     }
 
     RewritePatternSet patterns(ctx);
