@@ -33,7 +33,7 @@ constexpr StringLiteral kParamKindsAttr = "joint.emu_param_kinds";
 constexpr uint32_t kImageMagic = 0x554D454Au; // "JEMU"
 constexpr uint32_t kImageVersion = 1;
 constexpr int64_t kImageBytes = 24;    // {u32, u32, u64, ptr}
-constexpr int32_t kCtorPriority = 123; // as upstream's module loads
+constexpr int32_t kCtorPriority = 123; // any: the runtime starts on first use
 
 /// The kernel table of one gpu.module: its module handle global and the
 /// name string of each kernel.
