@@ -18,6 +18,11 @@ runs ``joint-compile --target=cuda``, and a step whose descriptor says
 ``joint-cuda-step`` takes and returns CUDA tensors; it runs on torch's
 current stream (``joint_runtime_set_compute_stream``) and is synchronised
 after the call, whose status (and the runtime's error text) is checked.
+A CUDA step compiled with ``lowering_options="emulate library-calls=false"``
+and loaded with ``JOINT_CUDA_DEVICE=emulated`` runs on the runtime's
+emulated device (kernels compiled for the host): it takes and returns cpu
+tensors, copied into and out of emulated device allocations on the
+runtime's compute stream (:attr:`CompiledStep.emulated`).
 """
 
 from __future__ import annotations
@@ -190,13 +195,44 @@ class CompiledStep:
         self.peak_bytes = 0
         self.device = ("cuda" if self.descriptor.get("format") ==
                        "joint-cuda-step" else "cpu")
+        #: True when a CUDA step runs on the emulated device
+        #: (``JOINT_CUDA_DEVICE=emulated`` when the library was loaded):
+        #: it takes and returns cpu tensors, staged through the emulated
+        #: device's memory (runtime/cuda/README.md, "Emulated device").
+        self.emulated = False
         if self.device == "cuda":
             for name, res in (("joint_runtime_synchronize", ctypes.c_int32),
                               ("joint_runtime_last_error", ctypes.c_char_p),
-                              ("joint_runtime_set_compute_stream", None)):
+                              ("joint_runtime_set_compute_stream", None),
+                              ("joint_runtime_status", ctypes.c_int32),
+                              ("joint_runtime_compute_stream",
+                               ctypes.c_void_p),
+                              ("joint_emu_active", ctypes.c_int32),
+                              ("mgpuMemAlloc", ctypes.c_void_p),
+                              ("mgpuMemcpy", None), ("mgpuMemFree", None)):
                 getattr(self._lib, name).restype = res
             self._lib.joint_runtime_set_compute_stream.argtypes = [
                 ctypes.c_void_p]
+            P = ctypes.c_void_p
+            self._lib.mgpuMemAlloc.argtypes = [ctypes.c_uint64, P,
+                                               ctypes.c_bool]
+            self._lib.mgpuMemcpy.argtypes = [P, P, ctypes.c_size_t, P]
+            self._lib.mgpuMemFree.argtypes = [P, P]
+            active = bool(self._lib.joint_emu_active())
+            host_kernels = self.descriptor.get("device") == "emulated"
+            if host_kernels and not active:
+                raise StepError(
+                    f"{self.library}: its kernels are compiled for the "
+                    "emulated device (lowering option emulate); set "
+                    "JOINT_CUDA_DEVICE=emulated before the library is loaded")
+            if active and not host_kernels:
+                raise StepError(
+                    f"{self.library}: JOINT_CUDA_DEVICE=emulated, but its "
+                    "kernels are cubins; compile it with "
+                    "--lowering-options=emulate to run on the emulated device")
+            if active:
+                self.emulated = True
+                self.device = "cpu"
 
     def __call__(self, args: list[Any]) -> list[torch.Tensor]:
         """Run one step on ``args`` (graph argument order); returns outputs."""
@@ -250,6 +286,8 @@ class CompiledStep:
                 shape.append(v)
             outs.append(torch.empty(shape, dtype=getattr(torch, spec["dtype"]),
                                     device=self.device))
+        if self.emulated:
+            return self._call_emulated(d, keep, in_ptrs, outs, dims)
         P = ctypes.c_void_p
         ins = (P * max(len(in_ptrs), 1))(*in_ptrs)
         ous = (P * max(len(outs), 1))(*[o.data_ptr() for o in outs])
@@ -270,6 +308,65 @@ class CompiledStep:
         if rc != 0:
             raise StepError(f"joint_step returned {rc} (a negative "
                                "dynamic size)")
+        return outs
+
+    def _call_emulated(self, d: dict[str, Any], keep: list[torch.Tensor],
+                       in_ptrs: list[int], outs: list[torch.Tensor],
+                       dims: list[int]) -> list[torch.Tensor]:
+        """One step on the emulated device: tensor arguments are copied
+        into emulated device allocations (SymInts stay host values), the
+        outputs back into ``outs`` after the runtime synchronises."""
+        lib = self._lib
+        stream = lib.joint_runtime_compute_stream()
+        device: list[int] = []
+
+        def alloc(t: torch.Tensor) -> int:
+            # The emulator refuses 0-byte allocations.
+            ptr = lib.mgpuMemAlloc(max(t.numel() * t.element_size(), 1),
+                                   stream, False)
+            device.append(ptr or 0)
+            return ptr or 0
+
+        def check(what: str) -> None:
+            if lib.joint_runtime_status() != 0:
+                err = lib.joint_runtime_last_error() or b""
+                raise StepError(f"{what} on the emulated device failed: "
+                                f"{err.decode(errors='replace')}")
+
+        try:
+            args = []
+            for spec, t, host in zip(d["arguments"], keep, in_ptrs):
+                if spec["kind"] == "symint":
+                    args.append(host)
+                    continue
+                ptr = alloc(t)
+                if t.numel():
+                    lib.mgpuMemcpy(ptr, host, t.numel() * t.element_size(),
+                                   stream)
+                args.append(ptr)
+            out_ptrs = [alloc(o) for o in outs]
+            check("staging the arguments")
+            P = ctypes.c_void_p
+            ins = (P * max(len(args), 1))(*args)
+            ous = (P * max(len(out_ptrs), 1))(*out_ptrs)
+            dv = (ctypes.c_int64 * max(len(dims), 1))(*dims)
+            rc = self._fn(ins, ous, dv)
+            self.peak_bytes = int(self._lib.joint_step_peak_bytes())
+            sync = lib.joint_runtime_synchronize()
+            if rc != 0 or sync != 0:
+                err = lib.joint_runtime_last_error() or b""
+                raise StepError(f"joint_step failed ({rc or sync}): "
+                                f"{err.decode(errors='replace')}")
+            for o, ptr in zip(outs, out_ptrs):
+                if o.numel():
+                    lib.mgpuMemcpy(o.data_ptr(), ptr,
+                                   o.numel() * o.element_size(), stream)
+            lib.joint_runtime_synchronize()
+            check("copying the outputs back")
+        finally:
+            for ptr in device:
+                if ptr:
+                    lib.mgpuMemFree(ptr, stream)
         return outs
 
 

@@ -223,7 +223,8 @@ collectSlots(ModuleOp module, const GraphFacts &facts, std::string &graphName) {
 
 /// The descriptor (docs/lowering.md, "Descriptor").
 static std::string buildDescriptor(StringRef graphName, StringRef library,
-                                   ArrayRef<Slot> slots, bool cuda) {
+                                   ArrayRef<Slot> slots, bool cuda,
+                                   bool emulated) {
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::json::OStream j(os, 2);
@@ -272,6 +273,9 @@ static std::string buildDescriptor(StringRef graphName, StringRef library,
   };
   j.object([&] {
     j.attribute("format", cuda ? "joint-cuda-step" : "joint-cpu-step");
+    // Kernels compiled for the host: the emulated device only.
+    if (emulated)
+      j.attribute("device", "emulated");
     j.attribute("version", 1);
     j.attribute("graph", graphName);
     j.attribute("library", llvm::sys::path::filename(library));
@@ -781,7 +785,8 @@ int main(int argc, char **argv) {
     llvm::raw_fd_ostream os(descriptor.path, ec);
     if (ec)
       return fail(descriptor.path.str().str() + ": " + ec.message());
-    os << buildDescriptor(graphName, outputFilename, slots, cuda);
+    os << buildDescriptor(graphName, outputFilename, slots, cuda,
+                          cuda && cudaOptions.emulate);
     os.close();
     if (os.has_error()) {
       os.clear_error();

@@ -8,7 +8,8 @@
 // device memory freed at last use, one stream), then NVVM, cubins for sm_90
 // +ptx80 through gpu-module-to-binary pointed at the toolkit CMake found
 // (libdevice and ptxas without environment variables), and the host code in
-// the LLVM dialect (docs/lowering.md, "CUDA").
+// the LLVM dialect (docs/lowering.md, "CUDA"). With `emulate`, kernels are
+// host functions in a kernel table for the emulated device instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +32,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -105,17 +107,32 @@ void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createJointGPUStreamOrder());
   pm.addPass(createJointGPUSetNode());
 
-  // Device code: NVVM for the chosen chip.
-  GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.features = options.features;
-  target.optLevel = options.optLevel;
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  // Device code: NVVM for the chosen chip, or host functions for the
+  // emulated device (bf16/f16 computed in f32 as on the CPU).
+  if (!options.emulate) {
+    GpuNVVMAttachTargetOptions target;
+    target.chip = options.chip;
+    target.features = options.features;
+    target.optLevel = options.optLevel;
+    pm.addPass(createGpuNVVMAttachTarget(target));
+  }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
-  pm.addPass(createConvertNVVMToLLVMPass());
+  if (options.emulate) {
+    OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+    kernels.addPass(math::createMathExtendToSupportedTypes());
+    arith::ArithEmulateUnsupportedFloatsOptions emulateFloats;
+    emulateFloats.sourceTypeStrs = {"bf16", "f16"};
+    kernels.addPass(arith::createArithEmulateUnsupportedFloats(emulateFloats));
+    arith::ArithExpandOpsPassOptions expandKernels;
+    expandKernels.includeBf16 = true;
+    kernels.addPass(arith::createArithExpandOpsPass(expandKernels));
+    kernels.addPass(createJointGPUEmulateKernels());
+  } else {
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+    pm.addPass(createConvertNVVMToLLVMPass());
+  }
 
   // Host code: the LLVM dialect, calls into the runtime's mgpu* functions.
   arith::ArithExpandOpsPassOptions expand;
@@ -130,11 +147,16 @@ void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  if (options.emulate) {
+    // The kernel table where the cubins would be; bf16 stored as i16.
+    pm.addPass(createJointGPUEmulateLaunches());
+    pm.addPass(createJointLLVMBF16Storage());
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
   // Cubins (ptxas from the toolkit; libdevice from <toolkit>/nvvm/libdevice).
-  if (!options.binary)
+  if (!options.binary || options.emulate)
     return;
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = options.toolkit.empty()

@@ -69,6 +69,12 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
                      "the runtime's shims (joint-gpu-library-calls, "
                      "joint-gpu-attention-calls); off: generated kernels"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> emulate{
+      *this, "emulate",
+      llvm::cl::desc("kernels compiled for the host in a kernel table for "
+                     "the emulated device (JOINT_CUDA_DEVICE=emulated) "
+                     "instead of NVVM and cubins; no toolkit needed"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> binary{
       *this, "binary",
       llvm::cl::desc("run gpu-module-to-binary (off: stop at NVVM in "

@@ -205,4 +205,55 @@ def JointGPUStreamOrder : Pass<"joint-gpu-stream-order", "::mlir::func::FuncOp">
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def JointGPUEmulateKernels
+    : Pass<"joint-gpu-emulate-kernels", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Kernels as host LLVM functions for the emulated device";
+  let description = [{
+    The `emulate` variant of `joint-lower-to-cuda` runs it on every
+    `gpu.module` instead of `convert-gpu-to-nvvm` (after `convert-scf-to-cf`,
+    `expand-strided-metadata` and `lower-affine`). Every kernel
+    `gpu.func @k(args)` becomes `llvm.func @k(%params: !llvm.ptr,
+    %launch: !llvm.ptr)` (runtime/cuda/joint_cuda_emulator.h): the entry
+    block loads argument i of the launch's expanded argument list (a memref
+    is its descriptor's fields, in `gpu-to-llvm`'s order) from `*params[i]`;
+    `gpu.thread_id`, `gpu.block_id`, `gpu.block_dim` and `gpu.grid_dim` load
+    the uint32 fields of the `JointEmuLaunch` at `%launch`; the body is
+    lowered with the host's LLVM patterns (arith, math, the rest of math
+    through libm as on the CPU, memref, func, cf, index, ub). The function keeps `gpu.kernel` and gets `joint.emu_param_kinds`:
+    one character per expanded argument, a memref's two pointers `r` when
+    the kernel only loads from it (through views), `w` when it only stores
+    into it, `p` otherwise, a scalar its size in bytes.
+    `joint-gpu-emulate-launches` then builds the kernel table.
+    Errors (the emulator runs a block's threads one after another on one
+    host thread, so no thread can wait for another): a kernel with
+    `gpu.barrier`, workgroup or private attributions, a memref in workgroup
+    memory, or any other `gpu` op.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def JointGPUEmulateLaunches
+    : Pass<"joint-gpu-emulate-launches", "::mlir::ModuleOp"> {
+  let summary = "Kernel tables and launches for the emulated device";
+  let description = [{
+    Runs on the host module in the LLVM dialect, after `gpu-to-llvm` and
+    `joint-gpu-emulate-kernels`. The kernel functions of every `gpu.module`
+    move into the host module as private `@__joint_emu_<module>_<kernel>`,
+    and the module becomes constant globals: its kernels' names and
+    `joint.emu_param_kinds` as strings, a `JointEmuKernel` array
+    `{name, fn, param_kinds, flags = 0}` and a `JointEmuModuleImage`
+    `{0x554D454A, 1, n, kernels}` (runtime/cuda/joint_cuda_emulator.h),
+    loaded by a global constructor with `mgpuModuleLoad(&image, size)` into a
+    module global and unloaded by a global destructor, where
+    `#gpu.select_object` would load a cubin. Every `gpu.launch_func` (on LLVM
+    operands, its stream as async object) becomes
+    `mgpuModuleGetFunction(module, name)` and `mgpuLaunchKernel(f, grid,
+    block, smem, stream, params, null, n)`, `params` an array on the stack of
+    pointers to a stack copy of the arguments. Errors: a launch with a
+    cluster size or without a stream, a kernel not lowered by
+    `joint-gpu-emulate-kernels`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // JOINT_CONVERSION_LOWERTOCUDA_PASSES_TD
