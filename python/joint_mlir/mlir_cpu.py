@@ -179,7 +179,9 @@ class CompiledStep:
     """A loaded step library and its descriptor."""
 
     def __init__(self, library: str | Path) -> None:
-        self.library = Path(library)
+        # Absolute: dlopen searches the library path for a bare file name
+        # (`step.so`, or `./step.so` once Path drops the `./`).
+        self.library = Path(library).resolve()
         self.descriptor = json.loads(
             Path(str(library) + ".json").read_text())
         self._lib = ctypes.CDLL(str(self.library))

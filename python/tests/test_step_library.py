@@ -127,3 +127,21 @@ def test_step_runs_on_an_8_mib_stack(stack_graphs: dict[str, Path],
     last = r.stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"all \d+ outputs match \(mlir-cpu vs torch, tol x "
                         r"max\|ref\|\)", last), r.stdout
+
+
+def test_step_loads_from_a_relative_path(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch
+                                         ) -> None:
+    """CompiledStep("step.so") loads the file in the working directory (a
+    bare name given to dlopen would search the library path instead)."""
+    import shutil
+    from joint_mlir.mlir_cpu import CompiledStep
+
+    tool("joint-compile")
+    lib = compile_graph(EXAMPLES / "mlp.json", cache_dir=CACHE)
+    shutil.copy(lib, tmp_path / "step.so")
+    shutil.copy(str(lib) + ".json", tmp_path / "step.so.json")
+    monkeypatch.chdir(tmp_path)
+    for name in ("step.so", "./step.so"):
+        step = CompiledStep(name)
+        assert step.library == tmp_path / "step.so"
