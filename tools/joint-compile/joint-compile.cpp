@@ -102,9 +102,9 @@ static cl::opt<std::string> loweringOptions(
 static cl::opt<unsigned> optLevel(
     "O", cl::Prefix,
     cl::desc("LLVM optimization level of the step, 0-3 (default 2; "
-             "measured on llama-tiny by bench/lowering: step 0.33x torch "
-             "eager after 11.7 s of compile CPU, -O0 0.71x after 3.9 s, "
-             "-O1 0.33x after 10.3 s, -O3 0.39x after 45.4 s; -O2 has the "
+             "measured on llama-tiny by bench/lowering: step 0.25x torch "
+             "eager after 12.8 s of compile CPU, -O0 0.88x after 5.4 s, "
+             "-O1 0.24x after 12.4 s, -O3 0.28x after 48.9 s; -O2 has the "
              "lowest compile + 10,000 steps)"),
     cl::init(2), cl::cat(compileCategory));
 static cl::opt<bool> noCache(
