@@ -60,8 +60,7 @@ static bool isPlainOrTransposedMatmul(ArrayRef<AffineMap> maps, bool batched) {
 
 /// An input of a generic, matmul or batch_matmul produced by
 /// `linalg.transpose`: the op reads the transpose's source instead.
-struct FoldTransposeIntoReader
-    : OpInterfaceRewritePattern<linalg::LinalgOp> {
+struct FoldTransposeIntoReader : OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
@@ -108,8 +107,7 @@ struct FoldTransposeOfMatmul : OpRewritePattern<linalg::TransposeOp> {
   LogicalResult matchAndRewrite(linalg::TransposeOp transpose,
                                 PatternRewriter &rewriter) const override {
     auto matmul = transpose.getInput().getDefiningOp<linalg::MatmulOp>();
-    if (!matmul || !matmul->hasOneUse() ||
-        !matmul.hasPureTensorSemantics() ||
+    if (!matmul || !matmul->hasOneUse() || !matmul.hasPureTensorSemantics() ||
         transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
       return failure();
     auto fill = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
@@ -124,10 +122,10 @@ struct FoldTransposeOfMatmul : OpRewritePattern<linalg::TransposeOp> {
                                       maps[0].compose(swap), maps[2]};
     if (!isPlainOrTransposedMatmul(swapped, /*batched=*/false))
       return failure();
-    Value init = linalg::FillOp::create(rewriter, fill.getLoc(),
-                                        fill.getDpsInputs()[0],
-                                        transpose.getInit())
-                     .getResult(0);
+    Value init =
+        linalg::FillOp::create(rewriter, fill.getLoc(), fill.getDpsInputs()[0],
+                               transpose.getInit())
+            .getResult(0);
     auto result = linalg::MatmulOp::create(
         rewriter, matmul.getLoc(), TypeRange{init.getType()},
         ValueRange{matmul.getDpsInputs()[1], matmul.getDpsInputs()[0]},

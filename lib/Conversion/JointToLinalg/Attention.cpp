@@ -498,8 +498,7 @@ Value sliceMask(OpBuilder &b, Location loc, Value mask, const RowBlock &blk,
 /// f32 accumulators one head at a time.
 SmallVector<Value> forEachRowBlock(
     Sdpa &sdpa, int64_t rowBlock, ValueRange rowOuts, ValueRange headOuts,
-    function_ref<SmallVector<Value>(Sdpa &, const RowBlock &, ValueRange)>
-        body,
+    function_ref<SmallVector<Value>(Sdpa &, const RowBlock &, ValueRange)> body,
     function_ref<Value(Value, unsigned)> finishHead) {
   OpBuilder &b = sdpa.b;
   Location loc = sdpa.loc;
@@ -545,8 +544,8 @@ SmallVector<Value> forEachRowBlock(
         {arith::ConstantIndexOp::create(b, loc, rows)}, inits,
         [&](OpBuilder &, Location, ValueRange ivs,
             ValueRange args) -> scf::ValueVector {
-          SmallVector<Value> r = step(ivs[0], args.take_front(numRows),
-                                      args.drop_front(numRows));
+          SmallVector<Value> r =
+              step(ivs[0], args.take_front(numRows), args.drop_front(numRows));
           return scf::ValueVector(r.begin(), r.end());
         });
     return SmallVector<Value>(loop.results);
@@ -566,13 +565,12 @@ SmallVector<Value> forEachRowBlock(
             headRows(ivs[0], ivs[1], args.take_front(numRows), accs);
         scf::ValueVector next(r.begin(), r.begin() + numRows);
         for (auto [i, h] : llvm::enumerate(args.drop_front(numRows)))
-          next.push_back(insertBlock(b, loc, finishHead(r[numRows + i], i), h,
-                                     head, -1));
+          next.push_back(
+              insertBlock(b, loc, finishHead(r[numRows + i], i), h, head, -1));
         return next;
       });
   return SmallVector<Value>(nest.results);
 }
-
 
 bool isMathVariant(CallFunctionOp op) {
   return op.getTarget() == "aten::_scaled_dot_product_attention_math.default";
@@ -649,8 +647,8 @@ LogicalResult rewriteForward(CallFunctionOp op, ConversionPatternRewriter &rw,
     rows = rowsOf(sdpa, RowBlock{}, {});
   } else {
     SmallVector<Value> inits{
-        tensor::EmptyOp::create(rw, loc,
-                                rowSizes(sdpa, sdpa.size(sdpa.v, 3)), outElem),
+        tensor::EmptyOp::create(rw, loc, rowSizes(sdpa, sdpa.size(sdpa.v, 3)),
+                                outElem),
         tensor::EmptyOp::create(rw, loc, rowSizes(sdpa, {}), sdpa.f32)};
     if (isMath)
       inits.push_back(tensor::EmptyOp::create(
@@ -804,8 +802,7 @@ LogicalResult rewriteBackward(CallFunctionOp op, const OpArgs &args,
     Value dS =
         linalg::GenericOp::create(
             rw, loc, dP.getType(), ValueRange{p, rowDot}, ValueRange{dP},
-            ArrayRef<AffineMap>{id5, s.map(5, {d(0), d(1), d(2), d(3)}),
-                                id5},
+            ArrayRef<AffineMap>{id5, s.map(5, {d(0), d(1), d(2), d(3)}), id5},
             SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
             [&](OpBuilder &nb, Location nl, ValueRange a) {
               Value diff = arith::SubFOp::create(nb, nl, a[2], a[1]);
@@ -819,17 +816,17 @@ LogicalResult rewriteBackward(CallFunctionOp op, const OpArgs &args,
     // dQ[b,hk,g,l,e] = sum_s dS * k; loops (b,hk,g,l,e,s).
     Value dQ = s.contractRows(dS, s.k, /*rhsNR=*/false);
     // dK[b,hk,s,e] = sum_{g,l} dS * q; loops (b,hk,s,e,g,l).
-    Value dK = s.contract(dS, s.map(6, {d(0), d(1), d(4), d(5), d(2)}), s.q,
-                          s.map(6, {d(0), d(1), d(4), d(5), d(3)}),
-                          {s.size(s.k, 0), s.size(s.k, 1), s.size(s.k, 2),
-                           s.size(s.k, 3)},
-                          6, whole ? Value() : heads[0]);
+    Value dK = s.contract(
+        dS, s.map(6, {d(0), d(1), d(4), d(5), d(2)}), s.q,
+        s.map(6, {d(0), d(1), d(4), d(5), d(3)}),
+        {s.size(s.k, 0), s.size(s.k, 1), s.size(s.k, 2), s.size(s.k, 3)}, 6,
+        whole ? Value() : heads[0]);
     // dV[b,hk,s,ev] = sum_{g,l} P * dO; loops (b,hk,s,ev,g,l).
-    Value dV = s.contract(pm, s.map(6, {d(0), d(1), d(4), d(5), d(2)}), bdO,
-                          s.map(6, {d(0), d(1), d(4), d(5), d(3)}),
-                          {s.size(s.v, 0), s.size(s.v, 1), s.size(s.v, 2),
-                           s.size(s.v, 3)},
-                          6, whole ? Value() : heads[1]);
+    Value dV = s.contract(
+        pm, s.map(6, {d(0), d(1), d(4), d(5), d(2)}), bdO,
+        s.map(6, {d(0), d(1), d(4), d(5), d(3)}),
+        {s.size(s.v, 0), s.size(s.v, 1), s.size(s.v, 2), s.size(s.v, 3)}, 6,
+        whole ? Value() : heads[1]);
     return {dQ, dK, dV};
   };
   SmallVector<Value> results;

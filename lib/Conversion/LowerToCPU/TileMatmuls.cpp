@@ -109,8 +109,8 @@ static void fuseIntoConsumerTiles(IRRewriter &rewriter, linalg::LinalgOp op,
     if (llvm::is_contained(dims.batch, loop))
       sizes[i] = 1;
     else if (llvm::is_contained(dims.m, loop))
-      sizes[i] = loop == dims.m.back() ? getDividingTile(ranges[loop], tileM)
-                                       : 1;
+      sizes[i] =
+          loop == dims.m.back() ? getDividingTile(ranges[loop], tileM) : 1;
   }
   Operation *contraction = op.getOperation();
   scf::SCFTileAndFuseOptions options;

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -40,8 +41,6 @@ using namespace mlir;
 using namespace mlir::joint;
 
 namespace {
-
-constexpr StringLiteral kParamKindsAttr = "joint.emu_param_kinds";
 
 // Byte offsets of the fields of JointEmuLaunch (four uint32[3]).
 constexpr int32_t kGridDimOffset = 0;
@@ -243,7 +242,7 @@ struct KernelToHostFunction : ConvertOpToLLVMPattern<gpu::GPUFuncOp> {
     auto host = LLVM::LLVMFuncOp::create(rewriter, loc, func.getName(), type);
     host->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                   rewriter.getUnitAttr());
-    host->setAttr(kParamKindsAttr, func->getAttr(kParamKindsAttr));
+    host->setAttr(kEmuParamKindsAttr, func->getAttr(kEmuParamKindsAttr));
     rewriter.inlineRegionBefore(func.getBody(), host.getBody(), host.end());
     Block *body = rewriter.applySignatureConversion(
         &host.getBody().front(), signature, getTypeConverter());
@@ -296,7 +295,7 @@ struct EmulateKernelsPass
       FailureOr<std::string> kinds = getParamKinds(func, indexBytes);
       if (failed(kinds))
         return signalPassFailure();
-      func->setAttr(kParamKindsAttr, StringAttr::get(ctx, *kinds));
+      func->setAttr(kEmuParamKindsAttr, StringAttr::get(ctx, *kinds));
       if (failed(readIdsFromLaunch(func)))
         return signalPassFailure();
     }

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -29,7 +30,6 @@ using namespace mlir::joint;
 
 namespace {
 
-constexpr StringLiteral kParamKindsAttr = "joint.emu_param_kinds";
 constexpr uint32_t kImageMagic = 0x554D454Au; // "JEMU"
 constexpr uint32_t kImageVersion = 1;
 constexpr int64_t kImageBytes = 24;    // {u32, u32, u64, ptr}
@@ -116,17 +116,17 @@ TableBuilder::lowerModule(gpu::GPUModuleOp gpuModule) {
       }
       continue;
     }
-    auto kinds = func->getAttrOfType<StringAttr>(kParamKindsAttr);
+    auto kinds = func->getAttrOfType<StringAttr>(kEmuParamKindsAttr);
     if (!func->hasAttr(gpu::GPUDialect::getKernelFuncAttrName()) || !kinds)
       return func.emitOpError()
              << "in gpu.module '" << moduleName
              << "' is not a kernel of joint-gpu-emulate-kernels (no "
-             << kParamKindsAttr << ")";
+             << kEmuParamKindsAttr << ")";
     std::string kernelName = func.getName().str();
     Kernel kernel;
     kernel.name = createString(loc, prefix + "_name", kernelName);
     kernel.kinds = createString(loc, prefix + "_kinds", kinds.getValue());
-    func->removeAttr(kParamKindsAttr);
+    func->removeAttr(kEmuParamKindsAttr);
     func->removeAttr(gpu::GPUDialect::getKernelFuncAttrName());
     func.setLinkage(LLVM::Linkage::Private);
     // Only the table refers to it: a host name unique in the module.

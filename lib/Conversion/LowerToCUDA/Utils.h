@@ -48,6 +48,11 @@ LogicalResult rejectNestedOps(func::FuncOp func,
 /// True when `v` is a memref with the identity layout (dense, row major).
 bool hasIdentityLayout(Value v);
 
+/// Per-parameter kinds of an emulated kernel (runtime/cuda/README.md,
+/// "Emulated device"): set by joint-gpu-emulate-kernels, read into the
+/// kernel table by joint-gpu-emulate-launches.
+constexpr llvm::StringLiteral kEmuParamKindsAttr = "joint.emu_param_kinds";
+
 } // namespace joint
 } // namespace mlir
 

@@ -1061,8 +1061,8 @@ FailureOr<Measurement> Planner::measure() {
     unsigned p = mem.getPeakIndex();
     SmallVector<std::pair<int64_t, Value>> live;
     for (const StorageLifetime &life : mem.getLifetimes())
-      if (!life.onHost && !life.hostValue && life.bytes &&
-          life.alloc <= p && p <= life.free)
+      if (!life.onHost && !life.hostValue && life.bytes && life.alloc <= p &&
+          p <= life.free)
         live.push_back({life.bytes, life.storage->owner});
     llvm::stable_sort(live, [](auto a, auto b) { return a.first > b.first; });
     for (auto [bytes, owner] : llvm::ArrayRef(live).take_front(5))
@@ -1125,8 +1125,8 @@ LogicalResult Planner::reportInfeasible(const Measurement &measured) {
   if (!measured.peakLive.empty())
     d << "; the largest values live there are";
   for (auto [i, entry] : llvm::enumerate(measured.peakLive))
-    d << (i ? ", '" : " '") << entry.second << "' ("
-      << formatBytes(entry.first) << ")";
+    d << (i ? ", '" : " '") << entry.second << "' (" << formatBytes(entry.first)
+      << ")";
   return failure();
 }
 
