@@ -66,11 +66,12 @@ static bool hasZeroDropout(CallFunctionOp op, SchemaOp entry) {
   return false;
 }
 
-/// Refuses the first RNG op (tag `nondeterministic_seeded`, unless its
-/// dropout probability is 0).
+/// Refuses every RNG op (tag `nondeterministic_seeded`, unless its dropout
+/// probability is 0), one error each.
 static LogicalResult refuseRandomOps(ModuleOp module) {
   SymbolTableCollection tables;
-  WalkResult result = module.walk([&](CallFunctionOp op) {
+  bool refused = false;
+  module.walk([&](CallFunctionOp op) {
     SchemaOp entry = op.lookupSchema(&tables);
     bool random = entry ? entry.isRandom() && !hasZeroDropout(op, entry)
                         : isRandomTargetName(op.getTarget());
@@ -78,9 +79,10 @@ static LogicalResult refuseRandomOps(ModuleOp module) {
       return WalkResult::advance();
     op.emitError() << "RNG op " << describeOp(op)
                    << " is not supported by the lowering yet";
-    return WalkResult::interrupt();
+    refused = true;
+    return WalkResult::advance();
   });
-  return failure(result.wasInterrupted());
+  return failure(refused);
 }
 
 namespace {
@@ -231,6 +233,62 @@ static LogicalResult convertGraphToFunc(GraphOp graph,
   return success();
 }
 
+/// The backend contract after the conversion: every op is legal for
+/// `target` (no `joint` op but the schema table, no `ao` op unless kept).
+/// Reports every op left, one error each ("no lowering for
+/// 'aten::x.default' (node 'n'): reason"), as torch-mlir's
+/// VerifyLinalgOnTensorsBackendContract does; the reason is the refusal its
+/// pattern recorded, if any.
+static LogicalResult
+checkLoweredContract(ModuleOp module, const ConversionTarget &target,
+                     const LoweringTypeConverter &typeConverter) {
+  bool clean = true;
+  module.walk([&](Operation *op) {
+    if (target.isLegal(op))
+      return;
+    clean = false;
+    InFlightDiagnostic diag = op->emitError() << "no lowering for ";
+    if (auto atenOp = dyn_cast<CallFunctionOp>(op))
+      diag << describeOp(atenOp);
+    else if (auto name = op->getAttrOfType<StringAttr>("name"))
+      diag << "'" << op->getName() << "' (node '" << name.getValue() << "')";
+    else
+      diag << "'" << op->getName() << "'";
+    if (StringRef reason = typeConverter.getRefusal(op); !reason.empty())
+      diag << ": " << reason;
+  });
+  return success(clean);
+}
+
+/// torch allows empty slices anywhere in [0, size]; MLIR's verifier refuses
+/// a static offset equal to the dim size even for zero elements. An
+/// extract_slice with a static zero size becomes an empty tensor, an
+/// insert_slice of one its destination.
+static void foldEmptySlices(ModuleOp module) {
+  auto hasZero = [](ArrayRef<int64_t> shape) {
+    return llvm::is_contained(shape, 0);
+  };
+  IRRewriter rewriter(module.getContext());
+  module.walk([&](Operation *op) {
+    if (auto extract = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      RankedTensorType type = extract.getResultType();
+      if (!hasZero(type.getShape()))
+        return;
+      rewriter.setInsertionPoint(extract);
+      SmallVector<OpFoldResult> sizes;
+      llvm::SmallBitVector dropped = extract.getDroppedDims();
+      for (auto [i, size] : llvm::enumerate(extract.getMixedSizes()))
+        if (!dropped.test(i))
+          sizes.push_back(size);
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(extract, sizes,
+                                                   type.getElementType());
+    } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+      if (hasZero(insert.getSourceType().getShape()))
+        rewriter.replaceOp(insert, insert.getDest());
+    }
+  });
+}
+
 namespace {
 struct ConvertJointToLinalgPass
     : public joint::impl::ConvertJointToLinalgBase<ConvertJointToLinalgPass> {
@@ -271,8 +329,7 @@ void ConvertJointToLinalgPass::runOnOperation() {
     if (failed(convertGraphToFunc(graph, tables)))
       return signalPassFailure();
 
-  TypeConverter typeConverter;
-  typeConverter.addConversion([](Type type) { return type; });
+  LoweringTypeConverter typeConverter;
   RewritePatternSet patterns(context);
   ConversionTarget target(*context);
   target.addLegalDialect<arith::ArithDialect,
@@ -283,74 +340,30 @@ void ConvertJointToLinalgPass::runOnOperation() {
   // Buffers and runtime calls a target placed in the graph before (the CUDA
   // pipeline's joint-gpu-attention-calls) stay.
   target.addLegalDialect("memref", "llvm");
-  // The op being legalized is the last one whose legality was asked; the
-  // diagnostic handler below attributes failures and refusals to it.
-  Operation *current = nullptr;
-  std::string currentReason;
-  target.addDynamicallyLegalDialect<JointDialect, ao::AODialect>(
-      [&](Operation *op) -> std::optional<bool> {
-        if (current != op)
-          currentReason.clear();
-        current = op;
-        return isa<SchemaOp>(op);
-      });
-
-  populateElementwisePatterns(typeConverter, patterns);
-  populateTensorConstructorsPatterns(typeConverter, patterns);
-  populateDataMovementPatterns(typeConverter, patterns);
-  populateSymIntPatterns(typeConverter, patterns);
+  // joint and (unless kept) ao ops have no legality: a partial conversion
+  // leaves those no pattern lowers in place for the contract check below,
+  // which reports them all.
   if (keepAo)
     target.addLegalDialect<ao::AODialect>();
   else
     populateOffloadPatterns(typeConverter, patterns);
+  populateElementwisePatterns(typeConverter, patterns);
+  populateTensorConstructorsPatterns(typeConverter, patterns);
+  populateDataMovementPatterns(typeConverter, patterns);
+  populateSymIntPatterns(typeConverter, patterns);
   populateLinearPatterns(typeConverter, patterns);
   populateReductionPatterns(typeConverter, patterns);
   populateNormalizationPatterns(typeConverter, patterns);
   populateBatchNormPatterns(typeConverter, patterns);
   populateAttentionPatterns(typeConverter, patterns, sdpaRowBlock);
   populateIndirectDataMovementPatterns(typeConverter, patterns);
-
-  Operation *failedOp = nullptr;
-  std::string failedReason;
-  LogicalResult converted = failure();
-  {
-    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
-      std::string text = diag.str();
-      StringRef message(text);
-      if (diag.getSeverity() == DiagnosticSeverity::Remark &&
-          message.consume_front(kLoweringRefusalPrefix)) {
-        currentReason = message.str();
-        return success();
-      }
-      if (diag.getSeverity() == DiagnosticSeverity::Error &&
-          message.starts_with("failed to legalize operation")) {
-        if (!failedOp) {
-          failedOp = current;
-          failedReason = currentReason;
-        }
-        return success();
-      }
-      return failure(); // anything else reaches the user
-    });
-    converted = applyFullConversion(module, target, std::move(patterns));
-  }
-  if (failed(converted)) {
-    if (!failedOp) {
-      module.emitError() << "convert-joint-to-linalg failed";
-    } else {
-      InFlightDiagnostic diag = failedOp->emitError() << "no lowering for ";
-      if (auto atenOp = dyn_cast<CallFunctionOp>(failedOp))
-        diag << describeOp(atenOp);
-      else if (auto name = failedOp->getAttrOfType<StringAttr>("name"))
-        diag << "'" << failedOp->getName() << "' (node '" << name.getValue()
-             << "')";
-      else
-        diag << "'" << failedOp->getName() << "'";
-      if (!failedReason.empty())
-        diag << ": " << failedReason;
-    }
+  if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
-  }
+  if (failed(checkLoweredContract(module, target, typeConverter)))
+    return signalPassFailure();
+  // Slices the verifier would reject (a static offset at the end of a dim,
+  // for an empty slice) become what they mean.
+  foldEmptySlices(module);
 
   // The operator table has served the patterns; nothing refers to it now.
   for (SchemaOp entry : llvm::make_early_inc_range(module.getOps<SchemaOp>()))

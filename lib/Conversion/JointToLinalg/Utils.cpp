@@ -61,6 +61,20 @@ struct ReasonCapture : public RewriterBase::ForwardingListener {
 };
 } // namespace
 
+LoweringTypeConverter::LoweringTypeConverter() {
+  addConversion([](Type type) { return type; });
+}
+
+void LoweringTypeConverter::recordRefusal(Operation *op,
+                                          StringRef reason) const {
+  refusals[op] = reason.str();
+}
+
+StringRef LoweringTypeConverter::getRefusal(Operation *op) const {
+  auto it = refusals.find(op);
+  return it == refusals.end() ? StringRef() : StringRef(it->second);
+}
+
 JointOpConversion::JointOpConversion(const TypeConverter &typeConverter,
                                      MLIRContext *context,
                                      ArrayRef<StringRef> targetNames,
@@ -84,10 +98,9 @@ JointOpConversion::matchAndRewrite(CallFunctionOp op, OpAdaptor adaptor,
   LogicalResult result = rewrite(op, adaptor, rewriter);
   builder.setListener(previous);
   if (failed(result))
-    emitRemark(op.getLoc())
-        << kLoweringRefusalPrefix
-        << (capture.reason.empty() ? "its pattern did not apply"
-                                   : capture.reason);
+    getTypeConverter<LoweringTypeConverter>()->recordRefusal(
+        op,
+        capture.reason.empty() ? "its pattern did not apply" : capture.reason);
   return result;
 }
 

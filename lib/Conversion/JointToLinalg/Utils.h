@@ -28,11 +28,21 @@
 namespace mlir {
 namespace joint {
 
-/// Prefix of the remark a failed `JointOpConversion` emits with its last
-/// `notifyMatchFailure` reason; the driver swallows these remarks and reports
-/// the reason of the op that stayed illegal.
-inline constexpr llvm::StringLiteral kLoweringRefusalPrefix =
-    "joint-to-linalg refusal: ";
+/// The lowering's type converter: the identity on types, and the record of
+/// why a pattern refused an op (its last `notifyMatchFailure` reason), which
+/// the driver's contract check reports for every op left unconverted.
+/// Patterns built on JointOpConversion must be given one.
+class LoweringTypeConverter : public TypeConverter {
+public:
+  LoweringTypeConverter();
+  /// Keeps `reason` as the latest refusal of `op` (an original op).
+  void recordRefusal(Operation *op, StringRef reason) const;
+  /// The latest refusal of `op`; empty when no pattern said why.
+  StringRef getRefusal(Operation *op) const;
+
+private:
+  mutable llvm::DenseMap<Operation *, std::string> refusals;
+};
 
 /// "'aten::mm.default' (node 'mm')": how every diagnostic names an op.
 std::string describeOp(CallFunctionOp op);
@@ -43,8 +53,8 @@ std::string describeOp(CallFunctionOp op);
 
 /// One conversion pattern for a set of aten targets (target with overload,
 /// e.g. "aten::mm.default"). Families implement `rewrite`; the base matches
-/// the target and, when `rewrite` fails, hands its last match-failure reason
-/// to the driver (see kLoweringRefusalPrefix).
+/// the target and, when `rewrite` fails, records its last match-failure
+/// reason in the LoweringTypeConverter.
 class JointOpConversion : public OpConversionPattern<CallFunctionOp> {
 public:
   JointOpConversion(const TypeConverter &typeConverter, MLIRContext *context,

@@ -72,3 +72,20 @@ joint.graph @views_slices_cat_pad_and_copies(%x: tensor<4x?x32xf32> {joint.role 
   %vv = joint.call_function "aten::view.default"(%s) {args = [#joint.operand<0>, [-1]], name = "vv"} : (tensor<2x8xf32>) -> tensor<16xf32>
   joint.output %v, %p, %sl, %al, %se, %a, %b, %c, %pd, %sb, %e, %tc, %u, %ex, %vv : tensor<?x32xf32>, tensor<32x?x4xf32>, tensor<2x3xf32>, tensor<2x8xf32>, tensor<8xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<4x8xf32>, tensor<2x10xf32>, tensor<2x16xf32>, tensor<4x8xf32>, tensor<2x8xbf16>, tensor<1x2x8xf32>, tensor<3x2x8xf32>, tensor<16xf32>
 }
+
+// -----
+
+// Empty slices, as torch gives them for a start at or past the end (e.g. a
+// rotary split whose second part is empty): the result is an empty tensor,
+// never a slice whose static offset the verifier refuses; cat and
+// slice_backward skip empty pieces.
+// CHECK-LABEL: func.func @empty_slices
+// CHECK-DAG: %[[E0:.+]] = tensor.empty() : tensor<2x0xf32>
+// CHECK-DAG: %[[E1:.+]] = tensor.empty() : tensor<2x0xf32>
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return %[[E0]], %[[E1]]
+joint.graph @empty_slices(%s: tensor<2x8xf32> {joint.role = #joint.role<input>, joint.path = "s"}) -> (tensor<2x0xf32> {joint.role = #joint.role<output>}, tensor<2x0xf32> {joint.role = #joint.role<output>}) {
+  %at_end = joint.call_function "aten::slice.Tensor"(%s) {args = [#joint.operand<0>, 1, 8, 9223372036854775807, 1], name = "at_end"} : (tensor<2x8xf32>) -> tensor<2x0xf32>
+  %past = joint.call_function "aten::slice.Tensor"(%s) {args = [#joint.operand<0>, 1, 12, 4, 1], name = "past"} : (tensor<2x8xf32>) -> tensor<2x0xf32>
+  joint.output %at_end, %past : tensor<2x0xf32>, tensor<2x0xf32>
+}

@@ -84,3 +84,28 @@ joint.graph @refusal_after_building_ir_rolls_back(%x: tensor<4x?xf32> {joint.rol
   %v = joint.call_function "aten::view.default"(%e, %n) {args = [#joint.operand<0>, [#joint.operand<1>]], name = "bad_view"} : (tensor<4x?xf32>, i64) -> tensor<?x4xf32>
   joint.output %v : tensor<?x4xf32>
 }
+
+// -----
+
+// The contract check reports every op left unconverted, not the first.
+joint.graph @three_unsupported(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::foo.default' (node 'foo')}}
+  %0 = joint.call_function "aten::foo.default"(%x) {name = "foo"} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = joint.call_function "aten::exp.default"(%0) {name = "e"} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{no lowering for 'aten::bar.default' (node 'bar')}}
+  %2 = joint.call_function "aten::bar.default"(%1) {name = "bar"} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{no lowering for 'aten::gelu.default' (node 'g'): unknown approximate 'erf'}}
+  %3 = joint.call_function "aten::gelu.default"(%2) {name = "g", args = [#joint.operand<0>], kwargs = {approximate = "erf"}} : (tensor<4xf32>) -> tensor<4xf32>
+  joint.output %3 : tensor<4xf32>
+}
+
+// -----
+
+// Every RNG op is named, not only the first.
+joint.graph @two_rng_ops(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{RNG op 'aten::rand_like.default' (node 'r1') is not supported by the lowering yet}}
+  %0 = joint.call_function "aten::rand_like.default"(%x) {name = "r1"} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{RNG op 'aten::rand_like.default' (node 'r2') is not supported by the lowering yet}}
+  %1 = joint.call_function "aten::rand_like.default"(%0) {name = "r2"} : (tensor<4xf32>) -> tensor<4xf32>
+  joint.output %1 : tensor<4xf32>
+}
