@@ -1,5 +1,4 @@
-//===- IndirectDataMovement.cpp - Gathers and scatters to linalg -*- C++
-//-*-===//
+//===- IndirectDataMovement.cpp - Gathers and scatters -----------*- C++ -*-===//
 //
 // Data movement through index tensors. `aten::embedding` and
 // `aten::index.Tensor` (advanced indexing: index tensors broadcast together,
@@ -13,6 +12,11 @@
 // equal to `padding_idx` skipped; bf16/f16 rows add in f32 and round after
 // every addition, as torch's CPU kernel (its add_stub per index), so no f32
 // [num_weights, D] accumulator outlives the op.
+// `aten::gather` is a gather over the index. `aten::index_put`,
+// `aten::scatter(.src|.value|_add)` and `aten::index_add` are row-major
+// `scf.for` nests carrying the result, adding repeated indices in order as
+// torch's serial CPU kernels do. `aten::topk` ranks each element in its row
+// and writes those of rank < k at their rank.
 // Indices are not range-checked at run time (torch raises an error there).
 //
 //===----------------------------------------------------------------------===//
@@ -203,19 +207,62 @@ static LogicalResult lowerEmbeddingBackward(CallFunctionOp op,
   return success();
 }
 
-/// aten::index.Tensor(self, Tensor?[] indices) (advanced indexing) and
-/// aten::index_select.default(self, int dim, Tensor index).
-static LogicalResult lowerIndex(CallFunctionOp op, const OpArgs &args,
-                                ConversionPatternRewriter &rw) {
-  FailureOr<RankedTensor> self = args.tensor(0, "self");
-  RankedTensorType resultType = getResultTensorType(op, 0);
-  if (failed(self) || !resultType)
-    return rw.notifyMatchFailure(op, "expected a tensor self");
-  RankedTensorType selfType = self->getType();
-  int64_t selfRank = selfType.getRank();
+/// Advanced indexing `self[indices]` (aten::index.Tensor's rule): the index
+/// tensors broadcast to B; the result is [before..., B..., after...] when the
+/// indexed dims are adjacent, else [B..., non-indexed dims...].
+struct AdvancedIndex {
+  /// Per dim of self: its index tensor, or null (a kept dim).
+  SmallVector<Value> indexOf;
+  /// The indexed dims of self, in order.
+  SmallVector<unsigned> indexed;
+  /// Sizes of the indexed result, and the loops of B in it.
+  SmallVector<OpFoldResult> outSizes;
+  SmallVector<unsigned> bLoops;
+  /// Per dim of self: the result loop that walks it, or -1 (indexed).
+  SmallVector<int64_t> loopOfSelfDim;
 
-  // One entry per indexed dim of self: the index tensor or null (None).
-  SmallVector<Value> indexOf(selfRank);
+  unsigned numLoops() const { return outSizes.size(); }
+
+  /// The coordinate in `self` of the result element at `ivs`, given the
+  /// index values read there (one per indexed dim, any integer type).
+  SmallVector<Value> selfCoords(OpBuilder &b, Location l, Value self,
+                                ValueRange ivs, ValueRange indexValues) const {
+    SmallVector<Value> coords(indexOf.size());
+    for (auto [d, loop] : llvm::enumerate(loopOfSelfDim))
+      if (loop >= 0)
+        coords[d] = ivs[loop];
+    for (auto [k, d] : llvm::enumerate(indexed)) {
+      Value size = tensor::DimOp::create(b, l, self, d);
+      coords[d] = wrapIndex(b, l, indexValues[k], size);
+    }
+    return coords;
+  }
+
+  /// Reads index tensor `k` at result position `ivs` (broadcast: size-1
+  /// dims read 0).
+  Value readIndex(OpBuilder &b, Location l, unsigned k, ValueRange ivs) const {
+    Value index = indexOf[indexed[k]];
+    auto type = cast<RankedTensorType>(index.getType());
+    int64_t off = bLoops.size() - type.getRank();
+    SmallVector<Value> at;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      at.push_back(type.getDimSize(d) == 1
+                       ? arith::ConstantIndexOp::create(b, l, 0).getResult()
+                       : ivs[bLoops[off + d]]);
+    return tensor::ExtractOp::create(b, l, index, at);
+  }
+};
+
+/// Plans `self[indices]` for the `Tensor?[]` argument `listArg`; failure
+/// with the reason.
+static FailureOr<AdvancedIndex> planAdvancedIndex(CallFunctionOp op,
+                                                  const OpArgs &args,
+                                                  ConversionPatternRewriter &rw,
+                                                  RankedTensor self,
+                                                  unsigned listArg) {
+  int64_t selfRank = self.getType().getRank();
+  AdvancedIndex plan;
+  plan.indexOf.assign(selfRank, Value());
   if (op.getTarget() == "aten::index_select.default") {
     FailureOr<int64_t> dimArg = args.getInt(1, "dim");
     FailureOr<RankedTensor> index = args.tensor(2, "index");
@@ -224,9 +271,9 @@ static LogicalResult lowerIndex(CallFunctionOp op, const OpArgs &args,
     FailureOr<int64_t> dim = normalizeDim(*dimArg, selfRank);
     if (failed(dim) || selfRank == 0 || index->getType().getRank() > 1)
       return rw.notifyMatchFailure(op, "bad dim or index rank");
-    indexOf[*dim] = *index;
+    plan.indexOf[*dim] = *index;
   } else {
-    auto list = dyn_cast_or_null<ArrayAttr>(args.get(1, "indices"));
+    auto list = dyn_cast_or_null<ArrayAttr>(args.get(listArg, "indices"));
     if (!list || static_cast<int64_t>(list.size()) > selfRank)
       return rw.notifyMatchFailure(op, "expected a list of indices");
     for (auto [i, entry] : llvm::enumerate(list)) {
@@ -241,26 +288,26 @@ static LogicalResult lowerIndex(CallFunctionOp op, const OpArgs &args,
           type.getElementType().isInteger(1))
         return rw.notifyMatchFailure(
             op, "boolean or non-integer index tensors are not supported");
-      indexOf[i] = v;
+      plan.indexOf[i] = v;
     }
   }
 
   // Broadcast shape of the index tensors (static sizes only where they
   // differ; dynamic sizes are taken as equal).
-  SmallVector<unsigned> indexed;
   int64_t bRank = 0;
-  for (auto [i, v] : llvm::enumerate(indexOf))
+  for (auto [i, v] : llvm::enumerate(plan.indexOf))
     if (v) {
-      indexed.push_back(i);
+      plan.indexed.push_back(i);
       bRank = std::max<int64_t>(bRank,
                                 cast<RankedTensorType>(v.getType()).getRank());
     }
-  if (indexed.empty())
+  if (plan.indexed.empty())
     return rw.notifyMatchFailure(op, "no index tensor");
+  ArrayRef<unsigned> indexed = plan.indexed;
   bool adjacent = indexed.back() - indexed.front() + 1 == indexed.size();
   Location loc = op.getLoc();
   SmallVector<OpFoldResult> bSizes(bRank, rw.getIndexAttr(1));
-  for (Value v : indexOf) {
+  for (Value v : plan.indexOf) {
     if (!v)
       continue;
     auto type = cast<RankedTensorType>(v.getType());
@@ -271,43 +318,54 @@ static LogicalResult lowerIndex(CallFunctionOp op, const OpArgs &args,
       bSizes[off + d] = tensor::getMixedSize(rw, loc, v, d);
     }
   }
-  // Result dims: [before..., B..., after...] when adjacent, else
-  // [B..., non-indexed dims...].
   unsigned firstIdx = adjacent ? indexed.front() : 0;
-  SmallVector<OpFoldResult> outSizes;
-  SmallVector<int64_t> loopOfSelfDim(selfRank, -1);
+  plan.loopOfSelfDim.assign(selfRank, -1);
   unsigned loop = 0;
   for (int64_t d = 0; d < selfRank && d < firstIdx; ++d) {
-    if (indexOf[d])
+    if (plan.indexOf[d])
       continue;
-    outSizes.push_back(tensor::getMixedSize(rw, loc, *self, d));
-    loopOfSelfDim[d] = loop++;
+    plan.outSizes.push_back(tensor::getMixedSize(rw, loc, self, d));
+    plan.loopOfSelfDim[d] = loop++;
   }
-  unsigned bStart = loop;
-  outSizes.append(bSizes.begin(), bSizes.end());
+  for (int64_t i = 0; i < bRank; ++i)
+    plan.bLoops.push_back(loop + i);
+  plan.outSizes.append(bSizes.begin(), bSizes.end());
   loop += bRank;
   for (int64_t d = firstIdx; d < selfRank; ++d) {
-    if (indexOf[d])
+    if (plan.indexOf[d])
       continue;
-    outSizes.push_back(tensor::getMixedSize(rw, loc, *self, d));
-    loopOfSelfDim[d] = loop++;
+    plan.outSizes.push_back(tensor::getMixedSize(rw, loc, self, d));
+    plan.loopOfSelfDim[d] = loop++;
   }
-  unsigned numLoops = loop;
+  return plan;
+}
+
+/// aten::index.Tensor(self, Tensor?[] indices) (advanced indexing) and
+/// aten::index_select.default(self, int dim, Tensor index): one parallel
+/// gather over the result.
+static LogicalResult lowerIndex(CallFunctionOp op, const OpArgs &args,
+                                ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> self = args.tensor(0, "self");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(self) || !resultType)
+    return rw.notifyMatchFailure(op, "expected a tensor self");
+  FailureOr<AdvancedIndex> plan = planAdvancedIndex(op, args, rw, *self, 1);
+  if (failed(plan))
+    return failure();
+  Location loc = op.getLoc();
+  unsigned numLoops = plan->numLoops();
   MLIRContext *ctx = rw.getContext();
-  SmallVector<unsigned> bLoops;
-  for (int64_t i = 0; i < bRank; ++i)
-    bLoops.push_back(bStart + i);
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
-  for (unsigned d : indexed) {
-    inputs.push_back(indexOf[d]);
+  for (unsigned d : plan->indexed) {
+    inputs.push_back(plan->indexOf[d]);
     maps.push_back(getBroadcastMap(
-        ctx, cast<RankedTensorType>(indexOf[d].getType()).getShape(), numLoops,
-        bLoops));
+        ctx, cast<RankedTensorType>(plan->indexOf[d].getType()).getShape(),
+        numLoops, plan->bLoops));
   }
   maps.push_back(rw.getMultiDimIdentityMap(numLoops));
-  Value init =
-      tensor::EmptyOp::create(rw, loc, outSizes, selfType.getElementType());
+  Value init = tensor::EmptyOp::create(rw, loc, plan->outSizes,
+                                       self->getType().getElementType());
   SmallVector<utils::IteratorType> iters(numLoops,
                                          utils::IteratorType::parallel);
   Value src = *self;
@@ -315,19 +373,379 @@ static LogicalResult lowerIndex(CallFunctionOp op, const OpArgs &args,
       linalg::GenericOp::create(
           rw, loc, init.getType(), inputs, ValueRange{init}, maps, iters,
           [&](OpBuilder &b, Location l, ValueRange a) {
-            SmallVector<Value> coords(selfRank);
-            for (int64_t d = 0; d < selfRank; ++d)
-              if (loopOfSelfDim[d] >= 0)
-                coords[d] = linalg::IndexOp::create(b, l, loopOfSelfDim[d]);
-            for (auto [k, d] : llvm::enumerate(indexed)) {
-              Value size = tensor::DimOp::create(b, l, src, d);
-              coords[d] = wrapIndex(b, l, a[k], size);
-            }
+            // Only the loops of kept dims are read.
+            SmallVector<Value> ivs(numLoops);
+            for (int64_t loop : plan->loopOfSelfDim)
+              if (loop >= 0)
+                ivs[loop] = linalg::IndexOp::create(b, l, loop);
+            SmallVector<Value> coords = plan->selfCoords(
+                b, l, src, ivs, a.take_front(plan->indexed.size()));
             linalg::YieldOp::create(
                 b, l, tensor::ExtractOp::create(b, l, src, coords).getResult());
           })
           .getResult(0);
   return replaceWithResult(rw, op, result, resultType);
+}
+
+/// A row-major loop nest of `scf.for`s over `sizes` carrying one tensor
+/// (`init`): the order torch's serial CPU scatter kernels visit elements in,
+/// so accumulations into one element happen in torch's order.
+static Value buildSerialNest(
+    OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Value init,
+    function_ref<Value(OpBuilder &, Location, ValueRange, Value)> body) {
+  SmallVector<Value> ivs;
+  std::function<Value(OpBuilder &, Location, unsigned, Value)> level =
+      [&](OpBuilder &nb, Location l, unsigned d, Value acc) -> Value {
+    if (d == sizes.size())
+      return body(nb, l, ivs, acc);
+    Value lb = arith::ConstantIndexOp::create(nb, l, 0);
+    Value ub = getValueOrCreateConstantIndexOp(nb, l, sizes[d]);
+    Value step = arith::ConstantIndexOp::create(nb, l, 1);
+    auto loop = scf::ForOp::create(
+        nb, l, lb, ub, step, ValueRange{acc},
+        [&](OpBuilder &fb, Location fl, Value iv, ValueRange iter) {
+          ivs.push_back(iv);
+          Value next = level(fb, fl, d + 1, iter[0]);
+          ivs.pop_back();
+          scf::YieldOp::create(fb, fl, next);
+        });
+    return loop.getResult(0);
+  };
+  return level(b, loc, 0, init);
+}
+
+/// `old + value` in the accumulator type of `elem`, rounded back once (one
+/// torch CPU add: bf16/f16 compute in f32); integers add exactly.
+static Value addElement(OpBuilder &b, Location l, Value old, Value value,
+                        Type elem) {
+  Type acc = getAccumulatorType(elem);
+  Value x = convertScalar(b, l, old, acc), y = convertScalar(b, l, value, acc);
+  Value sum = isa<FloatType>(acc)
+                  ? arith::AddFOp::create(b, l, x, y).getResult()
+                  : arith::AddIOp::create(b, l, x, y).getResult();
+  return convertScalar(b, l, sum, elem);
+}
+
+/// aten::index_put.default(self, Tensor?[] indices, values, accumulate):
+/// `self[indices] = values` (or `+=` with accumulate, duplicates adding in
+/// order, as torch's serial CPU kernel); values broadcast to the indexed
+/// shape.
+static LogicalResult lowerIndexPut(CallFunctionOp op, const OpArgs &args,
+                                   ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> self = args.tensor(0, "self");
+  FailureOr<RankedTensor> values = args.tensor(2, "values");
+  FailureOr<bool> accumulate = args.getBool(3, "accumulate", false);
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(self) || failed(values) || !resultType)
+    return rw.notifyMatchFailure(op, "expected (self, indices, values)");
+  if (failed(accumulate))
+    return rw.notifyMatchFailure(op, "accumulate must be a constant bool");
+  FailureOr<AdvancedIndex> plan = planAdvancedIndex(op, args, rw, *self, 1);
+  if (failed(plan))
+    return failure();
+  RankedTensorType vType = values->getType();
+  int64_t vOff = static_cast<int64_t>(plan->numLoops()) - vType.getRank();
+  if (vOff < 0)
+    return rw.notifyMatchFailure(op, "values have more dims than the index");
+  Type elem = self->getType().getElementType();
+  Value src = *self, vals = *values;
+  bool acc = *accumulate;
+  Value result = buildSerialNest(
+      rw, op.getLoc(), plan->outSizes, src,
+      [&](OpBuilder &b, Location l, ValueRange ivs, Value out) -> Value {
+        SmallVector<Value> idx;
+        for (unsigned k = 0; k < plan->indexed.size(); ++k)
+          idx.push_back(plan->readIndex(b, l, k, ivs));
+        SmallVector<Value> coords = plan->selfCoords(b, l, src, ivs, idx);
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < vType.getRank(); ++d)
+          at.push_back(vType.getDimSize(d) == 1
+                           ? arith::ConstantIndexOp::create(b, l, 0).getResult()
+                           : ivs[vOff + d]);
+        Value v = convertScalar(b, l, tensor::ExtractOp::create(b, l, vals, at),
+                                elem);
+        if (acc)
+          v = addElement(b, l, tensor::ExtractOp::create(b, l, out, coords), v,
+                         elem);
+        return tensor::InsertOp::create(b, l, v, out, coords);
+      });
+  return replaceWithResult(rw, op, result, resultType);
+}
+
+/// aten::gather.default(self, dim, index, sparse_grad=False): out has
+/// index's shape, out[i] = self[i with dim replaced by index[i]].
+static LogicalResult lowerGather(CallFunctionOp op, const OpArgs &args,
+                                 ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> self = args.tensor(0, "self");
+  FailureOr<int64_t> dimArg = args.getInt(1, "dim");
+  FailureOr<RankedTensor> index = args.tensor(2, "index");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(self) || failed(dimArg) || failed(index) || !resultType)
+    return rw.notifyMatchFailure(op, "expected (self, int dim, index)");
+  int64_t rank = self->getType().getRank();
+  FailureOr<int64_t> dim = normalizeDim(*dimArg, std::max<int64_t>(rank, 1));
+  if (failed(dim) || index->getType().getRank() != rank || rank == 0)
+    return rw.notifyMatchFailure(op, "index must have self's rank");
+  Location loc = op.getLoc();
+  Value init =
+      tensor::EmptyOp::create(rw, loc, tensor::getMixedSizes(rw, loc, *index),
+                              self->getType().getElementType());
+  AffineMap id = rw.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  Value src = *self;
+  int64_t d = *dim;
+  Value result =
+      linalg::GenericOp::create(
+          rw, loc, init.getType(), ValueRange{*index}, ValueRange{init},
+          ArrayRef<AffineMap>{id, id}, iters,
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            SmallVector<Value> coords;
+            for (int64_t i = 0; i < rank; ++i)
+              coords.push_back(linalg::IndexOp::create(b, l, i));
+            coords[d] =
+                wrapIndex(b, l, a[0], tensor::DimOp::create(b, l, src, d));
+            linalg::YieldOp::create(
+                b, l, tensor::ExtractOp::create(b, l, src, coords).getResult());
+          })
+          .getResult(0);
+  return replaceWithResult(rw, op, result, resultType);
+}
+
+/// aten::scatter.src / scatter.value / scatter_add.default (self, dim,
+/// index, src|value): a copy of self where, for every element i of index,
+/// out[i with dim replaced by index[i]] = src[i] (value), or += src[i]
+/// (scatter_add, in order, as torch's serial CPU kernel).
+static LogicalResult lowerScatter(CallFunctionOp op, const OpArgs &args,
+                                  ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> self = args.tensor(0, "self");
+  FailureOr<int64_t> dimArg = args.getInt(1, "dim");
+  FailureOr<RankedTensor> index = args.tensor(2, "index");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(self) || failed(dimArg) || failed(index) || !resultType)
+    return rw.notifyMatchFailure(op, "expected (self, int dim, index, src)");
+  StringRef target = op.getTarget();
+  bool add = target == "aten::scatter_add.default";
+  Value src;
+  double value = 0;
+  if (target == "aten::scatter.value") {
+    FailureOr<double> v = args.getFloat(3, "value");
+    if (failed(v))
+      return rw.notifyMatchFailure(op, "value must be a constant number");
+    value = *v;
+  } else {
+    FailureOr<RankedTensor> s = args.tensor(3, "src");
+    if (failed(s))
+      return rw.notifyMatchFailure(op, "expected a tensor src");
+    src = *s;
+  }
+  int64_t rank = self->getType().getRank();
+  FailureOr<int64_t> dim = normalizeDim(*dimArg, std::max<int64_t>(rank, 1));
+  if (failed(dim) || index->getType().getRank() != rank || rank == 0)
+    return rw.notifyMatchFailure(op, "index must have self's rank");
+  Location loc = op.getLoc();
+  Type elem = self->getType().getElementType();
+  Value idx = *index, base = *self;
+  int64_t d = *dim;
+  Value result = buildSerialNest(
+      rw, loc, tensor::getMixedSizes(rw, loc, idx), base,
+      [&](OpBuilder &b, Location l, ValueRange ivs, Value out) -> Value {
+        SmallVector<Value> coords(ivs.begin(), ivs.end());
+        coords[d] = wrapIndex(b, l, tensor::ExtractOp::create(b, l, idx, ivs),
+                              tensor::DimOp::create(b, l, base, d));
+        Value v =
+            src ? convertScalar(b, l, tensor::ExtractOp::create(b, l, src, ivs),
+                                elem)
+                : createScalarConstant(b, l, elem, value);
+        if (add)
+          v = addElement(b, l, tensor::ExtractOp::create(b, l, out, coords), v,
+                         elem);
+        return tensor::InsertOp::create(b, l, v, out, coords);
+      });
+  return replaceWithResult(rw, op, result, resultType);
+}
+
+/// aten::index_add.default(self, dim, index, source, alpha=1): a copy of
+/// self where slice index[i] along dim += alpha * source's slice i, in
+/// order of i (torch's CPU loop).
+static LogicalResult lowerIndexAdd(CallFunctionOp op, const OpArgs &args,
+                                   ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> self = args.tensor(0, "self");
+  FailureOr<int64_t> dimArg = args.getInt(1, "dim");
+  FailureOr<RankedTensor> index = args.tensor(2, "index");
+  FailureOr<RankedTensor> source = args.tensor(3, "source");
+  FailureOr<double> alpha = args.getFloat(4, "alpha", 1.0);
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(self) || failed(dimArg) || failed(index) || failed(source) ||
+      !resultType)
+    return rw.notifyMatchFailure(op, "expected (self, dim, index, source)");
+  if (failed(alpha))
+    return rw.notifyMatchFailure(op, "alpha must be a constant number");
+  int64_t rank = self->getType().getRank();
+  FailureOr<int64_t> dim = normalizeDim(*dimArg, std::max<int64_t>(rank, 1));
+  if (failed(dim) || source->getType().getRank() != rank ||
+      index->getType().getRank() > 1 || rank == 0)
+    return rw.notifyMatchFailure(op, "bad dim, index or source rank");
+  Location loc = op.getLoc();
+  Type elem = self->getType().getElementType();
+  Value idx = *index, base = *self, srcT = *source;
+  int64_t d = *dim;
+  double scale = *alpha;
+  bool vector = index->getType().getRank() == 1;
+  Value result = buildSerialNest(
+      rw, loc, tensor::getMixedSizes(rw, loc, srcT), base,
+      [&](OpBuilder &b, Location l, ValueRange ivs, Value out) -> Value {
+        SmallVector<Value> coords(ivs.begin(), ivs.end());
+        Value i = tensor::ExtractOp::create(
+            b, l, idx, vector ? ValueRange{ivs[d]} : ValueRange{});
+        coords[d] = wrapIndex(b, l, i, tensor::DimOp::create(b, l, base, d));
+        Value v = tensor::ExtractOp::create(b, l, srcT, ivs);
+        if (scale != 1.0) {
+          Type acc = getAccumulatorType(elem);
+          Value a = createScalarConstant(b, l, acc, scale);
+          v = convertScalar(b, l, v, acc);
+          v = isa<FloatType>(acc)
+                  ? arith::MulFOp::create(b, l, v, a).getResult()
+                  : arith::MulIOp::create(b, l, v, a).getResult();
+        }
+        v = addElement(b, l, tensor::ExtractOp::create(b, l, out, coords), v,
+                       elem);
+        return tensor::InsertOp::create(b, l, v, out, coords);
+      });
+  return replaceWithResult(rw, op, result, resultType);
+}
+
+/// aten::topk.default(self, k, dim=-1, largest=True, sorted=True): the k
+/// largest (smallest) elements along dim, sorted, and their int64 indices.
+/// NaN counts as larger than every number, as in torch; ties keep the lower
+/// index first. Each element's rank is counted against its whole row
+/// (O(n^2) per row: meant for router-sized dims, e.g. experts), then the
+/// elements of rank < k are written to their rank's position.
+static LogicalResult lowerTopk(CallFunctionOp op, const OpArgs &args,
+                               ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> self = args.tensor(0, "self");
+  FailureOr<int64_t> k = args.getInt(1, "k");
+  FailureOr<int64_t> dimArg = args.getInt(2, "dim", -1);
+  FailureOr<bool> largest = args.getBool(3, "largest", true);
+  RankedTensorType valuesType = getResultTensorType(op, 0);
+  RankedTensorType indicesType = getResultTensorType(op, 1);
+  if (failed(self) || failed(k) || failed(dimArg) || failed(largest) ||
+      !valuesType || !indicesType)
+    return rw.notifyMatchFailure(
+        op, "expected (self, constant k, dim, largest) and two tensors");
+  RankedTensorType selfType = self->getType();
+  int64_t rank = selfType.getRank();
+  auto elem = dyn_cast<FloatType>(selfType.getElementType());
+  FailureOr<int64_t> dim = normalizeDim(*dimArg, std::max<int64_t>(rank, 1));
+  if (!elem || failed(dim) || rank == 0)
+    return rw.notifyMatchFailure(op, "expects a float tensor of rank >= 1");
+  Location loc = op.getLoc();
+  int64_t d = *dim;
+  bool top = *largest;
+  Value x = *self;
+
+  // rank[i] = #{j : row[j] comes before row[i]}.
+  Value init = tensor::EmptyOp::create(
+      rw, loc, tensor::getMixedSizes(rw, loc, x), rw.getIndexType());
+  AffineMap id = rw.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  Value ranks =
+      linalg::GenericOp::create(
+          rw, loc, init.getType(), ValueRange{x}, ValueRange{init},
+          ArrayRef<AffineMap>{id, id}, iters,
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            SmallVector<Value> at;
+            for (int64_t i = 0; i < rank; ++i)
+              at.push_back(linalg::IndexOp::create(b, l, i));
+            Value self = at[d];
+            Value xi = a[0];
+            Value nanI =
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, xi, xi);
+            Value zero = arith::ConstantIndexOp::create(b, l, 0);
+            Value one = arith::ConstantIndexOp::create(b, l, 1);
+            Value n = tensor::DimOp::create(b, l, x, d);
+            auto count = scf::ForOp::create(
+                b, l, zero, n, one, ValueRange{zero},
+                [&](OpBuilder &fb, Location fl, Value j, ValueRange iter) {
+                  SmallVector<Value> other = at;
+                  other[d] = j;
+                  Value xj = tensor::ExtractOp::create(fb, fl, x, other);
+                  Value nanJ = arith::CmpFOp::create(
+                      fb, fl, arith::CmpFPredicate::UNO, xj, xj);
+                  // better: NaN first when largest, last when smallest.
+                  Value cmp =
+                      arith::CmpFOp::create(fb, fl,
+                                            top ? arith::CmpFPredicate::OGT
+                                                : arith::CmpFPredicate::OLT,
+                                            xj, xi);
+                  Value notNanJ = arith::XOrIOp::create(
+                      fb, fl, nanJ, arith::ConstantIntOp::create(fb, fl, 1, 1));
+                  Value notNanI = arith::XOrIOp::create(
+                      fb, fl, nanI, arith::ConstantIntOp::create(fb, fl, 1, 1));
+                  Value nanOrder =
+                      top ? arith::AndIOp::create(fb, fl, nanJ, notNanI)
+                                .getResult()
+                          : arith::AndIOp::create(fb, fl, notNanJ, nanI)
+                                .getResult();
+                  Value better = arith::OrIOp::create(fb, fl, cmp, nanOrder);
+                  Value same = arith::OrIOp::create(
+                      fb, fl,
+                      arith::CmpFOp::create(fb, fl, arith::CmpFPredicate::OEQ,
+                                            xj, xi),
+                      arith::AndIOp::create(fb, fl, nanJ, nanI));
+                  Value earlier = arith::CmpIOp::create(
+                      fb, fl, arith::CmpIPredicate::ult, j, self);
+                  Value before = arith::OrIOp::create(
+                      fb, fl, better,
+                      arith::AndIOp::create(fb, fl, same, earlier));
+                  Value next = arith::AddIOp::create(fb, fl, iter[0], one);
+                  scf::YieldOp::create(
+                      fb, fl,
+                      arith::SelectOp::create(fb, fl, before, next, iter[0])
+                          .getResult());
+                });
+            linalg::YieldOp::create(b, l, count.getResult(0));
+          })
+          .getResult(0);
+
+  // Scatter the elements of rank < k to their rank's position.
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, x);
+  SmallVector<OpFoldResult> outSizes = sizes;
+  outSizes[d] = rw.getIndexAttr(*k);
+  auto place = [&](Value out, bool indices) {
+    return buildSerialNest(
+        rw, loc, sizes, out,
+        [&](OpBuilder &b, Location l, ValueRange ivs, Value acc) -> Value {
+          Value r = tensor::ExtractOp::create(b, l, ranks, ivs);
+          Value keep =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, r,
+                                    arith::ConstantIndexOp::create(b, l, *k));
+          auto ifOp = scf::IfOp::create(
+              b, l, keep,
+              [&](OpBuilder &tb, Location tl) {
+                SmallVector<Value> at(ivs.begin(), ivs.end());
+                at[d] = r;
+                Value v =
+                    indices
+                        ? arith::IndexCastOp::create(tb, tl, tb.getI64Type(),
+                                                     ivs[d])
+                              .getResult()
+                        : tensor::ExtractOp::create(tb, tl, x, ivs).getResult();
+                scf::YieldOp::create(
+                    tb, tl,
+                    tensor::InsertOp::create(tb, tl, v, acc, at).getResult());
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, acc);
+              });
+          return ifOp.getResult(0);
+        });
+  };
+  Value values = place(tensor::EmptyOp::create(rw, loc, outSizes, elem), false);
+  Value indices =
+      place(tensor::EmptyOp::create(rw, loc, outSizes, rw.getI64Type()), true);
+  rw.replaceOp(op, {finishResult(rw, loc, values, valuesType),
+                    finishResult(rw, loc, indices, indicesType)});
+  return success();
 }
 
 } // namespace
@@ -338,4 +756,11 @@ void mlir::joint::populateIndirectDataMovementPatterns(
   table.add({"aten::embedding.default"}, lowerEmbedding);
   table.add({"aten::embedding_dense_backward.default"}, lowerEmbeddingBackward);
   table.add({"aten::index.Tensor", "aten::index_select.default"}, lowerIndex);
+  table.add({"aten::index_put.default"}, lowerIndexPut);
+  table.add({"aten::gather.default"}, lowerGather);
+  table.add(
+      {"aten::scatter.src", "aten::scatter.value", "aten::scatter_add.default"},
+      lowerScatter);
+  table.add({"aten::index_add.default"}, lowerIndexAdd);
+  table.add({"aten::topk.default"}, lowerTopk);
 }
