@@ -357,6 +357,7 @@ void ConvertJointToLinalgPass::runOnOperation() {
   populateBatchNormPatterns(typeConverter, patterns);
   populateAttentionPatterns(typeConverter, patterns, sdpaRowBlock);
   populateIndirectDataMovementPatterns(typeConverter, patterns);
+  populateConvolutionPatterns(typeConverter, patterns);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
   if (failed(checkLoweredContract(module, target, typeConverter)))

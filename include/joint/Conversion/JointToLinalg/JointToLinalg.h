@@ -80,8 +80,12 @@ PopulateFamilyPatternsFn populateBatchNormPatterns;
 void populateAttentionPatterns(const TypeConverter &typeConverter,
                                RewritePatternSet &patterns,
                                int64_t rowBlock = 0);
-/// embedding, embedding_dense_backward, index.Tensor.
+/// embedding (+ backward), index.Tensor, index_select, index_put, gather,
+/// scatter (src, value, add), index_add, topk.
 PopulateFamilyPatternsFn populateIndirectDataMovementPatterns;
+/// convolution (+ backward): 1-3 spatial dims, groups, stride, padding,
+/// dilation; static shapes; not transposed.
+PopulateFamilyPatternsFn populateConvolutionPatterns;
 
 } // namespace joint
 } // namespace mlir

@@ -1,0 +1,439 @@
+//===- Convolution.cpp - convolution and its backward to linalg -*- C++ -*-===//
+//
+// `aten::convolution` and `aten::convolution_backward` (1-d, 2-d and 3-d,
+// groups, stride, padding, dilation; static shapes) as `linalg.generic`s in
+// the form of linalg's named convolutions, with channels split into
+// (group, channel in group) by `tensor.expand_shape`:
+// - forward: out[n, g, f, o] += x[n, g, c, o * stride + k * dilation] *
+//   w[g, f, c, k] over the zero-padded input, bias added in the accumulator;
+// - grad_weight: the same product reduced over (n, o);
+// - grad_input: for each padded input position p, the sum over (f, k) of
+//   grad_out[n, g, f, (p - k * dilation) / stride] * w[g, f, c, k] where the
+//   division is exact and in range (a gather, so every element is written
+//   once), then the padding cropped;
+// - grad_bias: grad_out summed over every dim but the channel.
+// bf16/f16 accumulate in f32 and round once (torch's CPU convolution).
+// Transposed convolutions are refused.
+//
+//===----------------------------------------------------------------------===//
+
+#include "UtilsOps.h"
+#include "joint/Conversion/JointToLinalg/JointToLinalg.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::joint;
+using namespace mlir::joint::lowering;
+
+namespace {
+
+/// The shared arguments of convolution (first = 3) and its backward
+/// (first = 4): stride, padding, dilation, transposed, output_padding,
+/// groups.
+struct ConvParams {
+  SmallVector<int64_t> stride, padding, dilation;
+  int64_t groups = 1;
+};
+
+/// Reads ConvParams for `spatial` spatial dims (torch expands a single value
+/// to every dim).
+static FailureOr<ConvParams> readConvParams(CallFunctionOp op,
+                                            const OpArgs &args, unsigned first,
+                                            unsigned spatial,
+                                            ConversionPatternRewriter &rw) {
+  ConvParams p;
+  SmallVector<int64_t> *lists[] = {&p.stride, &p.padding, &p.dilation};
+  StringRef names[] = {"stride", "padding", "dilation"};
+  for (unsigned i = 0; i < 3; ++i) {
+    FailureOr<SmallVector<int64_t>> list = args.getIntList(first + i, names[i]);
+    if (failed(list))
+      return rw.notifyMatchFailure(op, Twine(names[i]) + " must be constant");
+    if (list->size() == 1)
+      list->assign(spatial, list->front());
+    if (list->size() != spatial)
+      return rw.notifyMatchFailure(op, Twine(names[i]) + " has the wrong rank");
+    *lists[i] = *list;
+  }
+  FailureOr<bool> transposed = args.getBool(first + 3, "transposed");
+  FailureOr<int64_t> groups = args.getInt(first + 5, "groups");
+  if (failed(transposed) || failed(groups) || *groups < 1)
+    return rw.notifyMatchFailure(op, "transposed and groups must be constant");
+  if (*transposed)
+    return rw.notifyMatchFailure(
+        op, "transposed convolution is not supported by the lowering yet");
+  if (llvm::any_of(p.stride, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(p.dilation, [](int64_t d) { return d < 1; }) ||
+      llvm::any_of(p.padding, [](int64_t q) { return q < 0; }))
+    return rw.notifyMatchFailure(op, "bad stride, dilation or padding");
+  p.groups = *groups;
+  return p;
+}
+
+/// `t` [A, B, rest...] as [A, B / groups... ] split at dim `dim` into
+/// (groups, size / groups).
+static Value splitDim(OpBuilder &b, Location loc, Value t, unsigned dim,
+                      int64_t groups) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t size = shape[dim];
+  shape[dim] = size / groups;
+  shape.insert(shape.begin() + dim, groups);
+  SmallVector<ReassociationIndices> reassoc;
+  for (unsigned i = 0, r = 0; i < type.getRank(); ++i) {
+    if (i == dim) {
+      reassoc.push_back({r, r + 1});
+      r += 2;
+    } else {
+      reassoc.push_back({r++});
+    }
+  }
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), t, reassoc);
+}
+
+/// Inverse of splitDim: merges dims `dim` and `dim + 1`.
+static Value mergeDims(OpBuilder &b, Location loc, Value t, unsigned dim) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<ReassociationIndices> reassoc;
+  for (unsigned i = 0; i < type.getRank(); ++i) {
+    if (i == dim) {
+      reassoc.push_back({i, i + 1});
+      ++i;
+    } else {
+      reassoc.push_back({i});
+    }
+  }
+  return tensor::CollapseShapeOp::create(b, loc, t, reassoc);
+}
+
+/// `x` [N, C, S...] zero-padded by `padding` on both sides of each spatial
+/// dim.
+static Value padSpatial(OpBuilder &b, Location loc, Value x,
+                        ArrayRef<int64_t> padding) {
+  if (llvm::all_of(padding, [](int64_t q) { return q == 0; }))
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> pads(2, b.getIndexAttr(0));
+  for (auto [i, q] : llvm::enumerate(padding)) {
+    shape[2 + i] += 2 * q;
+    pads.push_back(b.getIndexAttr(q));
+  }
+  Value zero = createScalarConstant(b, loc, type.getElementType(), 0.0);
+  return tensor::PadOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), x, pads,
+      pads, zero);
+}
+
+/// Static ranked tensor with at least one spatial dim, or failure.
+static bool isStaticConvOperand(Value v, int64_t rank) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && type.hasStaticShape() && type.getRank() == rank;
+}
+
+/// The maps of the product x[n, g, c, o * s + k * d] * w[g, f, c, k] over
+/// loops laid out by `pos` (loop positions of n, g, f, c, o_i, k_i).
+struct ConvLoops {
+  unsigned n, g, f, c, o, k, numLoops, spatial;
+  AffineMap input(MLIRContext *ctx, const ConvParams &p) const {
+    SmallVector<AffineExpr> e{getAffineDimExpr(n, ctx),
+                              getAffineDimExpr(g, ctx),
+                              getAffineDimExpr(c, ctx)};
+    for (unsigned i = 0; i < spatial; ++i)
+      e.push_back(getAffineDimExpr(o + i, ctx) * p.stride[i] +
+                  getAffineDimExpr(k + i, ctx) * p.dilation[i]);
+    return AffineMap::get(numLoops, 0, e, ctx);
+  }
+  AffineMap weight(MLIRContext *ctx) const {
+    SmallVector<AffineExpr> e{getAffineDimExpr(g, ctx),
+                              getAffineDimExpr(f, ctx),
+                              getAffineDimExpr(c, ctx)};
+    for (unsigned i = 0; i < spatial; ++i)
+      e.push_back(getAffineDimExpr(k + i, ctx));
+    return AffineMap::get(numLoops, 0, e, ctx);
+  }
+  AffineMap output(MLIRContext *ctx) const {
+    SmallVector<AffineExpr> e{getAffineDimExpr(n, ctx),
+                              getAffineDimExpr(g, ctx),
+                              getAffineDimExpr(f, ctx)};
+    for (unsigned i = 0; i < spatial; ++i)
+      e.push_back(getAffineDimExpr(o + i, ctx));
+    return AffineMap::get(numLoops, 0, e, ctx);
+  }
+};
+
+/// acc += convert(a) * convert(b) in `acc`'s type.
+static Value multiplyAdd(OpBuilder &b, Location l, Value x, Value y,
+                         Value acc) {
+  Type t = acc.getType();
+  Value prod = arith::MulFOp::create(b, l, convertScalar(b, l, x, t),
+                                     convertScalar(b, l, y, t));
+  return arith::AddFOp::create(b, l, acc, prod);
+}
+
+/// aten::convolution.default(input, weight, bias?, stride, padding,
+/// dilation, transposed, output_padding, groups).
+static LogicalResult lowerConvolution(CallFunctionOp op, const OpArgs &args,
+                                      ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> input = args.tensor(0, "input");
+  FailureOr<RankedTensor> weight = args.tensor(1, "weight");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(input) || failed(weight) || !resultType)
+    return rw.notifyMatchFailure(op, "expected input and weight tensors");
+  int64_t rank = input->getType().getRank();
+  if (rank < 3 || rank > 5 || !isStaticConvOperand(*input, rank) ||
+      !isStaticConvOperand(*weight, rank) || !resultType.hasStaticShape())
+    return rw.notifyMatchFailure(
+        op, "expects static [N, C, spatial...] input with 1-3 spatial dims");
+  unsigned spatial = rank - 2;
+  FailureOr<ConvParams> p = readConvParams(op, args, 3, spatial, rw);
+  if (failed(p))
+    return failure();
+  Value bias;
+  if (FailureOr<RankedTensor> t = args.tensor(2, "bias"); succeeded(t))
+    bias = *t;
+  else if (!args.isNone(2, "bias"))
+    return rw.notifyMatchFailure(op, "bias must be a tensor or None");
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  Type elem = resultType.getElementType();
+  Type acc = getAccumulatorType(elem);
+  if (!isa<FloatType>(acc))
+    return rw.notifyMatchFailure(op, "expects floating-point tensors");
+  int64_t groups = p->groups;
+  ArrayRef<int64_t> out = resultType.getShape();
+  if (input->getType().getDimSize(1) % groups || out[1] % groups)
+    return rw.notifyMatchFailure(op, "channels not divisible by groups");
+
+  // Loops: n, g, f, o..., c, k...
+  ConvLoops loops{0,      1, 2, 3 + spatial, 3, 4 + spatial, 4 + 2 * spatial,
+                  spatial};
+  Value x =
+      splitDim(rw, loc, padSpatial(rw, loc, *input, p->padding), 1, groups);
+  Value w = splitDim(rw, loc, *weight, 0, groups);
+  SmallVector<OpFoldResult> outSizes{rw.getIndexAttr(out[0]),
+                                     rw.getIndexAttr(groups),
+                                     rw.getIndexAttr(out[1] / groups)};
+  for (unsigned i = 0; i < spatial; ++i)
+    outSizes.push_back(rw.getIndexAttr(out[2 + i]));
+  Value init = createFilledTensor(rw, loc, outSizes, acc, 0.0);
+  SmallVector<utils::IteratorType> iters(loops.numLoops,
+                                         utils::IteratorType::parallel);
+  for (unsigned i = loops.c; i < loops.numLoops; ++i)
+    iters[i] = utils::IteratorType::reduction;
+  Value sum =
+      linalg::GenericOp::create(
+          rw, loc, init.getType(), ValueRange{x, w}, ValueRange{init},
+          ArrayRef<AffineMap>{loops.input(ctx, *p), loops.weight(ctx),
+                              loops.output(ctx)},
+          iters,
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            linalg::YieldOp::create(b, l, multiplyAdd(b, l, a[0], a[1], a[2]));
+          })
+          .getResult(0);
+  Value merged = mergeDims(rw, loc, sum, 1);
+  AffineMap id = rw.getMultiDimIdentityMap(rank);
+  Value outInit = tensor::EmptyOp::create(rw, loc, out, elem);
+  SmallVector<Value> inputs{merged};
+  SmallVector<AffineMap> maps{id};
+  if (bias) {
+    inputs.push_back(bias);
+    maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(1, ctx)));
+  }
+  maps.push_back(id);
+  Value result =
+      linalg::GenericOp::create(
+          rw, loc, outInit.getType(), inputs, ValueRange{outInit}, maps,
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            Value v = a[0];
+            if (bias)
+              v = arith::AddFOp::create(b, l, v,
+                                        convertScalar(b, l, a[1], acc));
+            linalg::YieldOp::create(b, l, convertScalar(b, l, v, elem));
+          })
+          .getResult(0);
+  return replaceWithResult(rw, op, result, resultType);
+}
+
+/// aten::convolution_backward.default(grad_output, input, weight,
+/// bias_sizes?, stride, padding, dilation, transposed, output_padding,
+/// groups, output_mask) -> (grad_input, grad_weight, grad_bias).
+static LogicalResult lowerConvolutionBackward(CallFunctionOp op,
+                                              const OpArgs &args,
+                                              ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> gradOut = args.tensor(0, "grad_output");
+  FailureOr<RankedTensor> input = args.tensor(1, "input");
+  FailureOr<RankedTensor> weight = args.tensor(2, "weight");
+  FailureOr<SmallVector<bool>> mask = args.getBoolList(10, "output_mask");
+  if (failed(gradOut) || failed(input) || failed(weight) || failed(mask) ||
+      mask->size() != 3 || op->getNumResults() != 3)
+    return rw.notifyMatchFailure(
+        op, "expected grad_output, input, weight and a 3-entry output_mask");
+  int64_t rank = input->getType().getRank();
+  if (rank < 3 || rank > 5 || !isStaticConvOperand(*input, rank) ||
+      !isStaticConvOperand(*weight, rank) ||
+      !isStaticConvOperand(*gradOut, rank))
+    return rw.notifyMatchFailure(
+        op, "expects static [N, C, spatial...] tensors with 1-3 spatial dims");
+  SmallVector<RankedTensorType> types;
+  for (unsigned i = 0; i < 3; ++i) {
+    types.push_back(getResultTensorType(op, i));
+    if ((*mask)[i] != static_cast<bool>(types.back()) ||
+        (!(*mask)[i] && !op->getResult(i).use_empty()))
+      return rw.notifyMatchFailure(
+          op, "results must be tensors exactly where output_mask is set "
+              "(and unused elsewhere)");
+  }
+  unsigned spatial = rank - 2;
+  FailureOr<ConvParams> p = readConvParams(op, args, 4, spatial, rw);
+  if (failed(p))
+    return failure();
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  RankedTensorType inType = input->getType();
+  Type acc = getAccumulatorType(inType.getElementType());
+  if (!isa<FloatType>(acc))
+    return rw.notifyMatchFailure(op, "expects floating-point tensors");
+  int64_t groups = p->groups;
+  ArrayRef<int64_t> inShape = inType.getShape();
+  ArrayRef<int64_t> wShape = weight->getType().getShape();
+  ArrayRef<int64_t> goShape = gradOut->getType().getShape();
+  if (inShape[1] % groups || wShape[0] % groups)
+    return rw.notifyMatchFailure(op, "channels not divisible by groups");
+  int64_t cg = inShape[1] / groups, fg = wShape[0] / groups;
+  Value go = splitDim(rw, loc, *gradOut, 1, groups);
+  Value w = splitDim(rw, loc, *weight, 0, groups);
+  SmallVector<Value> results(3);
+
+  if ((*mask)[0]) {
+    // Loops: n, g, c, p..., f, k...
+    unsigned nl = 4 + 2 * spatial;
+    SmallVector<OpFoldResult> sizes{rw.getIndexAttr(inShape[0]),
+                                    rw.getIndexAttr(groups),
+                                    rw.getIndexAttr(cg)};
+    for (unsigned i = 0; i < spatial; ++i)
+      sizes.push_back(rw.getIndexAttr(inShape[2 + i] + 2 * p->padding[i]));
+    Value init = createFilledTensor(rw, loc, sizes, acc, 0.0);
+    SmallVector<AffineExpr> wExprs{getAffineDimExpr(1, ctx),
+                                   getAffineDimExpr(3 + spatial, ctx),
+                                   getAffineDimExpr(2, ctx)};
+    for (unsigned i = 0; i < spatial; ++i)
+      wExprs.push_back(getAffineDimExpr(4 + spatial + i, ctx));
+    AffineMap wMap = AffineMap::get(nl, 0, wExprs, ctx);
+    SmallVector<AffineExpr> outExprs;
+    for (unsigned i = 0; i < 3 + spatial; ++i)
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    AffineMap outMap = AffineMap::get(nl, 0, outExprs, ctx);
+    SmallVector<utils::IteratorType> iters(nl, utils::IteratorType::parallel);
+    for (unsigned i = 3 + spatial; i < nl; ++i)
+      iters[i] = utils::IteratorType::reduction;
+    Value sum =
+        linalg::GenericOp::create(
+            rw, loc, init.getType(), ValueRange{w}, ValueRange{init},
+            ArrayRef<AffineMap>{wMap, outMap}, iters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value zero = arith::ConstantIndexOp::create(b, l, 0);
+              Value valid = arith::ConstantIntOp::create(b, l, 1, 1);
+              SmallVector<Value> at{linalg::IndexOp::create(b, l, 0),
+                                    linalg::IndexOp::create(b, l, 1),
+                                    linalg::IndexOp::create(b, l, 3 + spatial)};
+              for (unsigned i = 0; i < spatial; ++i) {
+                Value pos = linalg::IndexOp::create(b, l, 3 + i);
+                Value k = linalg::IndexOp::create(b, l, 4 + spatial + i);
+                Value t = arith::SubIOp::create(
+                    b, l, pos,
+                    arith::MulIOp::create(
+                        b, l, k,
+                        arith::ConstantIndexOp::create(b, l, p->dilation[i])));
+                Value s = arith::ConstantIndexOp::create(b, l, p->stride[i]);
+                Value o = arith::DivSIOp::create(b, l, t, s);
+                Value ok = arith::AndIOp::create(
+                    b, l,
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, t,
+                                          zero),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                          arith::RemSIOp::create(b, l, t, s),
+                                          zero));
+                ok = arith::AndIOp::create(
+                    b, l, ok,
+                    arith::CmpIOp::create(
+                        b, l, arith::CmpIPredicate::slt, o,
+                        arith::ConstantIndexOp::create(b, l, goShape[2 + i])));
+                valid = arith::AndIOp::create(b, l, valid, ok);
+                at.push_back(o);
+              }
+              // Out-of-range positions read element 0 and add nothing.
+              for (unsigned i = 0; i < spatial; ++i)
+                at[3 + i] =
+                    arith::SelectOp::create(b, l, valid, at[3 + i], zero);
+              Value g = tensor::ExtractOp::create(b, l, go, at);
+              Value next = multiplyAdd(b, l, g, a[0], a[1]);
+              linalg::YieldOp::create(
+                  b, l,
+                  arith::SelectOp::create(b, l, valid, next, a[1]).getResult());
+            })
+            .getResult(0);
+    Value merged = mergeDims(rw, loc, sum, 1);
+    SmallVector<OpFoldResult> offsets(2, rw.getIndexAttr(0)), lens, strides;
+    lens.push_back(rw.getIndexAttr(inShape[0]));
+    lens.push_back(rw.getIndexAttr(inShape[1]));
+    for (unsigned i = 0; i < spatial; ++i) {
+      offsets.push_back(rw.getIndexAttr(p->padding[i]));
+      lens.push_back(rw.getIndexAttr(inShape[2 + i]));
+    }
+    strides.assign(rank, rw.getIndexAttr(1));
+    Value cropped = tensor::ExtractSliceOp::create(
+        rw, loc, RankedTensorType::get(inShape, acc), merged, offsets, lens,
+        strides);
+    results[0] = finishResult(rw, loc, cropped, types[0]);
+  }
+
+  if ((*mask)[1]) {
+    // Loops: g, f, c, k..., n, o...
+    unsigned nl = 4 + 2 * spatial;
+    ConvLoops loops{3 + spatial, 0, 1, 2, 4 + spatial, 3, nl, spatial};
+    Value x =
+        splitDim(rw, loc, padSpatial(rw, loc, *input, p->padding), 1, groups);
+    SmallVector<OpFoldResult> sizes{rw.getIndexAttr(groups),
+                                    rw.getIndexAttr(fg), rw.getIndexAttr(cg)};
+    for (unsigned i = 0; i < spatial; ++i)
+      sizes.push_back(rw.getIndexAttr(wShape[2 + i]));
+    Value init = createFilledTensor(rw, loc, sizes, acc, 0.0);
+    SmallVector<utils::IteratorType> iters(nl, utils::IteratorType::parallel);
+    for (unsigned i = 3 + spatial; i < nl; ++i)
+      iters[i] = utils::IteratorType::reduction;
+    Value sum =
+        linalg::GenericOp::create(
+            rw, loc, init.getType(), ValueRange{x, go}, ValueRange{init},
+            ArrayRef<AffineMap>{loops.input(ctx, *p), loops.output(ctx),
+                                loops.weight(ctx)},
+            iters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              linalg::YieldOp::create(b, l,
+                                      multiplyAdd(b, l, a[0], a[1], a[2]));
+            })
+            .getResult(0);
+    results[1] = finishResult(rw, loc, mergeDims(rw, loc, sum, 0), types[1]);
+  }
+
+  if ((*mask)[2]) {
+    SmallVector<bool> reduced(rank, true);
+    reduced[1] = false;
+    Value sum =
+        buildReductionOf<arith::AddFOp>(rw, loc, *gradOut, reduced, acc, 0.0);
+    results[2] = finishResult(rw, loc, sum, types[2]);
+  }
+  rw.replaceOp(op, results);
+  return success();
+}
+
+} // namespace
+
+void mlir::joint::populateConvolutionPatterns(
+    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
+  LoweringTable table(typeConverter, patterns);
+  table.add({"aten::convolution.default"}, lowerConvolution);
+  table.add({"aten::convolution_backward.default"}, lowerConvolutionBackward);
+}
