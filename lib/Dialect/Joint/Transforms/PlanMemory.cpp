@@ -284,7 +284,7 @@ planGraph(ModuleOp module, GraphOp graph, const StorageAliasAnalysis &aliases,
     return failure();
   FailureOr<GraphPlanProblem> gp = buildGraphPlanProblem(
       graph, aliases, memory, cost, hw, budget, hostBudget);
-  if (failed(gp))
+  if (failed(gp) || failed(gp->problem.check(graph.getLoc())))
     return failure();
   Planner planner(module, graph, *gp, memory, cost, hw);
   std::optional<MeasuredPlan> best, lowest;
