@@ -175,6 +175,12 @@ static void printJointPasses() {
   }
 }
 
+#ifdef JOINT_INCLUDE_TESTS
+namespace mlir::joint {
+void registerTestMemoryPlanPasses();
+} // namespace mlir::joint
+#endif
+
 int main(int argc, char **argv) {
   // Before MLIR registers its options: what remains was registered by
   // static initializers.
@@ -182,6 +188,9 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   joint::registerAllDialects(registry);
   joint::registerAllPasses();
+#ifdef JOINT_INCLUDE_TESTS
+  joint::registerTestMemoryPlanPasses();
+#endif
   std::string helpHeader =
       registerCLIOptions("joint-mlir optimizer driver\n", registry);
   hideUnrelatedOptions(staticOptions);

@@ -23,8 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CheckpointScope.h"
 #include "StatePattern.h"
+#include "joint/Analysis/CheckpointScope.h"
 #include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JOINT_LIB_DIALECT_JOINT_TRANSFORMS_CHECKPOINTSCOPE_H
-#define JOINT_LIB_DIALECT_JOINT_TRANSFORMS_CHECKPOINTSCOPE_H
+#ifndef JOINT_ANALYSIS_CHECKPOINTSCOPE_H
+#define JOINT_ANALYSIS_CHECKPOINTSCOPE_H
 
 #include "joint/Analysis/StorageAliasAnalysis.h"
 #include "joint/Dialect/Joint/Transforms/ActivationCheckpoint.h"
@@ -84,22 +84,7 @@ struct MutationFacts {
 LogicalResult verifyRecomputable(CallFunctionOp op, StringRef request,
                                  const MutationFacts &mutations);
 
-/// CheckpointOptions from pass options. `layer-count` is unset when it holds
-/// its default -1 and was not given; any other negative count is kept so
-/// that CheckpointScope::resolve rejects it.
-CheckpointOptions makeCheckpointOptions(CheckpointMode mode, int64_t layerCount,
-                                        bool layerCountGiven,
-                                        ArrayRef<int64_t> layerIndices,
-                                        ArrayRef<std::string> regionPatterns,
-                                        ArrayRef<std::string> excludePatterns,
-                                        bool saveForwardAllGather);
-
-/// The policy counts of `summary` as "must_save N, must_recompute N,
-/// prefer_recompute N", plus the block scope.
-std::string describeTagSummary(const CheckpointOptions &options,
-                               const TagSummary &summary);
-
 } // namespace joint
 } // namespace mlir
 
-#endif // JOINT_LIB_DIALECT_JOINT_TRANSFORMS_CHECKPOINTSCOPE_H
+#endif // JOINT_ANALYSIS_CHECKPOINTSCOPE_H

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CheckpointScope.h"
+#include "joint/Analysis/CheckpointScope.h"
 #include "joint/Analysis/ModelStructure.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
