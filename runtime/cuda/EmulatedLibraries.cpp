@@ -8,9 +8,14 @@
 // widened to f32, products are accumulated in f32 (cuBLAS's
 // CUBLAS_COMPUTE_32F, cuDNN's f32 compute and intermediate types) in
 // increasing k order, and each result is rounded once, to nearest even, on
-// store; beta = 0 never reads C. The SDPA is torch's math: scores =
-// scale * q k^T + bias, causal keys after the query masked (top-left),
-// softmax, times v; query head h reads key/value head h / (heads_q /
+// store; beta = 0 never reads C. The SDPA is cuDNN's fused flash attention
+// (and torch's flash kernels): scores = scale * q k^T + bias in f32, keys
+// after the query masked when causal (top-left), softmax in f32, where the
+// matmuls that take probabilities or their gradients round those operands to
+// the io type as the tensor-core GEMMs do: out = round(exp(s - max)) v /
+// sum exp(s - max); backward dV = round(P)^T dO, dQ = scale round(dS) k,
+// dK = scale round(dS)^T q with dS = P (dO v^T - rowsum(dO o)) and P from
+// the saved statistics. Query head h reads key/value head h / (heads_q /
 // heads_kv); the statistics are the natural-log logsumexp of the scores.
 // Workspaces: the references use host scratch only, so the emulated device
 // allocates neither cuBLAS's 32 MiB workspace nor a cuDNN graph workspace
@@ -304,6 +309,12 @@ struct SdpaJob {
 
   int64_t group() const { return headsQ / headsKV; }
 
+  /// `x` rounded to the io type (an operand of a reduced-precision GEMM).
+  float reduce(float x) const {
+    return io == Format::BF16 ? bf16ToFloat(floatToBf16(x))
+                              : f16ToFloat(floatToF16(x));
+  }
+
   static int64_t offset(const int64_t s[4], int64_t b, int64_t h, int64_t i,
                         int64_t j) {
     return b * s[0] + h * s[1] + i * s[2] + j * s[3];
@@ -369,9 +380,10 @@ struct SdpaJob {
       for (int64_t j = 0; j < seqKV; ++j) {
         float p = std::exp(s[j] - max);
         sum += p;
+        float rounded = reduce(p); // the P v GEMM's operand
         const float *vj = v.data() + j * headDim;
         for (int64_t d = 0; d < headDim; ++d)
-          o[d] += p * vj[d];
+          o[d] += rounded * vj[d];
       }
       for (int64_t d = 0; d < headDim; ++d)
         store(io, buffers.o, offset(strides[3], b, h, i, d), o[d] / sum);
@@ -382,8 +394,8 @@ struct SdpaJob {
 
   /// Backward of key/value head `kvh` in batch `b` and of the query heads
   /// that read it: P from the saved statistics, dS = P (dO v^T - rowsum(dO
-  /// o)), dQ = scale dS k, dK = scale dS^T q, dV = P^T dO (dK, dV summed
-  /// over the group's query heads in f32, rounded once).
+  /// o)), dQ = scale round(dS) k, dK = scale round(dS)^T q, dV = round(P)^T
+  /// dO (dK, dV summed over the group's query heads in f32, stored once).
   void backward(int64_t b, int64_t kvh) const {
     std::vector<float> k = loadKV(1, buffers.k, b, kvh);
     std::vector<float> v = loadKV(2, buffers.v, b, kvh);
@@ -406,8 +418,8 @@ struct SdpaJob {
           float dp = 0.0f;
           for (int64_t d = 0; d < headDim; ++d)
             dp += dO[d] * vj[d];
-          s[j] = p;
-          ds[j] = p * (dp - rowDot);
+          s[j] = reduce(p);
+          ds[j] = reduce(p * (dp - rowDot));
         }
         std::fill(dq.begin(), dq.end(), 0.0f);
         for (int64_t j = 0; j < seqKV; ++j) {

@@ -960,8 +960,11 @@ void libraryRace() {
 
 /// Naive double SDPA: forward O and logsumexp, backward dQ dK dV, for
 /// contiguous [B, H, L, D] operands, GQA, causal (top-left), bias [1, H,
-/// L, S] broadcast over the batch.
+/// L, S] broadcast over the batch; probabilities and their gradients
+/// rounded to f16 where they enter a matmul (flash attention).
 struct SdpaReference {
+  static double round16(double x) { return fromF16(toF16(float(x))); }
+
   int64_t B, H, Hkv, L, S, D;
   double scale;
   bool causal;
@@ -1001,9 +1004,11 @@ struct SdpaReference {
           lse[(b * H + h) * L + i] = max + std::log(sum);
           for (int64_t j = 0; j < S; ++j)
             p[j] = std::exp(s[j] - max) / sum;
+          // The P v GEMM takes round(exp(s - max)) (flash attention).
           for (int64_t d = 0; d < D; ++d)
             for (int64_t j = 0; j < S; ++j)
-              o[qi(b, h, i, d)] += p[j] * v[ki(b, g, j, d)];
+              o[qi(b, h, i, d)] +=
+                  round16(std::exp(s[j] - max)) * v[ki(b, g, j, d)] / sum;
           // Backward through softmax; rowsum(P dP) = rowsum(dO o), with o
           // as the forward stored it (rounded to f16), as cuDNN reads it.
           std::vector<double> dp(S);
@@ -1014,12 +1019,13 @@ struct SdpaReference {
           for (int64_t d = 0; d < D; ++d)
             rowsum += dO[qi(b, h, i, d)] *
                       double(fromF16(toF16(float(o[qi(b, h, i, d)]))));
+          // round(dS) and round(P) feed the gradient GEMMs.
           for (int64_t j = 0; j < S; ++j) {
-            double ds = p[j] * (dp[j] - rowsum);
+            double ds = round16(p[j] * (dp[j] - rowsum));
             for (int64_t d = 0; d < D; ++d) {
               dq[qi(b, h, i, d)] += scale * ds * k[ki(b, g, j, d)];
               dk[ki(b, g, j, d)] += scale * ds * q[qi(b, h, i, d)];
-              dv[ki(b, g, j, d)] += p[j] * dO[qi(b, h, i, d)];
+              dv[ki(b, g, j, d)] += round16(p[j]) * dO[qi(b, h, i, d)];
             }
           }
         }
