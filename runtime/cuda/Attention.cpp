@@ -11,8 +11,10 @@
 // per distinct shape, stride, dtype, scale, mask and bias is built once and
 // cached; its workspace is a stream-ordered runtime allocation, so it counts in
 // the device high-water mark. Without the frontend headers at build time the
-// entry points report that (the lowering keeps its generated-kernel
-// decomposition then).
+// entry points report that on a GPU (the lowering keeps its generated-kernel
+// decomposition then). The argument checks, and the CPU reference that runs
+// instead on the emulated device (with or without the frontend), are shared
+// with the runtime core (Libraries.h).
 //
 //===----------------------------------------------------------------------===//
 

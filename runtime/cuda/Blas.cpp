@@ -6,7 +6,9 @@
 // C^T = op(B)^T op(A)^T, so the operands swap and no copy is made. bf16 and
 // f16 accumulate in f32 (CUBLAS_COMPUTE_32F), as torch's at::cuda::blas
 // does; f32 uses the default math mode (no TF32), torch's default for
-// matmul. One cuBLAS handle per device, created on first use.
+// matmul. One cuBLAS handle per device, created on first use. The argument
+// checks, and the CPU reference that runs instead on the emulated device,
+// are shared with the runtime core (Libraries.h).
 //
 //===----------------------------------------------------------------------===//
 
