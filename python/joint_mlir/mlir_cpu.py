@@ -18,7 +18,7 @@ runs ``joint-compile --target=cuda``, and a step whose descriptor says
 ``joint-cuda-step`` takes and returns CUDA tensors; it runs on torch's
 current stream (``joint_runtime_set_compute_stream``) and is synchronised
 after the call, whose status (and the runtime's error text) is checked.
-A CUDA step compiled with ``lowering_options="emulate library-calls=false"``
+A CUDA step compiled with ``lowering_options="emulate"``
 and loaded with ``JOINT_CUDA_DEVICE=emulated`` runs on the runtime's
 emulated device (kernels compiled for the host): it takes and returns cpu
 tensors, copied into and out of emulated device allocations on the

@@ -11,70 +11,22 @@
 // per distinct shape, stride, dtype, scale, mask and bias is built once and
 // cached; its workspace is a stream-ordered runtime allocation, so it counts in
 // the device high-water mark. Without the frontend headers at build time the
-// entry points report that (the lowering keeps its generated-kernel
-// decomposition then).
+// entry points report that on a GPU (the lowering keeps its generated-kernel
+// decomposition then). The argument checks, and the CPU reference that runs
+// instead on the emulated device (with or without the frontend), are shared
+// with the runtime core (Libraries.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "EmulatedDriver.h"
 #include "Global.h"
+#include "Libraries.h"
 #include "joint_cuda_runtime.h"
 
 #include <cstring>
 #include <string>
 
 using namespace joint::cuda;
-
-namespace {
-
-struct SdpaArgs {
-  const char *entry;
-  int32_t dtype;
-  int64_t batch, headsQ, headsKV, seqQ, seqKV, headDim;
-  const int64_t *strides[9]; // q k v o dO dQ dK dV (unused ones null)
-  float scale;
-  bool causal;
-  /// Additive bias (torch's float attn_mask): dims [1|batch, 1|heads_q,
-  /// seq_q, seq_kv] and element strides; null dims when there is none.
-  const int64_t *biasDims = nullptr, *biasStrides = nullptr;
-  const char *missing = nullptr; ///< first null operand or stride array
-};
-
-std::string dims(const SdpaArgs &a) {
-  return ", batch=" + std::to_string(a.batch) +
-         " heads=" + std::to_string(a.headsQ) + "/" +
-         std::to_string(a.headsKV) + " seq=" + std::to_string(a.seqQ) + "/" +
-         std::to_string(a.seqKV) + " head_dim=" + std::to_string(a.headDim);
-}
-
-/// The support rule of cuDNN's fused flash attention (cuDNN 9 frontend docs:
-/// f16/bf16, head_dim a multiple of 8 up to 256, grouped heads allowed).
-bool validate(Runtime &rt, const SdpaArgs &a) {
-  auto fail = [&](const std::string &why) {
-    rt.recordError(kStatusInvalidArgument, a.entry, why, dims(a));
-    return false;
-  };
-  if (a.missing)
-    return fail(std::string("null ") + a.missing);
-  if (a.dtype != JOINT_DTYPE_BF16 && a.dtype != JOINT_DTYPE_F16)
-    return fail("dtype " + std::to_string(a.dtype) +
-                " is outside cuDNN SDPA support (bf16 or f16)");
-  if (a.batch <= 0 || a.headsQ <= 0 || a.headsKV <= 0 || a.seqQ <= 0 ||
-      a.seqKV <= 0 || a.headDim <= 0)
-    return fail("sizes must be positive");
-  if (a.headDim > 256 || a.headDim % 8 != 0)
-    return fail("head_dim is outside cuDNN SDPA support (a multiple of 8, "
-                "at most 256)");
-  if (a.headsQ % a.headsKV != 0)
-    return fail("query heads are not a multiple of key/value heads");
-  if (a.biasDims && ((a.biasDims[0] != 1 && a.biasDims[0] != a.batch) ||
-                     (a.biasDims[1] != 1 && a.biasDims[1] != a.headsQ) ||
-                     a.biasDims[2] != a.seqQ || a.biasDims[3] != a.seqKV))
-    return fail("bias dims must be [1|batch, 1|heads_q, seq_q, seq_kv]");
-  return true;
-}
-
-} // namespace
 
 #ifdef JOINT_HAVE_CUDNN_FRONTEND
 
@@ -102,7 +54,7 @@ DnnState &state() {
 
 std::string cacheKey(const SdpaArgs &a, bool backward, bool stats, int device) {
   std::string key = std::to_string(device) + (backward ? "b" : "f") +
-                    (stats ? "s" : "") + (a.causal ? "c" : "") + dims(a) +
+                    (stats ? "s" : "") + (a.causal ? "c" : "") + sdpaDims(a) +
                     " t" + std::to_string(a.dtype);
   uint32_t scaleBits;
   std::memcpy(&scaleBits, &a.scale, sizeof(scaleBits));
@@ -224,70 +176,77 @@ std::shared_ptr<fe::graph::Graph> graphFor(Runtime &rt, cudnnHandle_t handle,
     rt.recordError(kStatusDnnFailure, a.entry,
                    std::string("cudnn_frontend::Graph::") + step +
                        " failed: " + status.get_message(),
-                   dims(a));
+                   sdpaDims(a));
     return nullptr;
   }
   cache.emplace(key, g);
   return g;
 }
 
-int32_t run(const SdpaArgs &a, const char *node, bool backward, bool stats,
-            std::unordered_map<int64_t, void *> pack) {
-  GlobalLock rt;
-  rt->setNode(node);
-  if (!validate(*rt, a))
-    return rt->status();
-  if (isEmulated(rt->driverApi())) {
-    // cuDNN would reach libcuda; its CPU reference is issue 25, item 3.
-    rt->recordError(kStatusDnnFailure, a.entry,
-                    "the emulated device has no cuDNN SDPA yet", dims(a));
-    return rt->status();
+/// The cuDNN graph for `a` on the compute stream (arguments already checked).
+int32_t cudnnSdpa(Runtime &rt, const SdpaArgs &a, const SdpaBuffers &buffers,
+                  bool backward) {
+  std::unordered_map<int64_t, void *> pack = {
+      {kQ, const_cast<void *>(buffers.q)},
+      {kK, const_cast<void *>(buffers.k)},
+      {kV, const_cast<void *>(buffers.v)},
+      {kO, buffers.o}};
+  bool stats = backward || buffers.stats;
+  if (stats)
+    pack[kStats] = buffers.stats;
+  if (backward) {
+    pack[kDO] = const_cast<void *>(buffers.dO);
+    pack[kDQ] = buffers.dQ;
+    pack[kDK] = buffers.dK;
+    pack[kDV] = buffers.dV;
   }
-  Runtime::ContextScope scope(*rt, a.entry);
+  if (buffers.bias)
+    pack[kBias] = const_cast<void *>(buffers.bias);
+  Runtime::ContextScope scope(rt, a.entry);
   if (!scope)
-    return rt->status();
-  CUstream stream = rt->computeStream();
+    return rt.status();
+  CUstream stream = rt.computeStream();
   if (!stream)
-    return rt->status();
-  cudnnHandle_t &handle = state().handles[rt->defaultDevice()];
+    return rt.status();
+  cudnnHandle_t &handle = state().handles[rt.defaultDevice()];
   if (!handle) {
     cudnnStatus_t status = cudnnCreate(&handle);
     if (status != CUDNN_STATUS_SUCCESS) {
       handle = nullptr;
-      rt->recordError(kStatusDnnFailure, a.entry,
-                      std::string("cudnnCreate failed: ") +
-                          cudnnGetErrorString(status));
-      return rt->status();
+      rt.recordError(kStatusDnnFailure, a.entry,
+                     std::string("cudnnCreate failed: ") +
+                         cudnnGetErrorString(status));
+      return rt.status();
     }
   }
   cudnnStatus_t status =
       cudnnSetStream(handle, reinterpret_cast<cudaStream_t>(stream));
   if (status != CUDNN_STATUS_SUCCESS) {
-    rt->recordError(kStatusDnnFailure, a.entry,
-                    std::string("cudnnSetStream failed: ") +
-                        cudnnGetErrorString(status));
-    return rt->status();
+    rt.recordError(kStatusDnnFailure, a.entry,
+                   std::string("cudnnSetStream failed: ") +
+                       cudnnGetErrorString(status));
+    return rt.status();
   }
-  auto graph = graphFor(*rt, handle, a, backward, stats);
+  auto graph = graphFor(rt, handle, a, backward, stats);
   if (!graph)
-    return rt->status();
+    return rt.status();
   int64_t workspaceBytes = 0;
   fe::error_t err = graph->get_workspace_size(workspaceBytes);
   void *workspace = nullptr;
   if (err.is_good() && workspaceBytes > 0) {
-    workspace = rt->memAlloc(workspaceBytes, stream, false);
+    workspace = rt.memAlloc(workspaceBytes, stream, false);
     if (!workspace)
-      return rt->status();
+      return rt.status();
   }
   if (err.is_good())
     err = graph->execute(handle, pack, workspace);
-  rt->memFree(workspace, stream);
+  rt.memFree(workspace, stream);
   if (err.is_bad()) {
-    rt->recordError(kStatusDnnFailure, a.entry,
-                    std::string("cudnn_frontend::Graph::execute failed: ") +
-                        err.get_message(),
-                    dims(a));
-    return rt->status();
+    rt.recordError(kStatusDnnFailure, a.entry,
+                   std::string("cudnn_frontend::Graph::execute failed: ") +
+                       err.get_message(),
+                   sdpaDims(a));
+    return rt.status();
   }
   return kStatusOk;
 }
@@ -316,24 +275,34 @@ void joint::cuda::shutdownDnn(Runtime &rt) {
 
 #else // !JOINT_HAVE_CUDNN_FRONTEND
 
-namespace {
-
-int32_t unavailable(const SdpaArgs &a, const char *node) {
-  GlobalLock rt;
-  rt->setNode(node);
-  rt->recordError(kStatusDnnFailure, a.entry,
-                  "this runtime was built without the cuDNN frontend "
-                  "headers (pip install nvidia-cudnn-frontend, reconfigure)");
-  return rt->status();
-}
-
-} // namespace
-
 #define JOINT_SDPA_AVAILABLE 0
 
 void joint::cuda::shutdownDnn(Runtime &) {}
 
 #endif // JOINT_HAVE_CUDNN_FRONTEND
+
+namespace {
+
+/// One SDPA call through the shared path (Libraries.h). Without the cuDNN
+/// frontend a GPU run is refused before any check; the emulated device runs
+/// its CPU reference either way.
+int32_t sdpa(const SdpaArgs &a, const SdpaBuffers &buffers, bool backward,
+             const char *node) {
+  GlobalLock rt;
+#if JOINT_SDPA_AVAILABLE
+  return runSdpa(*rt, a, buffers, backward, node, cudnnSdpa);
+#else
+  if (isEmulated(rt->driverApi()))
+    return runSdpa(*rt, a, buffers, backward, node, nullptr);
+  rt->setNode(node);
+  rt->recordError(kStatusDnnFailure, a.entry,
+                  "this runtime was built without the cuDNN frontend "
+                  "headers (pip install nvidia-cudnn-frontend, reconfigure)");
+  return rt->status();
+#endif
+}
+
+} // namespace
 
 #define JOINT_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -381,19 +350,14 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_forward(
   if (!a.missing && bias)
     a.missing =
         firstNull({{"bias dims", bias_dims}, {"bias strides", bias_strides}});
-#if JOINT_SDPA_AVAILABLE
-  std::unordered_map<int64_t, void *> pack = {{kQ, const_cast<void *>(q)},
-                                              {kK, const_cast<void *>(k)},
-                                              {kV, const_cast<void *>(v)},
-                                              {kO, o}};
-  if (stats)
-    pack[kStats] = stats;
-  if (bias)
-    pack[kBias] = const_cast<void *>(bias);
-  return run(a, node, /*backward=*/false, stats != nullptr, std::move(pack));
-#else
-  return unavailable(a, node);
-#endif
+  SdpaBuffers buffers;
+  buffers.q = q;
+  buffers.k = k;
+  buffers.v = v;
+  buffers.o = o;
+  buffers.stats = stats;
+  buffers.bias = bias;
+  return sdpa(a, buffers, /*backward=*/false, node);
 }
 
 JOINT_EXPORT int32_t joint_cudnn_sdpa_backward(
@@ -440,21 +404,16 @@ JOINT_EXPORT int32_t joint_cudnn_sdpa_backward(
   if (!a.missing && bias)
     a.missing =
         firstNull({{"bias dims", bias_dims}, {"bias strides", bias_strides}});
-#if JOINT_SDPA_AVAILABLE
-  std::unordered_map<int64_t, void *> pack = {
-      {kQ, const_cast<void *>(q)},
-      {kK, const_cast<void *>(k)},
-      {kV, const_cast<void *>(v)},
-      {kO, const_cast<void *>(o)},
-      {kDO, const_cast<void *>(d_o)},
-      {kStats, const_cast<float *>(stats)},
-      {kDQ, d_q},
-      {kDK, d_k},
-      {kDV, d_v}};
-  if (bias)
-    pack[kBias] = const_cast<void *>(bias);
-  return run(a, node, /*backward=*/true, true, std::move(pack));
-#else
-  return unavailable(a, node);
-#endif
+  SdpaBuffers buffers;
+  buffers.q = q;
+  buffers.k = k;
+  buffers.v = v;
+  buffers.o = const_cast<void *>(o);
+  buffers.dO = d_o;
+  buffers.stats = const_cast<float *>(stats);
+  buffers.dQ = d_q;
+  buffers.dK = d_k;
+  buffers.dV = d_v;
+  buffers.bias = bias;
+  return sdpa(a, buffers, /*backward=*/true, node);
 }

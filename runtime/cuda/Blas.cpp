@@ -6,34 +6,23 @@
 // C^T = op(B)^T op(A)^T, so the operands swap and no copy is made. bf16 and
 // f16 accumulate in f32 (CUBLAS_COMPUTE_32F), as torch's at::cuda::blas
 // does; f32 uses the default math mode (no TF32), torch's default for
-// matmul. One cuBLAS handle per device, created on first use.
+// matmul. One cuBLAS handle per device, created on first use. The argument
+// checks, and the CPU reference that runs instead on the emulated device,
+// are shared with the runtime core (Libraries.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "EmulatedDriver.h"
 #include "Global.h"
+#include "Libraries.h"
 #include "joint_cuda_runtime.h"
 
 #include <cublas_v2.h>
 
-#include <climits>
 #include <map>
 
 using namespace joint::cuda;
 
 namespace {
-
-struct GemmArgs {
-  const char *entry;
-  int32_t dtype;
-  bool transA, transB;
-  int64_t m, n, k;
-  const void *a, *b;
-  void *c;
-  int64_t lda, ldb, ldc;
-  float alpha, beta;
-  int64_t strideA = 0, strideB = 0, strideC = 0, batch = 1;
-};
 
 /// cuBLAS's workspace per handle: torch's default on Hopper
 /// (CUBLAS_WORKSPACE_CONFIG=:4096:8, 8 x 4 MiB), allocated by the runtime so
@@ -55,43 +44,6 @@ std::string blasFailure(const char *call, cublasStatus_t status) {
          std::to_string(static_cast<int>(status)) + ")";
 }
 
-/// Checks shapes, leading dimensions and pointers; records the first
-/// violation with the node and returns false.
-bool validate(Runtime &rt, const GemmArgs &g) {
-  auto fail = [&](const std::string &why) {
-    rt.recordError(kStatusInvalidArgument, g.entry, why);
-    return false;
-  };
-  if (g.dtype != JOINT_DTYPE_F32 && g.dtype != JOINT_DTYPE_BF16 &&
-      g.dtype != JOINT_DTYPE_F16 && g.dtype != JOINT_DTYPE_BF16_F32 &&
-      g.dtype != JOINT_DTYPE_F16_F32)
-    return fail("unsupported dtype " + std::to_string(g.dtype));
-  if (g.m < 0 || g.n < 0 || g.k < 0 || g.batch < 0)
-    return fail("negative size (m=" + std::to_string(g.m) +
-                ", n=" + std::to_string(g.n) + ", k=" + std::to_string(g.k) +
-                ", batch=" + std::to_string(g.batch) + ")");
-  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX || g.batch > INT_MAX ||
-      g.lda > INT_MAX || g.ldb > INT_MAX || g.ldc > INT_MAX)
-    return fail("size or leading dimension exceeds cuBLAS's int range");
-  // Row-major storage: rows x cols with row stride ld >= max(1, cols).
-  auto ldOk = [](int64_t ld, int64_t cols) {
-    return ld >= std::max<int64_t>(1, cols);
-  };
-  if (!ldOk(g.lda, g.transA ? g.m : g.k))
-    return fail("lda " + std::to_string(g.lda) + " is below the row length " +
-                std::to_string(g.transA ? g.m : g.k));
-  if (!ldOk(g.ldb, g.transB ? g.k : g.n))
-    return fail("ldb " + std::to_string(g.ldb) + " is below the row length " +
-                std::to_string(g.transB ? g.k : g.n));
-  if (!ldOk(g.ldc, g.n))
-    return fail("ldc " + std::to_string(g.ldc) + " is below the row length " +
-                std::to_string(g.n));
-  bool empty = g.m == 0 || g.n == 0 || g.batch == 0;
-  if (!empty && (!g.c || (g.k > 0 && (!g.a || !g.b))))
-    return fail("null operand pointer");
-  return true;
-}
-
 cudaDataType_t dataType(int32_t dtype) {
   switch (dtype) {
   case JOINT_DTYPE_BF16:
@@ -105,42 +57,32 @@ cudaDataType_t dataType(int32_t dtype) {
   }
 }
 
-int32_t gemm(const GemmArgs &g, const char *node) {
-  GlobalLock rt;
-  rt->setNode(node);
-  if (!validate(*rt, g))
-    return rt->status();
-  if (g.m == 0 || g.n == 0 || g.batch == 0)
-    return kStatusOk;
-  if (isEmulated(rt->driverApi())) {
-    // cuBLAS would reach libcuda; its CPU reference is issue 25, item 3.
-    rt->recordError(kStatusBlasFailure, g.entry,
-                    "the emulated device has no cuBLAS GEMM yet");
-    return rt->status();
-  }
-  Runtime::ContextScope scope(*rt, g.entry);
+/// cublasGemmEx / cublasGemmStridedBatchedEx on the compute stream
+/// (arguments already checked, product not empty).
+int32_t cublasGemm(Runtime &rt, const GemmArgs &g) {
+  Runtime::ContextScope scope(rt, g.entry);
   if (!scope)
-    return rt->status();
-  CUstream stream = rt->computeStream();
+    return rt.status();
+  CUstream stream = rt.computeStream();
   if (!stream)
-    return rt->status();
-  BlasHandle &blas = handles()[rt->defaultDevice()];
+    return rt.status();
+  BlasHandle &blas = handles()[rt.defaultDevice()];
   if (!blas.handle) {
     cublasStatus_t status = cublasCreate(&blas.handle);
     if (status != CUBLAS_STATUS_SUCCESS) {
       blas.handle = nullptr;
-      rt->recordError(kStatusBlasFailure, g.entry,
-                      blasFailure("cublasCreate", status));
-      return rt->status();
+      rt.recordError(kStatusBlasFailure, g.entry,
+                     blasFailure("cublasCreate", status));
+      return rt.status();
     }
-    blas.workspace = rt->memAlloc(kWorkspaceBytes, stream, false);
+    blas.workspace = rt.memAlloc(kWorkspaceBytes, stream, false);
     if (!blas.workspace)
-      return rt->status();
+      return rt.status();
     status = cublasSetWorkspace(blas.handle, blas.workspace, kWorkspaceBytes);
     if (status != CUBLAS_STATUS_SUCCESS) {
-      rt->recordError(kStatusBlasFailure, g.entry,
-                      blasFailure("cublasSetWorkspace", status));
-      return rt->status();
+      rt.recordError(kStatusBlasFailure, g.entry,
+                     blasFailure("cublasSetWorkspace", status));
+      return rt.status();
     }
   }
   cublasHandle_t handle = blas.handle;
@@ -148,9 +90,9 @@ int32_t gemm(const GemmArgs &g, const char *node) {
   cublasStatus_t status =
       cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream));
   if (status != CUBLAS_STATUS_SUCCESS) {
-    rt->recordError(kStatusBlasFailure, g.entry,
-                    blasFailure("cublasSetStream", status));
-    return rt->status();
+    rt.recordError(kStatusBlasFailure, g.entry,
+                   blasFailure("cublasSetStream", status));
+    return rt.status();
   }
   cudaDataType_t type = dataType(g.dtype);
   // Mixed forms: 16-bit A and B into an f32 C (the lowering's accumulator).
@@ -173,12 +115,17 @@ int32_t gemm(const GemmArgs &g, const char *node) {
         g.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   }
   if (status != CUBLAS_STATUS_SUCCESS) {
-    rt->recordError(kStatusBlasFailure, g.entry, blasFailure(call, status),
-                    ", m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
-                        " k=" + std::to_string(g.k));
-    return rt->status();
+    rt.recordError(kStatusBlasFailure, g.entry, blasFailure(call, status),
+                   ", m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
+                       " k=" + std::to_string(g.k));
+    return rt.status();
   }
   return kStatusOk;
+}
+
+int32_t gemm(const GemmArgs &g, const char *node) {
+  GlobalLock rt;
+  return runGemm(*rt, g, node, cublasGemm);
 }
 
 } // namespace

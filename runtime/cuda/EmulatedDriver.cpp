@@ -1131,5 +1131,26 @@ void synchronizeAll() {
   d.hostSaw(clock);
 }
 
+CUresult submitLibraryCall(CUstream handle, const std::string &kind,
+                           const std::vector<LibraryRange> &ranges,
+                           std::function<void(unsigned workers)> work) {
+  Device &d = device();
+  Lock lock(d.mutex);
+  Stream *s = d.stream(handle);
+  if (!s)
+    return badStream(d, handle, kind.c_str());
+  std::string what = d.label(kind, s);
+  std::vector<Touch> touches;
+  for (const LibraryRange &r : ranges)
+    if (CUresult result = d.resolve(r.ptr, r.bytes, true, r.role, what, r.read,
+                                    r.write, touches))
+      return result;
+  ++d.counters.library_calls;
+  unsigned workers = d.blockWorkers;
+  d.submit(s, what, std::move(touches),
+           [work = std::move(work), workers] { work(workers); });
+  return CUDA_SUCCESS;
+}
+
 } // namespace emu
 } // namespace joint::cuda

@@ -21,6 +21,9 @@
 #include "joint_cuda_emulator.h"
 
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
 
 namespace joint::cuda {
 
@@ -41,6 +44,26 @@ void resetPeak();
 void declareAccess(const void *ptr, uint64_t bytes, int mode);
 /// Host wait for every stream; joins the host's clock with all of them.
 void synchronizeAll();
+
+/// One byte range [ptr, ptr + bytes) of a library call's operand `role`
+/// ("operand A"), read and/or written.
+struct LibraryRange {
+  const void *ptr;
+  uint64_t bytes;
+  bool read, write;
+  const char *role;
+};
+
+/// Enqueues a library call (a CPU reference of a cuBLAS/cuDNN shim) on
+/// `stream` as the operation `kind` ("cuBLAS GEMM"), for the current node:
+/// every range must lie inside one device allocation (else the call is
+/// refused with CUDA_ERROR_INVALID_VALUE naming the role), the ranges go to
+/// the race checker like a copy's, `library_calls` counts it, and
+/// `work(workers)` runs on the stream's worker in stream order, with up to
+/// `workers` host threads (JOINT_EMU_BLOCK_WORKERS) to share out.
+CUresult submitLibraryCall(CUstream stream, const std::string &kind,
+                           const std::vector<LibraryRange> &ranges,
+                           std::function<void(unsigned workers)> work);
 
 } // namespace emu
 } // namespace joint::cuda

@@ -79,6 +79,8 @@ typedef struct JointEmuStats {
   uint64_t use_after_frees;
   uint64_t errors;           /* calls refused (bad range, double free, ...) */
   uint64_t tracked_accesses; /* accesses the race checker keeps now */
+  uint64_t library_calls;    /* cuBLAS GEMM and cuDNN SDPA shim calls run by
+                                their CPU references */
 } JointEmuStats;
 
 /* 1 when this process runs on the emulated device (JOINT_CUDA_DEVICE=

@@ -1,8 +1,9 @@
 //===- EmulatedCApiTest.cpp - The C ABI on the emulated device --*- C++ -*-===//
 //
-// Runs a tiny offload/reload round trip, one kernel and one race (an offload
-// without its wait) through the C ABI of libjoint_cuda_runtime.so (mgpu*,
-// joint_ao_*, joint_emu_*) as the lowered step would, for lit to run with
+// Runs a tiny offload/reload round trip, one kernel, one race (an offload
+// without its wait) and the library shims' CPU references through the C ABI of
+// libjoint_cuda_runtime.so (mgpu*, joint_ao_*, joint_cublas_*, joint_cudnn_*,
+// joint_emu_*) as the lowered step would, for lit to run with
 // JOINT_CUDA_DEVICE=emulated and the libcuda stub loaded: any call that
 // reached libcuda would fail with CUDA_ERROR_STUB_LIBRARY, so a zero status
 // proves the emulated path never calls the driver. Prints values and
@@ -128,13 +129,53 @@ int main() {
               (unsigned long long)es.live_bytes,
               (unsigned long long)es.kernel_launches,
               (unsigned long long)es.copies, (unsigned long long)es.races);
-  // Library shims have no emulation yet: they refuse without libcuda.
-  float c = 0;
-  joint_cublas_gemm("mm_2", JOINT_DTYPE_F32, 0, 0, 1, 1, 1, 1.0f, &c, 1, &c, 1,
-                    0.0f, &c, 1);
-  std::printf("gemm: status %d %s\n", joint_runtime_status(),
-              joint_runtime_last_error());
+  // The library shims run their CPU references on the emulated device:
+  // a bf16 GEMM [1, 2] x [2, 2] into f32 and a bf16 SDPA of one query on
+  // one key (its output is the value row), without libcuda.
+  std::vector<uint16_t> ab = {0x3f80, 0x4000, 0x3f80, 0x4040, 0x4080, 0x40a0};
+  auto *dab = static_cast<uint16_t *>(mgpuMemAlloc(12, stream, false));
+  auto *dc = static_cast<float *>(mgpuMemAlloc(8, stream, false));
+  mgpuMemcpy(dab, ab.data(), 12, stream);
+  joint_cublas_gemm("mm_2", JOINT_DTYPE_BF16_F32, 0, 0, 1, 2, 2, 1.0f, dab, 2,
+                    dab + 2, 2, 0.0f, dc, 2);
+  float c[2] = {0, 0};
+  mgpuMemcpy(c, dc, 8, stream);
+  mgpuStreamSynchronize(stream);
+  std::printf("gemm: status %d %s, c %g %g\n", joint_runtime_status(),
+              joint_runtime_last_error(), c[0], c[1]);
+  bad += joint_runtime_status() != 0 || c[0] != 9.0f || c[1] != 13.0f;
   joint_runtime_clear_error();
+  std::vector<uint16_t> qkv(24, 0x3f80); // q, k, v: 8 ones each
+  for (int d = 0; d < 8; ++d)
+    qkv[16 + d] = uint16_t(0x4000 + 0x10 * d); // v = 2, 2.25, ..., 3.75
+  auto *dqkv = static_cast<uint16_t *>(mgpuMemAlloc(48, stream, false));
+  auto *dout = static_cast<uint16_t *>(mgpuMemAlloc(16, stream, false));
+  auto *dstats = static_cast<float *>(mgpuMemAlloc(4, stream, false));
+  mgpuMemcpy(dqkv, qkv.data(), 48, stream);
+  int64_t strides[4] = {8, 8, 8, 1};
+  joint_cudnn_sdpa_forward("sdpa_3", JOINT_DTYPE_BF16, 1, 1, 1, 1, 1, 8, 0.5f,
+                           1, dqkv, strides, dqkv + 8, strides, dqkv + 16,
+                           strides, dout, strides, dstats, nullptr, nullptr,
+                           nullptr);
+  std::vector<uint16_t> out(8);
+  float lse = 0;
+  mgpuMemcpy(out.data(), dout, 16, stream);
+  mgpuMemcpy(&lse, dstats, 4, stream);
+  mgpuStreamSynchronize(stream);
+  std::printf("sdpa: status %d %s, out", joint_runtime_status(),
+              joint_runtime_last_error());
+  for (uint16_t h : out)
+    std::printf(" %04x", h);
+  std::printf(", lse %g\n", lse);
+  bad += joint_runtime_status() != 0 ||
+         out != std::vector<uint16_t>(qkv.begin() + 16, qkv.end());
+  joint_runtime_clear_error();
+  for (void *p : {static_cast<void *>(dab), static_cast<void *>(dc),
+                  static_cast<void *>(dqkv), static_cast<void *>(dout),
+                  static_cast<void *>(dstats)})
+    mgpuMemFree(p, stream);
+  joint_emu_get_stats(&es);
+  std::printf("library calls %llu\n", (unsigned long long)es.library_calls);
   std::printf("shutdown status %d\n", joint_runtime_shutdown());
   bad += wrong != 0;
   std::printf("%s\n", bad ? "FAILED" : "PASSED");

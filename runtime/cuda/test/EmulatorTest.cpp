@@ -5,18 +5,21 @@
 // joint_cuda_emulator.h lays it out), prints statuses, errors and values for
 // FileCheck, checks numbers itself, and exits non-zero on any failed
 // expectation. Cases: memory, streams, kernels, race-offload, race-free,
-// use-after-free, declared, history.
+// use-after-free, declared, history, gemm, sdpa, library-race.
 //
 //===----------------------------------------------------------------------===//
 
 #include "EmulatedDriver.h"
+#include "Libraries.h"
 #include "Runtime.h"
+#include "joint_cuda_runtime.h"
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <string>
@@ -613,19 +616,614 @@ void history() {
   EXPECT_EQ(rt.shutdown(), 0);
 }
 
+//===----------------------------------------------------------------------===//
+// Library calls (CPU references of the cuBLAS GEMM and cuDNN SDPA shims)
+//===----------------------------------------------------------------------===//
+
+uint16_t toBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  bits += 0x7fffu + ((bits >> 16) & 1);
+  return uint16_t(bits >> 16);
+}
+
+float fromBf16(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// f16 <-> float for normal numbers and zero (the tests stay in range).
+uint16_t toF16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  uint16_t sign = uint16_t((bits >> 16) & 0x8000);
+  if ((bits & 0x7fffffffu) == 0)
+    return sign;
+  int exp = int((bits >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = bits & 0x7fffff;
+  uint32_t half = (uint32_t(exp) << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half;
+  return sign | uint16_t(half);
+}
+
+float fromF16(uint16_t h) {
+  if ((h & 0x7fff) == 0)
+    return (h & 0x8000) ? -0.0f : 0.0f;
+  uint32_t bits = uint32_t(h & 0x8000) << 16 |
+                  (((h >> 10) & 0x1f) + 127 - 15) << 23 | (h & 0x3ff) << 13;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// Device copy of `host`, uploaded on the compute stream; waits for the
+/// copy, so `host` may go away.
+template <typename T>
+T *upload(Runtime &rt, const std::vector<T> &host) {
+  auto *p =
+      static_cast<T *>(rt.memAlloc(host.size() * sizeof(T), nullptr, false));
+  rt.memcpy(p, host.data(), host.size() * sizeof(T), nullptr);
+  EXPECT_EQ(rt.synchronize(), 0);
+  return p;
+}
+
+template <typename T>
+std::vector<T> download(Runtime &rt, const T *p, size_t n) {
+  std::vector<T> host(n);
+  rt.memcpy(host.data(), p, n * sizeof(T), nullptr);
+  EXPECT_EQ(rt.synchronize(), 0);
+  return host;
+}
+
+/// One GEMM on the emulated device against a naive double reference.
+/// Storage values come from the index (small integers, exact in f32 sums);
+/// `c0` empty leaves C fresh (the NaN poison: beta = 0 must not read it).
+struct GemmCase {
+  const char *label;
+  GemmArgs g;
+  std::function<float(int64_t)> a, b, c0;
+};
+
+int64_t spanOf(int64_t batch, int64_t stride, int64_t rows, int64_t ld,
+               int64_t cols) {
+  return (batch - 1) * stride + (rows - 1) * ld + cols;
+}
+
+/// Runs `gc` (f32 operands) and prints C's storage (or, unless
+/// `printValues`, how many values matched).
+void runF32Gemm(Runtime &rt, GemmCase gc, const char *node,
+                bool printValues = true) {
+  GemmArgs &g = gc.g;
+  int64_t sizeA = spanOf(g.batch, g.strideA, g.transA ? g.k : g.m, g.lda,
+                         g.transA ? g.m : g.k);
+  int64_t sizeB = spanOf(g.batch, g.strideB, g.transB ? g.n : g.k, g.ldb,
+                         g.transB ? g.k : g.n);
+  int64_t sizeC = spanOf(g.batch, g.strideC, g.m, g.ldc, g.n);
+  std::vector<float> a(sizeA), b(sizeB), c(sizeC);
+  for (int64_t i = 0; i < sizeA; ++i)
+    a[i] = gc.a(i);
+  for (int64_t i = 0; i < sizeB; ++i)
+    b[i] = gc.b(i);
+  for (int64_t i = 0; i < sizeC; ++i)
+    c[i] = gc.c0 ? gc.c0(i) : std::nanf("");
+  float *da = upload(rt, a), *db = upload(rt, b);
+  float *dc = gc.c0 ? upload(rt, c)
+                    : static_cast<float *>(
+                          rt.memAlloc(sizeC * sizeof(float), nullptr, false));
+  // Reference: C = alpha op(A) op(B) + beta C in double, elsewhere as before.
+  std::vector<double> want(c.begin(), c.end());
+  for (int64_t bt = 0; bt < g.batch; ++bt)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        double sum = 0;
+        for (int64_t p = 0; p < g.k; ++p)
+          sum += double(a[bt * g.strideA +
+                          (g.transA ? p * g.lda + i : i * g.lda + p)]) *
+                 b[bt * g.strideB + (g.transB ? j * g.ldb + p : p * g.ldb + j)];
+        int64_t at = bt * g.strideC + i * g.ldc + j;
+        want[at] = g.alpha * sum + (g.beta != 0 ? g.beta * double(c[at]) : 0);
+      }
+  g.a = da;
+  g.b = db;
+  g.c = dc;
+  int32_t status = runGemm(rt, g, node, nullptr);
+  std::vector<float> got = download(rt, dc, sizeC);
+  std::cout << gc.label << ": status " << status << ":";
+  int wrong = 0;
+  for (int64_t i = 0; i < sizeC; ++i) {
+    if (printValues)
+      std::cout << " " << got[i];
+    // NaN stays NaN outside C's rows (a padded ldc).
+    wrong += !(got[i] == float(want[i]) ||
+               (std::isnan(got[i]) && std::isnan(want[i])));
+  }
+  if (!printValues)
+    std::cout << " " << sizeC - wrong << " of " << sizeC << " as the reference";
+  std::cout << "\n";
+  EXPECT_EQ(wrong, 0);
+  rt.memFree(da, nullptr);
+  rt.memFree(db, nullptr);
+  rt.memFree(dc, nullptr);
+}
+
+/// 1 x 4 times 4 x 4 in a 16-bit format: sums that show f32 accumulation
+/// (col 0: 1 + 2u with u half an ulp), ties to even (cols 1, 2) and an
+/// exact sum (col 3), rounded once on store; `u` is half an ulp of 1.
+void runHalfGemm(Runtime &rt, const char *label, int32_t dtype, bool bf16,
+                 bool intoF32) {
+  float u = bf16 ? 1.0f / 256 : 1.0f / 2048;
+  auto enc = [&](float f) { return bf16 ? toBf16(f) : toF16(f); };
+  auto dec = [&](uint16_t h) { return bf16 ? fromBf16(h) : fromF16(h); };
+  std::vector<uint16_t> a = {enc(1), enc(2 * u), enc(u), enc(u)};
+  float bv[16] = {1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1};
+  std::vector<uint16_t> b(16);
+  for (int i = 0; i < 16; ++i)
+    b[i] = enc(bv[i]);
+  uint16_t *da = upload(rt, a), *db = upload(rt, b);
+  void *dc = rt.memAlloc(intoF32 ? 16 : 8, nullptr, false);
+  GemmArgs g{"joint_cublas_gemm",
+             dtype,
+             false,
+             false,
+             1,
+             4,
+             4,
+             da,
+             db,
+             dc,
+             4,
+             4,
+             4,
+             1.0f,
+             0.0f};
+  int32_t status = runGemm(rt, g, "mm_half", nullptr);
+  std::cout << label << ": status " << status << ":" << std::setprecision(10);
+  if (intoF32) {
+    for (float f : download(rt, static_cast<float *>(dc), 4))
+      std::cout << " " << f;
+  } else {
+    for (uint16_t h : download(rt, static_cast<uint16_t *>(dc), 4))
+      std::cout << " " << dec(h);
+  }
+  std::cout << std::setprecision(6) << "\n";
+  rt.memFree(da, nullptr);
+  rt.memFree(db, nullptr);
+  rt.memFree(dc, nullptr);
+}
+
+void gemm() {
+  Runtime rt(emulatedDriver());
+  auto small = [](int64_t i) { return float(i % 7) - 3; };
+  auto other = [](int64_t i) { return float(i % 5) - 2; };
+  auto third = [](int64_t i) { return float(i % 3); };
+  // C[2, 3] = A[2, 4] B[4, 3], C fresh (poison): beta = 0 must not read it.
+  runF32Gemm(rt,
+             {"plain",
+              {"joint_cublas_gemm", JOINT_DTYPE_F32, false, false, 2, 3, 4,
+               nullptr, nullptr, nullptr, 4, 3, 3, 1.0f, 0.0f},
+              small,
+              other,
+              nullptr},
+             "mm_1");
+  // Both transposed, padded rows (lda 3 for m 2, ldb 6 for k 4, ldc 4 for
+  // n 3: the pad column keeps its value), alpha 0.5, beta 2.
+  runF32Gemm(rt,
+             {"transposed",
+              {"joint_cublas_gemm", JOINT_DTYPE_F32, true, true, 2, 3, 4,
+               nullptr, nullptr, nullptr, 3, 6, 4, 0.5f, 2.0f},
+              small,
+              other,
+              third},
+             "mm_2");
+  // Three batches with gaps between A's matrices, one B for all (stride
+  // 0), C's batches 7 apart (one pad element each), beta 1.
+  runF32Gemm(
+      rt,
+      {"batched",
+       {"joint_cublas_gemm_strided_batched", JOINT_DTYPE_F32, false, true, 2, 3,
+        2, nullptr, nullptr, nullptr, 2, 2, 3, 1.0f, 1.0f, 5, 0, 7, 3},
+       small,
+       other,
+       third},
+      "bmm_3");
+  // k = 0: C = beta C, A and B unread.
+  runF32Gemm(rt,
+             {"k=0",
+              {"joint_cublas_gemm", JOINT_DTYPE_F32, false, false, 2, 2, 0,
+               nullptr, nullptr, nullptr, 1, 2, 2, 1.0f, 3.0f},
+              small,
+              other,
+              third},
+             "mm_4");
+  runHalfGemm(rt, "bf16", JOINT_DTYPE_BF16, true, false);
+  runHalfGemm(rt, "bf16 into f32", JOINT_DTYPE_BF16_F32, true, true);
+  runHalfGemm(rt, "f16", JOINT_DTYPE_F16, false, false);
+  runHalfGemm(rt, "f16 into f32", JOINT_DTYPE_F16_F32, false, true);
+  // Rows and batches shared out to the block workers: 64 batches, then 97
+  // rows, against the reference.
+  runF32Gemm(
+      rt,
+      {"many batches",
+       {"joint_cublas_gemm_strided_batched", JOINT_DTYPE_F32, false, false, 3,
+        5, 4, nullptr, nullptr, nullptr, 4, 5, 5, 1.0f, 0.0f, 12, 20, 15, 64},
+       small,
+       other,
+       nullptr},
+      "bmm_5", false);
+  runF32Gemm(rt,
+             {"many rows",
+              {"joint_cublas_gemm", JOINT_DTYPE_F32, false, true, 97, 33, 17,
+               nullptr, nullptr, nullptr, 17, 17, 33, 1.0f, 0.0f},
+              small,
+              other,
+              nullptr},
+             "mm_6", false);
+  JointEmuStats s = emu::stats();
+  std::cout << "library calls " << s.library_calls << " races " << s.races
+            << " errors " << s.errors << "\n";
+
+  // Argument checks come first, with the real shims' messages.
+  float *buf = static_cast<float *>(rt.memAlloc(64, nullptr, false));
+  rt.setNode("alloc_c");
+  float *shortC = static_cast<float *>(rt.memAlloc(16, nullptr, false));
+  auto call = [&](const char *label, GemmArgs g) {
+    runGemm(rt, g, "mm_bad", nullptr);
+    report(rt, label);
+  };
+  call("bad dtype", {"joint_cublas_gemm", 7, false, false, 2, 3, 4, buf, buf,
+                     buf, 4, 3, 3, 1.0f, 0.0f});
+  call("short lda", {"joint_cublas_gemm", JOINT_DTYPE_F32, false, false, 2, 3,
+                     4, buf, buf, buf, 3, 3, 3, 1.0f, 0.0f});
+  call("short ldb transposed",
+       {"joint_cublas_gemm", JOINT_DTYPE_F32, false, true, 2, 3, 4, buf, buf,
+        buf, 4, 3, 3, 1.0f, 0.0f});
+  call("negative",
+       {"joint_cublas_gemm_strided_batched", JOINT_DTYPE_F32, false, false, -1,
+        3, 4, buf, buf, buf, 4, 3, 3, 1.0f, 0.0f, 0, 0, 0, 2});
+  call("null", {"joint_cublas_gemm", JOINT_DTYPE_F32, false, false, 2, 3, 4,
+                nullptr, buf, buf, 4, 3, 3, 1.0f, 0.0f});
+  call("empty", {"joint_cublas_gemm", JOINT_DTYPE_F32, false, false, 0, 3, 4,
+                 nullptr, nullptr, nullptr, 4, 3, 3, 1.0f, 0.0f});
+  // The emulator checks what a GPU would fault on: C past its allocation.
+  call("past the end", {"joint_cublas_gemm", JOINT_DTYPE_F32, false, false, 2,
+                        3, 4, buf, buf, shortC, 4, 3, 3, 1.0f, 0.0f});
+  EXPECT_EQ(emu::stats().library_calls, s.library_calls);
+  rt.memFree(buf, nullptr);
+  rt.memFree(shortC, nullptr);
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
+/// A GEMM reads a buffer that a copy on the transfer stream writes: without
+/// an event the race checker names both; with the event wait it is clean.
+void libraryRace() {
+  Runtime rt(emulatedDriver());
+  CUstream compute = rt.computeStream(), transfer = rt.transferStream();
+  rt.setNode("a_1");
+  float *a = static_cast<float *>(rt.memAlloc(32, compute, false));
+  rt.setNode("c_2");
+  float *c = static_cast<float *>(rt.memAlloc(16, compute, false));
+  std::vector<float> host(8, 1.0f);
+  float *b = upload(rt, std::vector<float>{1, 2, 3, 4});
+  EXPECT_EQ(rt.synchronize(), 0);
+  rt.setNode("load_3");
+  rt.memcpy(a, host.data(), 32, transfer);
+  GemmArgs g{"joint_cublas_gemm",
+             JOINT_DTYPE_F32,
+             false,
+             false,
+             2,
+             2,
+             2,
+             a,
+             b,
+             c,
+             2,
+             2,
+             2,
+             1.0f,
+             0.0f};
+  runGemm(rt, g, "mm_4", nullptr);
+  report(rt, "without event");
+  EXPECT_EQ(emu::stats().races, 1u);
+  EXPECT_EQ(rt.synchronize(), 0);
+
+  rt.setNode("load_5");
+  rt.memcpy(a, host.data(), 32, transfer);
+  CUevent done = rt.eventCreate();
+  rt.eventRecord(done, transfer);
+  rt.streamWaitEvent(compute, done);
+  runGemm(rt, g, "mm_6", nullptr);
+  report(rt, "with event");
+  std::vector<float> got = download(rt, c, 4);
+  std::cout << "c " << got[0] << " " << got[1] << " " << got[2] << " " << got[3]
+            << "\n";
+  EXPECT_EQ(got[0], 4.0f);
+  EXPECT_EQ(got[3], 6.0f);
+  EXPECT_EQ(emu::stats().races, 1u);
+  // The GEMM writes C on the compute stream; reading it on the transfer
+  // stream without an event races too.
+  runGemm(rt, g, "mm_7", nullptr);
+  rt.setNode("store_8");
+  rt.memcpy(host.data(), c, 16, transfer);
+  report(rt, "read C without event");
+  EXPECT_EQ(rt.synchronize(), 0);
+  rt.eventDestroy(done);
+  rt.memFree(a, compute);
+  rt.memFree(b, compute);
+  rt.memFree(c, compute);
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
+/// Naive double SDPA: forward O and logsumexp, backward dQ dK dV, for
+/// contiguous [B, H, L, D] operands, GQA, causal (top-left), bias [1, H,
+/// L, S] broadcast over the batch; probabilities and their gradients
+/// rounded to f16 where they enter a matmul (flash attention).
+struct SdpaReference {
+  static double round16(double x) { return fromF16(toF16(float(x))); }
+
+  int64_t B, H, Hkv, L, S, D;
+  double scale;
+  bool causal;
+  std::vector<double> q, k, v, bias, dO;
+  std::vector<double> o, lse, dq, dk, dv;
+
+  int64_t qi(int64_t b, int64_t h, int64_t i, int64_t d) const {
+    return ((b * H + h) * L + i) * D + d;
+  }
+  int64_t ki(int64_t b, int64_t h, int64_t j, int64_t d) const {
+    return ((b * Hkv + h) * S + j) * D + d;
+  }
+
+  void run() {
+    o.assign(q.size(), 0);
+    dq.assign(q.size(), 0);
+    dk.assign(k.size(), 0);
+    dv.assign(v.size(), 0);
+    lse.assign(B * H * L, 0);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t i = 0; i < L; ++i) {
+          int64_t g = h / (H / Hkv);
+          std::vector<double> s(S), p(S);
+          double max = -INFINITY;
+          for (int64_t j = 0; j < S; ++j) {
+            double dot = 0;
+            for (int64_t d = 0; d < D; ++d)
+              dot += q[qi(b, h, i, d)] * k[ki(b, g, j, d)];
+            s[j] = (causal && j > i) ? -INFINITY
+                                     : scale * dot + bias[(h * L + i) * S + j];
+            max = std::max(max, s[j]);
+          }
+          double sum = 0;
+          for (int64_t j = 0; j < S; ++j)
+            sum += std::exp(s[j] - max);
+          lse[(b * H + h) * L + i] = max + std::log(sum);
+          for (int64_t j = 0; j < S; ++j)
+            p[j] = std::exp(s[j] - max) / sum;
+          // The P v GEMM takes round(exp(s - max)) (flash attention).
+          for (int64_t d = 0; d < D; ++d)
+            for (int64_t j = 0; j < S; ++j)
+              o[qi(b, h, i, d)] +=
+                  round16(std::exp(s[j] - max)) * v[ki(b, g, j, d)] / sum;
+          // Backward through softmax; rowsum(P dP) = rowsum(dO o), with o
+          // as the forward stored it (rounded to f16), as cuDNN reads it.
+          std::vector<double> dp(S);
+          double rowsum = 0;
+          for (int64_t j = 0; j < S; ++j)
+            for (int64_t d = 0; d < D; ++d)
+              dp[j] += dO[qi(b, h, i, d)] * v[ki(b, g, j, d)];
+          for (int64_t d = 0; d < D; ++d)
+            rowsum += dO[qi(b, h, i, d)] *
+                      double(fromF16(toF16(float(o[qi(b, h, i, d)]))));
+          // round(dS) and round(P) feed the gradient GEMMs.
+          for (int64_t j = 0; j < S; ++j) {
+            double ds = round16(p[j] * (dp[j] - rowsum));
+            for (int64_t d = 0; d < D; ++d) {
+              dq[qi(b, h, i, d)] += scale * ds * k[ki(b, g, j, d)];
+              dk[ki(b, g, j, d)] += scale * ds * q[qi(b, h, i, d)];
+              dv[ki(b, g, j, d)] += round16(p[j]) * dO[qi(b, h, i, d)];
+            }
+          }
+        }
+  }
+};
+
+/// Largest |got - want| in units of f16's spacing at |want| (2^-10
+/// relative), at least 2^-20 (f32 accumulation noise of sums that cancel).
+double ulpError(const std::vector<uint16_t> &got,
+                const std::vector<double> &want) {
+  double worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double spacing = std::max(
+        std::ldexp(1.0, std::ilogb(std::max(std::abs(want[i]), 1e-30)) - 10),
+        std::ldexp(1.0, -20));
+    worst = std::max(worst, std::abs(fromF16(got[i]) - want[i]) / spacing);
+  }
+  return worst;
+}
+
+void sdpa() {
+  Runtime rt(emulatedDriver());
+  const int64_t B = 2, H = 4, Hkv = 2, L = 3, S = 5, D = 8;
+  SdpaReference ref{B, H, Hkv, L, S, D, 0.25, true};
+  // Small dyadic values, exact in f16.
+  auto value = [](int64_t i, int64_t m, int64_t a) {
+    return double((i * a) % m) / 8 - double(m / 2) / 8;
+  };
+  auto fill = [&](std::vector<double> &x, int64_t n, int64_t m, int64_t a) {
+    x.resize(n);
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = value(i, m, a);
+  };
+  fill(ref.q, B * H * L * D, 11, 7);
+  fill(ref.k, B * Hkv * S * D, 13, 5);
+  fill(ref.v, B * Hkv * S * D, 9, 4);
+  fill(ref.bias, H * L * S, 5, 3);
+  fill(ref.dO, B * H * L * D, 7, 3);
+  ref.run();
+  auto f16 = [](const std::vector<double> &x) {
+    std::vector<uint16_t> h(x.size());
+    for (size_t i = 0; i < x.size(); ++i)
+      h[i] = toF16(float(x[i]));
+    return h;
+  };
+  uint16_t *q = upload(rt, f16(ref.q)), *k = upload(rt, f16(ref.k)),
+           *v = upload(rt, f16(ref.v)), *bias = upload(rt, f16(ref.bias)),
+           *dO = upload(rt, f16(ref.dO));
+  auto alloc16 = [&](int64_t n) {
+    return static_cast<uint16_t *>(rt.memAlloc(n * 2, nullptr, false));
+  };
+  uint16_t *o = alloc16(B * H * L * D), *o2 = alloc16(B * H * L * D),
+           *dq = alloc16(B * H * L * D), *dk = alloc16(B * Hkv * S * D),
+           *dv = alloc16(B * Hkv * S * D);
+  auto *stats =
+      static_cast<float *>(rt.memAlloc(B * H * L * 4, nullptr, false));
+  int64_t qs[4] = {H * L * D, L * D, D, 1}, kvs[4] = {Hkv * S * D, S * D, D, 1};
+  int64_t biasDims[4] = {1, H, L, S}, biasStrides[4] = {H * L * S, L * S, S, 1};
+  SdpaArgs fa{"joint_cudnn_sdpa_forward",
+              JOINT_DTYPE_F16,
+              B,
+              H,
+              Hkv,
+              L,
+              S,
+              D,
+              {qs, kvs, kvs, qs},
+              0.25f,
+              true,
+              biasDims,
+              biasStrides};
+  SdpaBuffers fb;
+  fb.q = q;
+  fb.k = k;
+  fb.v = v;
+  fb.o = o;
+  fb.stats = stats;
+  fb.bias = bias;
+  report(rt, "uploads");
+  int32_t status = runSdpa(rt, fa, fb, false, "sdpa_1", nullptr);
+  std::cout << "forward: status " << status << "\n";
+  // Without statistics (torch's math variant): the same output.
+  SdpaBuffers noStats = fb;
+  noStats.o = o2;
+  noStats.stats = nullptr;
+  runSdpa(rt, fa, noStats, false, "sdpa_2", nullptr);
+  SdpaArgs ba{"joint_cudnn_sdpa_backward",
+              JOINT_DTYPE_F16,
+              B,
+              H,
+              Hkv,
+              L,
+              S,
+              D,
+              {qs, kvs, kvs, qs, qs, qs, kvs, kvs},
+              0.25f,
+              true,
+              biasDims,
+              biasStrides};
+  SdpaBuffers bb = fb;
+  bb.dO = dO;
+  bb.dQ = dq;
+  bb.dK = dk;
+  bb.dV = dv;
+  status = runSdpa(rt, ba, bb, true, "sdpa_1_bwd", nullptr);
+  std::cout << "backward: status " << status << "\n";
+  std::vector<uint16_t> gotO = download(rt, o, B * H * L * D),
+                        gotO2 = download(rt, o2, B * H * L * D),
+                        gotDq = download(rt, dq, B * H * L * D),
+                        gotDk = download(rt, dk, B * Hkv * S * D),
+                        gotDv = download(rt, dv, B * Hkv * S * D);
+  std::vector<float> gotLse = download(rt, stats, B * H * L);
+  // Row 0 sees key 0 only (causal, top-left): O = v0 and the statistic is
+  // the one score, exactly.
+  std::cout << std::setprecision(10) << "o[0,1,0,:4]";
+  for (int d = 0; d < 4; ++d)
+    std::cout << " " << fromF16(gotO[ref.qi(0, 1, 0, d)]);
+  std::cout << " v[0,0,0,:4]";
+  for (int d = 0; d < 4; ++d)
+    std::cout << " " << ref.v[ref.ki(0, 0, 0, d)];
+  std::cout << "\nlse[0,1,0] " << gotLse[L] << " want " << ref.lse[L] << "\n";
+  std::cout << std::setprecision(6);
+  double lseErr = 0;
+  for (size_t i = 0; i < gotLse.size(); ++i)
+    lseErr = std::max(lseErr, std::abs(gotLse[i] - ref.lse[i]));
+  // f32 accumulation: within one f16 rounding of the double reference.
+  std::cout << "o within 1 ulp: " << (ulpError(gotO, ref.o) <= 1 ? "yes" : "no")
+            << ", same without stats: " << (gotO == gotO2 ? "yes" : "no")
+            << ", lse within 1e-5: " << (lseErr <= 1e-5 ? "yes" : "no") << "\n";
+  std::cout << "dq within 1 ulp: "
+            << (ulpError(gotDq, ref.dq) <= 1 ? "yes" : "no")
+            << ", dk: " << (ulpError(gotDk, ref.dk) <= 1 ? "yes" : "no")
+            << ", dv: " << (ulpError(gotDv, ref.dv) <= 1 ? "yes" : "no")
+            << "\n";
+  EXPECT_TRUE(ulpError(gotO, ref.o) <= 1 && gotO == gotO2 && lseErr <= 1e-5);
+  EXPECT_TRUE(ulpError(gotDq, ref.dq) <= 1 && ulpError(gotDk, ref.dk) <= 1 &&
+              ulpError(gotDv, ref.dv) <= 1);
+  // Keys after the last query of every row (4 > 2) get no gradient.
+  bool zero = true;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t g = 0; g < Hkv; ++g)
+      for (int64_t d = 0; d < D; ++d)
+        zero &= fromF16(gotDk[ref.ki(b, g, 4, d)]) == 0 &&
+                fromF16(gotDv[ref.ki(b, g, 4, d)]) == 0;
+  std::cout << "masked key has zero gradient: " << (zero ? "yes" : "no")
+            << "\n";
+  EXPECT_TRUE(zero);
+  JointEmuStats s = emu::stats();
+  std::cout << "library calls " << s.library_calls << " races " << s.races
+            << "\n";
+
+  // Argument checks first, with the real shims' messages.
+  SdpaArgs bad = fa;
+  bad.dtype = JOINT_DTYPE_F32;
+  runSdpa(rt, bad, fb, false, "sdpa_bad", nullptr);
+  report(rt, "f32");
+  bad = fa;
+  bad.headsKV = 3;
+  runSdpa(rt, bad, fb, false, "sdpa_bad", nullptr);
+  report(rt, "4 over 3 heads");
+  bad = fa;
+  bad.missing = "k strides";
+  runSdpa(rt, bad, fb, false, "sdpa_bad", nullptr);
+  report(rt, "null k strides");
+  // The emulator: the statistics run past a short allocation.
+  rt.setNode("short_stats");
+  auto *shortStats = static_cast<float *>(rt.memAlloc(16, nullptr, false));
+  SdpaBuffers shortBuffers = fb;
+  shortBuffers.stats = shortStats;
+  runSdpa(rt, fa, shortBuffers, false, "sdpa_3", nullptr);
+  report(rt, "short statistics");
+  EXPECT_EQ(emu::stats().library_calls, s.library_calls);
+  for (void *p : std::initializer_list<void *>{q, k, v, bias, dO, o, o2, dq, dk,
+                                               dv, stats, shortStats})
+    rt.memFree(p, nullptr);
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   std::map<std::string, std::function<void()>> cases = {
-      {"memory", memory},      {"streams", streams},
-      {"kernels", kernels},    {"race-offload", raceOffload},
-      {"race-free", raceFree}, {"use-after-free", useAfterFree},
-      {"declared", declared},  {"history", history},
+      {"memory", memory},
+      {"streams", streams},
+      {"kernels", kernels},
+      {"race-offload", raceOffload},
+      {"race-free", raceFree},
+      {"use-after-free", useAfterFree},
+      {"declared", declared},
+      {"history", history},
+      {"gemm", gemm},
+      {"sdpa", sdpa},
+      {"library-race", libraryRace},
   };
   if (argc != 2 || !cases.count(argv[1])) {
     std::cerr << "usage: joint-cuda-emulator-test "
                  "memory|streams|kernels|race-offload|race-free|"
-                 "use-after-free|declared|history\n";
+                 "use-after-free|declared|history|gemm|sdpa|library-race\n";
     return 2;
   }
   cases[argv[1]]();
