@@ -8,7 +8,9 @@
 // The work itself (copies, memsets, kernels, the poisoning of a free) runs
 // on the stream's worker thread, in stream order, concurrently with other
 // streams. Stream waits block the waiting stream's worker until the event's
-// stream has completed the work enqueued before the record.
+// stream has completed the work enqueued before the record. Every enqueue,
+// record, wait and host synchronisation is also logged, in the same order,
+// for the simulated schedule (EmulatedTrace.h).
 //
 //===----------------------------------------------------------------------===//
 
