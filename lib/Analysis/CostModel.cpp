@@ -399,9 +399,10 @@ std::optional<uint64_t> computeFlops(CallFunctionOp op, bool view,
 }
 
 /// Bytes an op reads and writes in HBM: its distinct tensor operands and its
-/// results (logical elements); 0 for views.
+/// results (logical elements); 0 for views and for size queries (sym_size,
+/// ...), which read a tensor's metadata, not its data.
 uint64_t bytesMoved(CallFunctionOp op, bool view) {
-  if (view)
+  if (view || isInOpSet(OpSet::SizeQuery, op.getTarget()))
     return 0;
   uint64_t bytes = 0;
   llvm::SmallDenseSet<Value, 8> seen;

@@ -235,6 +235,59 @@ class CompiledStep:
             if active:
                 self.emulated = True
                 self.device = "cpu"
+        #: Set by :meth:`trace_schedule`: (link bytes/s, trace path or None).
+        self._schedule: tuple[float, str | None] | None = None
+        #: The simulated schedule of the last traced call (the runtime's
+        #: JointEmuTraceSummary as a dict, seconds), or None.
+        self.schedule: dict[str, float] | None = None
+
+    def trace_schedule(self, node_seconds: dict[str, float],
+                       link_bytes_per_second: float,
+                       path: str | None = None) -> None:
+        """Traces the simulated schedule of the following calls on the
+        emulated device (runtime/cuda/README.md, "Simulated schedule"):
+        each call's step alone (not the staging around it), kernels taking
+        ``node_seconds[node]`` (seconds, split over the node's kernels),
+        copies bytes / ``link_bytes_per_second``. After a call,
+        :attr:`schedule` holds the totals and ``path`` (if given) the
+        Chrome trace JSON. Raises StepError when not emulated."""
+        if not self.emulated:
+            raise StepError(f"{self.library}: the simulated schedule needs "
+                            "the emulated device (JOINT_CUDA_DEVICE=emulated)")
+        lib = self._lib
+        lib.joint_emu_set_node_seconds.argtypes = [ctypes.c_char_p,
+                                                   ctypes.c_double]
+        lib.joint_emu_set_node_seconds.restype = ctypes.c_int32
+        for node, seconds in node_seconds.items():
+            if lib.joint_emu_set_node_seconds(node.encode(),
+                                              float(seconds)) != 0:
+                raise StepError(f"node {node!r}: {seconds!r} is not a "
+                                "cost in seconds (finite, >= 0)")
+        lib.joint_emu_trace_start.argtypes = [ctypes.c_double]
+        lib.joint_emu_trace_start.restype = ctypes.c_int32
+        lib.joint_emu_write_trace.argtypes = [ctypes.c_char_p]
+        lib.joint_emu_write_trace.restype = ctypes.c_int32
+        if not link_bytes_per_second > 0:
+            raise StepError(f"link bandwidth {link_bytes_per_second!r} "
+                            "bytes/s is not a positive number")
+        self._schedule = (float(link_bytes_per_second), path)
+
+    def _schedule_done(self) -> None:
+        """Reads (and writes) the simulated schedule of the traced call."""
+        names = ("step_seconds", "exposed_transfer_seconds", "work_seconds",
+                 "transfer_seconds")
+        counts = ("operations", "uncosted_work")
+
+        class Summary(ctypes.Structure):
+            _fields_ = [(n, ctypes.c_double) for n in names] + \
+                [(n, ctypes.c_uint64) for n in counts]
+
+        summary = Summary()
+        self._lib.joint_emu_trace_summary(ctypes.byref(summary))
+        self.schedule = {n: getattr(summary, n) for n in names + counts}
+        path = self._schedule[1] if self._schedule else None
+        if path and self._lib.joint_emu_write_trace(str(path).encode()) != 0:
+            raise StepError(f"cannot write the trace to {path}")
 
     def __call__(self, args: list[Any]) -> list[torch.Tensor]:
         """Run one step on ``args`` (graph argument order); returns outputs."""
@@ -352,9 +405,13 @@ class CompiledStep:
             ins = (P * max(len(args), 1))(*args)
             ous = (P * max(len(out_ptrs), 1))(*out_ptrs)
             dv = (ctypes.c_int64 * max(len(dims), 1))(*dims)
+            if self._schedule:
+                lib.joint_emu_trace_start(self._schedule[0])
             rc = self._fn(ins, ous, dv)
             self.peak_bytes = int(self._lib.joint_step_peak_bytes())
             sync = lib.joint_runtime_synchronize()
+            if self._schedule:
+                self._schedule_done()
             if rc != 0 or sync != 0:
                 err = lib.joint_runtime_last_error() or b""
                 raise StepError(f"joint_step failed ({rc or sync}): "

@@ -310,3 +310,36 @@ JOINT_EXPORT void joint_emu_declare_access(const void *ptr, uint64_t bytes,
                                            int32_t mode) {
   emu::declareAccess(ptr, bytes, mode);
 }
+
+JOINT_EXPORT int32_t joint_emu_trace_start(double link_bytes_per_second) {
+  if (!joint_emu_active())
+    return -1;
+  return emu::traceStart(link_bytes_per_second) ? 0 : -1;
+}
+
+JOINT_EXPORT int32_t joint_emu_set_node_seconds(const char *node,
+                                                double seconds) {
+  if (!joint_emu_active())
+    return -1;
+  return emu::setNodeSeconds(node, seconds) ? 0 : -1;
+}
+
+JOINT_EXPORT void joint_emu_trace_summary(JointEmuTraceSummary *summary) {
+  *summary = JointEmuTraceSummary();
+  if (joint_emu_active())
+    *summary = emu::traceSummary();
+}
+
+JOINT_EXPORT int32_t joint_emu_write_trace(const char *path) {
+  if (!joint_emu_active()) {
+    std::fprintf(stderr, "joint-cuda-emulator: joint_emu_write_trace: not "
+                         "running on the emulated device\n");
+    return -1;
+  }
+  std::string error;
+  if (emu::writeTrace(path, &error))
+    return 0;
+  std::fprintf(stderr, "joint-cuda-emulator: joint_emu_write_trace: %s\n",
+               error.c_str());
+  return -1;
+}

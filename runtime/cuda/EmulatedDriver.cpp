@@ -8,14 +8,18 @@
 // The work itself (copies, memsets, kernels, the poisoning of a free) runs
 // on the stream's worker thread, in stream order, concurrently with other
 // streams. Stream waits block the waiting stream's worker until the event's
-// stream has completed the work enqueued before the record.
+// stream has completed the work enqueued before the record. Every enqueue,
+// record, wait and host synchronisation is also logged, in the same order,
+// for the simulated schedule (EmulatedTrace.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "EmulatedDriver.h"
+#include "EmulatedTrace.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -144,6 +148,7 @@ struct Event {
   Stream *stream = nullptr; ///< of the latest record; null before any
   uint64_t ticket = 0;      ///< tasks of `stream` the record follows
   Clock clock;
+  uint64_t traceRecord = 0; ///< the latest record in the schedule
 };
 
 struct Module;
@@ -177,6 +182,9 @@ uint64_t envMegabytes(const char *name, uint64_t fallback) {
   return std::strtoull(text, nullptr, 10);
 }
 
+class Device;
+Device &device();
+
 class Device {
 public:
   Device() {
@@ -187,6 +195,7 @@ public:
         envMegabytes("JOINT_EMU_BLOCK_WORKERS", std::min(hw, 4u)));
     blockWorkers = std::max(1u, blockWorkers);
     host.resize(1, 0);
+    startTraceFromEnvironment();
   }
 
   std::mutex mutex;
@@ -204,6 +213,32 @@ public:
   uint64_t nextId = 1;
   uint64_t capacity = 0, quarantineCap = 0;
   unsigned blockWorkers = 1;
+  emu::Schedule schedule;
+  std::string tracePath; ///< JOINT_EMU_TRACE: written at exit
+
+  /// JOINT_EMU_TRACE=path traces from the first driver call and writes the
+  /// trace at exit; JOINT_EMU_LINK_GBPS (default 55) prices copies.
+  void startTraceFromEnvironment() {
+    const char *path = std::getenv("JOINT_EMU_TRACE");
+    if (!path || !*path)
+      return;
+    const char *gbps = std::getenv("JOINT_EMU_LINK_GBPS");
+    double link = gbps && *gbps ? std::strtod(gbps, nullptr) * 1e9 : 55e9;
+    if (!(link > 0) || !std::isfinite(link)) {
+      std::fprintf(stderr,
+                   "joint-cuda-emulator: JOINT_EMU_LINK_GBPS='%s' is not a "
+                   "positive number; not tracing\n",
+                   gbps);
+      return;
+    }
+    tracePath = path;
+    schedule.start(link);
+    std::atexit([] {
+      std::string error;
+      if (!emu::writeTrace(device().tracePath.c_str(), &error))
+        std::fprintf(stderr, "joint-cuda-emulator: %s\n", error.c_str());
+    });
+  }
 
   //===-- Findings (mutex held) -------------------------------------------===//
 
@@ -400,8 +435,12 @@ public:
 
   /// Enqueues `work` on `stream` as the operation `what` touching
   /// `touches`: ticks the clock, checks, counts pending uses.
+  /// `trace` says what the operation costs in the simulated schedule
+  /// (default: its node's work, named by `what`).
   void submit(Stream *stream, const std::string &what,
-              std::vector<Touch> touches, std::function<void()> work) {
+              std::vector<Touch> touches, std::function<void()> work,
+              const emu::TraceOp &trace = {}) {
+    schedule.operation(stream->index, trace, node, what);
     uint64_t epoch = tick(stream);
     check(stream, epoch, what, touches);
     std::vector<Allocation *> used;
@@ -733,6 +772,7 @@ CUresult eStreamSync(CUstream handle) {
       return badStream(d, handle, "cuStreamSynchronize");
     clock = s->clock;
     ticket = s->tickets();
+    d.schedule.hostWaitsStream(s->index);
   }
   s->waitFor(ticket);
   Lock lock(d.mutex);
@@ -752,6 +792,7 @@ CUresult eStreamWait(CUstream handle, CUevent event, unsigned) {
   if (!e->stream)
     return CUDA_SUCCESS; // never recorded: nothing to wait for
   joinInto(s->clock, e->clock);
+  d.schedule.wait(s->index, e->traceRecord);
   Stream *on = e->stream;
   uint64_t ticket = e->ticket;
   s->push([on, ticket] { on->waitFor(ticket); });
@@ -790,6 +831,7 @@ CUresult eEventRecord(CUevent event, CUstream handle) {
   e->stream = s;
   e->ticket = s->tickets();
   e->clock = s->clock;
+  e->traceRecord = d.schedule.record(s->index);
   return CUDA_SUCCESS;
 }
 
@@ -809,6 +851,7 @@ CUresult eEventSync(CUevent event) {
     s = e->stream;
     ticket = e->ticket;
     clock = e->clock;
+    d.schedule.hostWaitsRecord(e->traceRecord);
   }
   s->waitFor(ticket);
   Lock lock(d.mutex);
@@ -842,6 +885,8 @@ CUresult eMemAllocAsync(CUdeviceptr *ptr, size_t bytes, CUstream handle) {
                                                 " bytes failed");
   // Valid from this point of the stream on: an access no event orders
   // after it races with the allocation.
+  d.schedule.operation(s->index, {emu::TraceKind::Memory, "allocation", bytes},
+                       d.node, "");
   uint64_t epoch = d.tick(s);
   a->history.push_back(
       {0, bytes, true, s->index, epoch, d.label("allocation", s)});
@@ -894,6 +939,8 @@ CUresult eMemFreeAsync(CUdeviceptr ptr, CUstream handle) {
     return r;
   // The free writes every byte (the poison) in stream order.
   std::string what = d.label("free", s);
+  d.schedule.operation(s->index, {emu::TraceKind::Memory, "free", a->bytes},
+                       d.node, what);
   uint64_t epoch = d.tick(s);
   d.check(s, epoch, what, {{a, 0, a->bytes, false, true}});
   d.markFreed(a, what);
@@ -938,7 +985,22 @@ CUresult copy(void *dst, const void *src, size_t bytes, CUstream handle,
                              true, touches))
     return r;
   ++d.counters.copies;
-  d.submit(s, what, std::move(touches), [=] { std::memmove(dst, src, bytes); });
+  // Device memory is the emulator's non-pinned allocations: a copy between
+  // two of them is work, one crossing the link takes bytes / bandwidth.
+  auto onDevice = [&](const void *p) {
+    Allocation *a = d.find(p);
+    return a && !a->pinned;
+  };
+  bool fromDevice = onDevice(src), toDevice = onDevice(dst);
+  emu::TraceOp trace{emu::TraceKind::Work, kind, bytes};
+  if (fromDevice != toDevice)
+    trace.kind =
+        fromDevice ? emu::TraceKind::CopyToHost : emu::TraceKind::CopyToDevice;
+  else if (!fromDevice)
+    trace.kind = emu::TraceKind::Memory; // host to host: not device time
+  d.submit(
+      s, what, std::move(touches), [=] { std::memmove(dst, src, bytes); },
+      trace);
   return CUDA_SUCCESS;
 }
 
@@ -1124,6 +1186,7 @@ void synchronizeAll() {
       waits.emplace_back(s.get(), s->tickets());
       joinInto(clock, s->clock);
     }
+    d.schedule.hostWaitsStream(0);
   }
   for (auto &[s, ticket] : waits)
     s->waitFor(ticket);
@@ -1150,6 +1213,55 @@ CUresult submitLibraryCall(CUstream handle, const std::string &kind,
   d.submit(s, what, std::move(touches),
            [work = std::move(work), workers] { work(workers); });
   return CUDA_SUCCESS;
+}
+
+bool traceStart(double linkBytesPerSecond) {
+  if (!(linkBytesPerSecond > 0) || !std::isfinite(linkBytesPerSecond))
+    return false;
+  Device &d = device();
+  Lock lock(d.mutex);
+  d.schedule.start(linkBytesPerSecond);
+  return true;
+}
+
+bool setNodeSeconds(const char *node, double seconds) {
+  if (!node || !(seconds >= 0) || !std::isfinite(seconds))
+    return false;
+  Device &d = device();
+  Lock lock(d.mutex);
+  d.schedule.setNodeSeconds(node, seconds);
+  return true;
+}
+
+JointEmuTraceSummary traceSummary() {
+  Device &d = device();
+  Lock lock(d.mutex);
+  if (!d.schedule.recording())
+    return JointEmuTraceSummary();
+  return d.schedule.summary();
+}
+
+bool writeTrace(const char *path, std::string *error) {
+  std::string text;
+  {
+    Device &d = device();
+    Lock lock(d.mutex);
+    if (!d.schedule.recording()) {
+      *error = "no trace to write: tracing was not started "
+               "(joint_emu_trace_start or JOINT_EMU_TRACE)";
+      return false;
+    }
+    text = d.schedule.json();
+  }
+  std::string where = path ? path : "";
+  FILE *file = where.empty() ? nullptr : std::fopen(where.c_str(), "wb");
+  bool ok =
+      file && std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  if (file && std::fclose(file) != 0)
+    ok = false;
+  if (!ok)
+    *error = "cannot write the trace to '" + where + "'";
+  return ok;
 }
 
 } // namespace emu

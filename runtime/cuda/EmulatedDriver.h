@@ -65,6 +65,18 @@ CUresult submitLibraryCall(CUstream stream, const std::string &kind,
                            const std::vector<LibraryRange> &ranges,
                            std::function<void(unsigned workers)> work);
 
+/// The simulated schedule (EmulatedTrace.h). Starts a traced interval
+/// (host<->device copies at `linkBytesPerSecond`, > 0); false when the
+/// bandwidth is not a positive number.
+bool traceStart(double linkBytesPerSecond);
+/// Sets node `node`'s cost-model seconds (finite, >= 0); false otherwise.
+bool setNodeSeconds(const char *node, double seconds);
+/// The interval's totals; zero when not tracing.
+JointEmuTraceSummary traceSummary();
+/// Writes the interval as Chrome trace JSON to `path`; false with
+/// `*error` set when not tracing or the file cannot be written.
+bool writeTrace(const char *path, std::string *error);
+
 } // namespace emu
 } // namespace joint::cuda
 

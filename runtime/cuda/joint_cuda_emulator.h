@@ -97,6 +97,43 @@ void joint_emu_get_stats(JointEmuStats *stats);
 #define JOINT_EMU_WRITE 2
 void joint_emu_declare_access(const void *ptr, uint64_t bytes, int32_t mode);
 
+/* The simulated schedule (runtime/cuda/README.md, "Simulated schedule"):
+ * what the program enqueues, placed on a simulated clock (never wall
+ * time) in the program's own stream order, events, waits and host
+ * synchronisations. Work (kernels, library calls, memsets, device-to-
+ * device copies) takes its node's cost-model seconds, split evenly over
+ * the node's work in the traced interval; a host<->device copy bytes /
+ * link bandwidth; allocations and frees nothing. Times in seconds from
+ * joint_emu_trace_start. */
+typedef struct JointEmuTraceSummary {
+  double step_seconds; /* end of the last operation, stall or host wait */
+  /* time streams that run work stall on events recorded on other streams
+   * (the compute stream waiting on a transfer) */
+  double exposed_transfer_seconds;
+  double work_seconds;     /* sum of the work's durations */
+  double transfer_seconds; /* sum of the host<->device copies' durations */
+  uint64_t operations;     /* operations traced */
+  uint64_t uncosted_work;  /* work whose node has no cost (took 0 s) */
+} JointEmuTraceSummary;
+
+/* Starts a traced interval (clearing the previous one); host<->device
+ * copies take bytes / `link_bytes_per_second` (joint-memory-report's
+ * link-gbps times 1e9). Returns 0, or -1 (not emulated, or a bandwidth
+ * that is not a positive number). JOINT_EMU_TRACE=path starts one at the
+ * first driver call (JOINT_EMU_LINK_GBPS, default 55) and writes it to
+ * `path` at exit. */
+int32_t joint_emu_trace_start(double link_bytes_per_second);
+/* The cost-model seconds of graph node `node` (as joint_runtime_set_node
+ * and the ao calls name it); kept across intervals. -1 for a null node or
+ * a negative or non-finite time, else 0. */
+int32_t joint_emu_set_node_seconds(const char *node, double seconds);
+/* Zeroes `summary` when not emulated or not tracing. */
+void joint_emu_trace_summary(JointEmuTraceSummary *summary);
+/* Writes the interval as Chrome trace JSON (Perfetto) to `path`; 0, or -1
+ * (not emulated, not tracing, or the file cannot be written: the message
+ * is printed to stderr). */
+int32_t joint_emu_write_trace(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,7 +5,7 @@
 // joint_cuda_emulator.h lays it out), prints statuses, errors and values for
 // FileCheck, checks numbers itself, and exits non-zero on any failed
 // expectation. Cases: memory, streams, kernels, race-offload, race-free,
-// use-after-free, declared, history, gemm, sdpa, library-race.
+// use-after-free, declared, history, gemm, sdpa, library-race, trace.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,13 +17,16 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace joint::cuda;
@@ -1201,6 +1204,88 @@ void sdpa() {
   for (void *p : std::initializer_list<void *>{q, k, v, bias, dO, o, o2, dq, dk,
                                                dv, stats, shortStats})
     rt.memFree(p, nullptr);
+}
+
+/// One step of hand-made work on the simulated clock; returns its trace.
+/// Link: 1 GB/s, so the 1 MB transfers take 1000 us each.
+std::string tracedStep(Runtime &rt, Kernels &k, float *x, float *out,
+                       uint64_t n) {
+  EXPECT_TRUE(emu::traceStart(1e9));
+  rt.setNode("a"); // 2 ms, one kernel: [0, 2000]
+  float one = 1.0f;
+  k.launch("fill", {&x, &n, &one}, 4, 64);
+  // D2H on the transfer stream after the compute stream's event at 2000:
+  // [2000, 3000], overlapping node b.
+  Transfer *t = rt.offload(x, n * 4, "a");
+  rt.setNode("b"); // 0.6 ms over two kernels: [2000, 2300], [2300, 2600]
+  k.launch("read", {&x, &out, &n});
+  k.launch("read", {&x, &out, &n});
+  // The compute stream waits for the copy: a stall [2600, 3000], exposed.
+  rt.wait(t);
+  rt.setNode("c"); // 0.5 ms: [3000, 3500]; it may overwrite x now
+  k.launch("overwrite", {&x, &n, &one}, 4, 64);
+  rt.setNode("u"); // no cost: 0 s, counted as uncosted
+  k.launch("read", {&x, &out, &n});
+  // Reload: a zero-time allocation on compute, H2D after the compute
+  // stream's event at 3500: [3500, 4500].
+  auto *y = static_cast<float *>(rt.reload(t, "a_reload"));
+  rt.setNode("d"); // 0.8 ms: [3500, 4300], then a stall [4300, 4500]
+  k.launch("read", {&x, &out, &n});
+  rt.wait(t);
+  rt.release(t);
+  rt.setNode("e"); // 0.1 ms: [4500, 4600]
+  k.launch("read", {&y, &out, &n});
+  rt.memFree(y, nullptr);
+  EXPECT_EQ(rt.synchronize(), 0);
+  JointEmuTraceSummary s = emu::traceSummary();
+  std::printf("summary: step %.3f us, exposed %.3f us, work %.3f us, "
+              "transfers %.3f us, %llu operations, %llu uncosted\n",
+              s.step_seconds * 1e6, s.exposed_transfer_seconds * 1e6,
+              s.work_seconds * 1e6, s.transfer_seconds * 1e6,
+              (unsigned long long)s.operations,
+              (unsigned long long)s.uncosted_work);
+  std::string error;
+  char name[] = "/tmp/joint-emu-trace-XXXXXX";
+  int fd = mkstemp(name);
+  EXPECT_TRUE(fd >= 0);
+  close(fd);
+  EXPECT_TRUE(emu::writeTrace(name, &error));
+  std::ifstream in(name);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  std::remove(name);
+  return text;
+}
+
+/// The simulated schedule: exact times of kernels (their node's cost split
+/// over the node's kernels), copies (bytes / link bandwidth), waits and
+/// stalls; the same step traced twice gives the same bytes.
+void trace() {
+  Runtime rt(emulatedDriver());
+  Kernels k(rt);
+  uint64_t n = 250000; // 1 MB of floats
+  rt.setNode("setup");
+  auto *x = static_cast<float *>(rt.memAlloc(n * 4, nullptr, false));
+  auto *out = static_cast<float *>(rt.memAlloc(4, nullptr, false));
+  EXPECT_EQ(rt.synchronize(), 0);
+  for (auto [node, seconds] :
+       std::vector<std::pair<const char *, double>>{{"a", 2e-3},
+                                                    {"b", 0.6e-3},
+                                                    {"c", 0.5e-3},
+                                                    {"d", 0.8e-3},
+                                                    {"e", 0.1e-3}})
+    EXPECT_TRUE(emu::setNodeSeconds(node, seconds));
+  EXPECT_TRUE(!emu::setNodeSeconds("bad", -1.0));
+  EXPECT_TRUE(!emu::traceStart(0.0));
+  std::string first = tracedStep(rt, k, x, out, n);
+  std::cout << first;
+  std::string second = tracedStep(rt, k, x, out, n);
+  std::cout << "second trace identical: " << (first == second ? "yes" : "no")
+            << "\n";
+  EXPECT_EQ(emu::stats().races, 0u);
+  rt.memFree(x, nullptr);
+  rt.memFree(out, nullptr);
+  report(rt, "trace");
   EXPECT_EQ(rt.shutdown(), 0);
 }
 
@@ -1219,11 +1304,13 @@ int main(int argc, char **argv) {
       {"gemm", gemm},
       {"sdpa", sdpa},
       {"library-race", libraryRace},
+      {"trace", trace},
   };
   if (argc != 2 || !cases.count(argv[1])) {
     std::cerr << "usage: joint-cuda-emulator-test "
                  "memory|streams|kernels|race-offload|race-free|"
-                 "use-after-free|declared|history|gemm|sdpa|library-race\n";
+                 "use-after-free|declared|history|gemm|sdpa|library-race|"
+                 "trace\n";
     return 2;
   }
   cases[argv[1]]();

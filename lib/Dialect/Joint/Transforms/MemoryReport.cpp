@@ -425,6 +425,12 @@ void ReportWriter::writeJSON(raw_ostream &os, GraphOp graph,
         for (int64_t live : mem.getHostTimeline())
           j.value(live);
       });
+      // Compute-stream seconds of each op (0 for ao and output ops): what
+      // the emulated device's simulated schedule gives each node's work.
+      j.attributeArray("seconds", [&] {
+        for (Operation *op : ops)
+          j.value(cost.getSeconds(op));
+      });
     });
   });
   os << "\n";

@@ -5,6 +5,7 @@
 // RUN: joint-opt %s -joint-memory-report="peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=8e-9 output=-" -o /dev/null | FileCheck %s --check-prefix=HIDDEN
 // RUN: joint-opt %s -joint-memory-report="peak-tflops=1e-12 hbm-gbps=1e9 link-gbps=2e-9 output=-" -o /dev/null | FileCheck %s --check-prefix=EXPOSED
 // RUN: joint-opt %s -joint-memory-report="format=json output=%t.json label=offload-demo" -o /dev/null
+// RUN: joint-opt %s -joint-memory-report="format=json peak-tflops=1e-12 hbm-gbps=1e9 output=-" -o /dev/null | FileCheck %s --check-prefix=SECONDS
 // RUN: FileCheck %s --check-prefix=FILE < %t.json
 // RUN: joint-opt %s -joint-memory-report="output=%t.txt" | FileCheck %s --check-prefix=UNCHANGED
 // By default the report goes to stderr (as upstream's -print-op-stats):
@@ -39,6 +40,24 @@
 // FILE-NEXT: "graph": "offload_step",
 // FILE-NEXT: "label": "offload-demo",
 // FILE: "exposed_seconds":
+
+// The JSON timeline's compute-stream seconds per op (what the emulated
+// device's simulated schedule gives each node's kernels): the FLOPs above
+// (g moves 8 B at 1e9 GB/s), 0 for ao ops and the output.
+// SECONDS: "host_bytes": [
+// SECONDS: "seconds": [
+// SECONDS-NEXT: 128,
+// SECONDS-NEXT: 0,
+// SECONDS-NEXT: 16,
+// SECONDS-NEXT: 0,
+// SECONDS-NEXT: 16,
+// SECONDS-NEXT: 8.0000000000000006e-18,
+// SECONDS-NEXT: 0,
+// SECONDS-NEXT: 0,
+// SECONDS-NEXT: 16,
+// SECONDS-NEXT: 128,
+// SECONDS-NEXT: 0
+// SECONDS-NEXT: ]
 
 // The pass changes nothing: the IR prints back unchanged.
 // PIPED: == joint-memory-report @offload_step
