@@ -73,6 +73,8 @@ struct Allocation {
   std::string freedBy;
   bool freeExecuted = false; ///< poisoned and quarantined
   int pending = 0;           ///< enqueued operations not completed yet
+  /// Not in live bytes until an operation writes it (countFromFirstWrite).
+  bool uncounted = false;
   std::vector<Access> history;
 
   std::string describe() const {
@@ -92,6 +94,7 @@ struct Stream {
   std::condition_variable changed;
   std::deque<std::function<void()>> queue;
   uint64_t enqueued = 0, completed = 0;
+  uint64_t copies = 0; ///< copies enqueued here; guarded by the device mutex
   bool stopping = false;
   bool destroyed = false;
   Clock clock; ///< guarded by the device mutex
@@ -264,7 +267,8 @@ public:
     a->freedBy = by;
     a->history.clear();
     if (!a->pinned) {
-      counters.live_bytes -= a->bytes;
+      if (!a->uncounted)
+        counters.live_bytes -= a->bytes;
       ++counters.frees;
     }
   }
@@ -408,6 +412,12 @@ public:
     for (const Touch &t : touches) {
       ++t.allocation->pending;
       used.push_back(t.allocation);
+      if (t.write && t.allocation->uncounted) {
+        t.allocation->uncounted = false;
+        counters.live_bytes += t.allocation->bytes;
+        counters.peak_bytes =
+            std::max(counters.peak_bytes, counters.live_bytes);
+      }
     }
     stream->push([this, work = std::move(work), used = std::move(used)] {
       work();
@@ -938,6 +948,7 @@ CUresult copy(void *dst, const void *src, size_t bytes, CUstream handle,
                              true, touches))
     return r;
   ++d.counters.copies;
+  ++s->copies;
   d.submit(s, what, std::move(touches), [=] { std::memmove(dst, src, bytes); });
   return CUDA_SUCCESS;
 }
@@ -1100,6 +1111,24 @@ JointEmuStats stats() {
   for (auto &[base, a] : d.allocations)
     s.tracked_accesses += a->history.size();
   return s;
+}
+
+int64_t streamCopies(CUstream handle) {
+  Device &d = device();
+  Lock lock(d.mutex);
+  Stream *s = d.stream(handle);
+  return s ? static_cast<int64_t>(s->copies) : -1;
+}
+
+int countFromFirstWrite(const void *ptr) {
+  Device &d = device();
+  Lock lock(d.mutex);
+  Allocation *a = d.find(ptr);
+  if (!a || a->base != ptr || a->pinned || a->freed || a->uncounted)
+    return -1;
+  a->uncounted = true;
+  d.counters.live_bytes -= a->bytes;
+  return 0;
 }
 
 void resetPeak() {

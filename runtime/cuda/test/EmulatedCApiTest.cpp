@@ -128,6 +128,13 @@ int main() {
               (unsigned long long)es.live_bytes,
               (unsigned long long)es.kernel_launches,
               (unsigned long long)es.copies, (unsigned long long)es.races);
+  // The two offloads and the reload ran on the transfer stream, the
+  // argument and result copies on the compute stream.
+  std::printf(
+      "copies on the transfer stream %lld, on the compute stream "
+      "%lld\n",
+      (long long)joint_emu_stream_copies(joint_runtime_transfer_stream()),
+      (long long)joint_emu_stream_copies(stream));
   // Library shims have no emulation yet: they refuse without libcuda.
   float c = 0;
   joint_cublas_gemm("mm_2", JOINT_DTYPE_F32, 0, 0, 1, 1, 1, 1.0f, &c, 1, &c, 1,
