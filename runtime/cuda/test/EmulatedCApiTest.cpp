@@ -135,6 +135,20 @@ int main() {
       "%lld\n",
       (long long)joint_emu_stream_copies(joint_runtime_transfer_stream()),
       (long long)joint_emu_stream_copies(stream));
+  // A caller's output buffer counts from its first write.
+  void *z = mgpuMemAlloc(4096, stream, false);
+  int32_t inside = joint_emu_count_from_first_write(static_cast<char *>(z) + 4);
+  int32_t lazy = joint_emu_count_from_first_write(z);
+  JointEmuStats unwritten, written;
+  joint_emu_get_stats(&unwritten);
+  mgpuMemset32(z, 0, 1024, stream);
+  joint_emu_get_stats(&written);
+  mgpuMemFree(z, stream);
+  mgpuStreamSynchronize(stream);
+  std::printf("from first write: %d (inside: %d), live %llu, after the "
+              "write %llu\n",
+              lazy, inside, (unsigned long long)unwritten.live_bytes,
+              (unsigned long long)written.live_bytes);
   // Library shims have no emulation yet: they refuse without libcuda.
   float c = 0;
   joint_cublas_gemm("mm_2", JOINT_DTYPE_F32, 0, 0, 1, 1, 1, 1.0f, &c, 1, &c, 1,
