@@ -92,7 +92,8 @@ def _build_root() -> Path:
     env = os.environ.get("JOINT_BUILD_DIR")
     if env:
         p = Path(env)
-        return p if p.is_absolute() else Path(__file__).resolve().parents[2] / p
+        repo = Path(__file__).resolve().parents[2]
+        return p if p.is_absolute() else repo / p
     return find_tool().resolve().parents[1]
 
 

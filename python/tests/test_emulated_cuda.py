@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from graph_tools import REPO_ROOT, build_dir, tool
+from joint_mlir.emulated import OPT_LEVEL
 
 MLP = REPO_ROOT / "examples" / "mlp.json"
 EMULATE = "emulate library-calls=false"
@@ -90,7 +91,7 @@ def _compile(graph: Path, pipeline: str = "") -> Path:
     tool("joint-compile")
     from joint_mlir.mlir_cpu import compile_graph
     return compile_graph(graph, target="cuda", pipeline=pipeline,
-                         lowering_options=EMULATE,
+                         lowering_options=EMULATE, opt_level=OPT_LEVEL,
                          cache_dir=build_dir() / "test-step-cache")
 
 
