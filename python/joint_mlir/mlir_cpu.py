@@ -408,18 +408,23 @@ class CompiledStep:
         stream = lib.joint_runtime_compute_stream()
         device: list[int] = []
 
-        def alloc(t: torch.Tensor) -> int:
-            # The emulator refuses 0-byte allocations.
-            ptr = lib.mgpuMemAlloc(max(t.numel() * t.element_size(), 1),
-                                   stream, False)
-            device.append(ptr or 0)
-            return ptr or 0
-
         def check(what: str) -> None:
             if lib.joint_runtime_status() != 0:
                 err = lib.joint_runtime_last_error() or b""
                 raise StepError(f"{what} on the emulated device failed: "
                                 f"{err.decode(errors='replace')}")
+
+        def alloc(t: torch.Tensor) -> int:
+            # The emulator refuses 0-byte allocations. A failed one stops
+            # here: a copy into its null pointer would write host address 0.
+            ptr = lib.mgpuMemAlloc(max(t.numel() * t.element_size(), 1),
+                                   stream, False)
+            if not ptr:
+                check("staging the arguments")
+                raise StepError("staging the arguments on the emulated "
+                                "device failed: mgpuMemAlloc returned null")
+            device.append(ptr)
+            return ptr
 
         try:
             out_ptrs = [alloc(o) for o in outs]

@@ -13,8 +13,9 @@ with host kernels and run on the emulated device (joint_mlir.emulated):
 One child process per example runs its six pipelines (the emulated device is
 chosen once per process); compiles go through the step cache at -O0.
 The ``mlir-cuda-emulated`` backend of ``python -m joint_mlir.run`` selects the
-emulated device itself (no JOINT_CUDA_DEVICE, no LD_LIBRARY_PATH), and
-refuses when the runtime already runs on the real device in its process.
+emulated device itself (no JOINT_CUDA_DEVICE, no LD_LIBRARY_PATH), fails
+with the runtime's message when the emulator refuses a call, and refuses
+when the runtime already runs on the real device in its process.
 """
 
 from __future__ import annotations
@@ -110,6 +111,25 @@ def test_run_cli_on_the_emulated_device() -> None:
     assert r.returncode == 0, r.stdout + r.stderr[-3000:]
     assert re.search(r"^all \d+ outputs match \(mlir-cuda-emulated vs "
                      r"torch, tol x max\|ref\|\)$", r.stdout, re.M), r.stdout
+
+
+def test_run_cli_fails_with_the_emulators_message() -> None:
+    """A call the emulated device refuses (here: no capacity for the first
+    staged buffer, the 4-byte loss) fails the run with the runtime's
+    message, exit 2, and nothing is copied through the null pointer."""
+    _cuda_built()
+    mlp = str(REPO_ROOT / "examples" / "mlp.json")
+    r = subprocess.run([sys.executable, "-m", "joint_mlir.run", mlp,
+                        "--backend", "mlir-cuda-emulated", "-O", "0"],
+                       capture_output=True, text=True,
+                       env={**_env(), "JOINT_EMU_CAPACITY_MB": "0"},
+                       timeout=600)
+    assert r.returncode == 2, r.stdout + r.stderr[-3000:]
+    assert r.stderr.splitlines()[-1] == (
+        "python -m joint_mlir.run: error: staging the arguments on the "
+        "emulated device failed: mgpuMemAlloc: cuMemAllocAsync failed: "
+        "CUDA_ERROR_OUT_OF_MEMORY (2), 4 bytes: allocation of 4 bytes with 0 "
+        "of 0 bytes live (JOINT_EMU_CAPACITY_MB)"), r.stderr[-2000:]
 
 
 def test_emulated_backend_refuses_a_runtime_on_the_real_device() -> None:
