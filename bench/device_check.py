@@ -218,12 +218,13 @@ def sdpa_library_check() -> tuple[list[str], int]:
     return lines, failures
 
 
-def emulated_matrix(jobs: int) -> tuple[list[dict], int]:
-    """The emulated-device matrix (joint_mlir.emulated.run_matrix, default
-    compile cache): its cases and the number that failed."""
+def emulated_matrix(jobs: int,
+                    examples: list[str]) -> tuple[list[dict], int]:
+    """The emulated-device matrix of ``examples`` (joint_mlir.emulated.
+    run_matrix, default compile cache): its cases and how many failed."""
     from joint_mlir.emulated import run_matrix, verdict
     t0 = time.perf_counter()
-    cases = run_matrix(None, jobs)
+    cases = run_matrix(None, jobs, examples)
     bad = 0
     for c in cases:
         v = verdict(c)
@@ -277,11 +278,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--emulated-jobs", type=int,
                    default=min(5, os.cpu_count() or 1),
                    help="examples of the emulated matrix run at a time")
+    p.add_argument("--emulated-examples", default=None,
+                   help="comma-separated examples (examples/NAME.json) of "
+                   "the emulated matrix (default: all bundled ones)")
     p.add_argument("--no-emulated", action="store_true",
                    help="skip the emulated-device matrix")
     a = p.parse_args(argv)
+    from joint_mlir.emulated import EXAMPLES
+    examples = a.emulated_examples.split(",") if a.emulated_examples \
+        else EXAMPLES
+    for e in examples:
+        if not (ROOT / "examples" / f"{e}.json").exists():
+            print(f"device-check: unknown example {e!r}", file=sys.stderr)
+            return 2
     emulated, failures = ([], 0) if a.no_emulated else \
-        emulated_matrix(a.emulated_jobs)
+        emulated_matrix(a.emulated_jobs, examples)
     from joint_mlir.mlir_cpu import CompileError, compile_graph
 
     reason = gpu_reason()
@@ -318,9 +329,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"compile {g} {name}: FAILED\n{e}")
     if reason:
         print(f"device-check: cuDNN SDPA library check skipped: {reason}")
-        print("\n".join(["", "Peaks (bytes): emulated and modelled; real "
-                         f"skipped: {reason}", ""] +
-                         peak_table(emulated, [])))
+        if emulated:
+            print("\n".join(["", "Peaks (bytes): emulated and modelled; "
+                             f"real skipped: {reason}", ""] +
+                             peak_table(emulated, [])))
         return 1 if failures else 0
     return run_on_gpu(a, libs, failures, emulated)
 
