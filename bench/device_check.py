@@ -1,5 +1,11 @@
 """Device check of the CUDA lowering (scripts/device-check, issue 13 item 7).
 
+First the emulated-device matrix (joint_mlir.emulated, no GPU needed: every
+bundled example x identity, full and selective checkpointing, offload per
+block, the planner at a mid budget, checkpointing + offload with prefetch
+and defer, on the CUDA runtime's emulated device against torch, its peak
+against the model's and its transfer-stream copies against the ao ops);
+then the checks below.
 For each graph (tiny Llama, 2-layer llama3-8b) x pipeline (identity, full
 checkpointing, offload, checkpointing+offload): compile with
 ``joint-compile --target=cuda`` (runs anywhere with the toolkit). With a GPU,
@@ -15,13 +21,17 @@ mask, an additive mask and grouped heads) against torch CUDA: output,
 logsumexp statistics and the three gradients. Compiled bf16 graphs must call
 the SDPA shims (checked without a GPU too). Results go to
 ``bench/gpu.md`` (GPU runs only). Without a GPU every GPU-only part prints
-why it is skipped and the exit status reflects the compile checks only.
+why it is skipped and the exit status reflects the emulated matrix and
+the compile checks only. Last, one table puts the emulated, real (GPU) and
+modelled peaks side by side, with the emulated run time and the GPU step
+time where measured.
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import os
 import re
 import subprocess
 import sys
@@ -208,6 +218,56 @@ def sdpa_library_check() -> tuple[list[str], int]:
     return lines, failures
 
 
+def emulated_matrix(jobs: int,
+                    examples: list[str]) -> tuple[list[dict], int]:
+    """The emulated-device matrix of ``examples`` (joint_mlir.emulated.
+    run_matrix, default compile cache): its cases and how many failed."""
+    from joint_mlir.emulated import run_matrix, verdict
+    t0 = time.perf_counter()
+    cases = run_matrix(None, jobs, examples)
+    bad = 0
+    for c in cases:
+        v = verdict(c)
+        bad += v != "ok"
+        peak = (f", peak {c['emulated_peak']} B / model {c['model_peak']} B"
+                if "emulated_peak" in c else "")
+        print(f"emulated {c['graph']} {c['pipeline']}: {v}{peak}")
+    print(f"emulated matrix: {len(cases)} cases, {bad} failed, "
+          f"{time.perf_counter() - t0:.0f} s")
+    return cases, bad
+
+
+def peak_table(emulated: list[dict], gpu_rows: list[tuple]) -> list[str]:
+    """Markdown: emulated, real and modelled peaks (bytes; ratios to the
+    model) per graph x pipeline, with the emulated run (s) and the GPU step
+    (ms) where measured. ``gpu_rows`` are run_on_gpu's rows."""
+    real = {(GRAPHS[r[0]].stem, r[1]): r for r in gpu_rows}
+    lines = ["| graph | pipeline | model peak | emulated peak | emulated / "
+             "model | real peak | real / model | emulated run (s) | real "
+             "step (ms) |", "| --- | --- | --- | --- | --- | --- | --- | --- "
+             "| --- |"]
+    seen = set()
+    for c in emulated:
+        if "emulated_peak" not in c:
+            continue
+        key = (c["graph"], c["pipeline"])
+        seen.add(key)
+        r = real.get(key)
+        rp = f"{r[3]} | {r[3] / c['model_peak']:.3f}" if r else "n/a | n/a"
+        rt = f"{r[6] * 1e3:.2f}" if r else "n/a"
+        lines.append(f"| {c['graph']} | {c['pipeline']} | {c['model_peak']} "
+                     f"| {c['emulated_peak']} | "
+                     f"{c['emulated_peak'] / c['model_peak']:.3f} | {rp} | "
+                     f"{c['run_s']:.2f} | {rt} |")
+    for key, r in real.items():
+        if key in seen:
+            continue
+        ratio = f"{r[3] / r[5]:.3f}" if r[5] else "n/a"
+        lines.append(f"| {key[0]} | {key[1]} | {r[5]} | n/a | n/a | {r[3]} "
+                     f"| {ratio} | n/a | {r[6] * 1e3:.2f} |")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--graphs", default=",".join(GRAPHS),
@@ -215,7 +275,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pipelines", default=",".join(PIPELINES),
                    help="comma-separated subset of " + ", ".join(PIPELINES))
     p.add_argument("--out", default=str(ROOT / "bench" / "gpu.md"))
+    p.add_argument("--emulated-jobs", type=int,
+                   default=min(5, os.cpu_count() or 1),
+                   help="examples of the emulated matrix run at a time")
+    p.add_argument("--emulated-examples", default=None,
+                   help="comma-separated examples (examples/NAME.json) of "
+                   "the emulated matrix (default: all bundled ones)")
+    p.add_argument("--no-emulated", action="store_true",
+                   help="skip the emulated-device matrix")
     a = p.parse_args(argv)
+    from joint_mlir.emulated import EXAMPLES
+    examples = a.emulated_examples.split(",") if a.emulated_examples \
+        else EXAMPLES
+    for e in examples:
+        if not (ROOT / "examples" / f"{e}.json").exists():
+            print(f"device-check: unknown example {e!r}", file=sys.stderr)
+            return 2
+    emulated, failures = ([], 0) if a.no_emulated else \
+        emulated_matrix(a.emulated_jobs, examples)
     from joint_mlir.mlir_cpu import CompileError, compile_graph
 
     reason = gpu_reason()
@@ -223,7 +300,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"device-check: GPU-only parts skipped: {reason}; only the "
               "compile checks run (numerics, peak, bandwidth and timings "
               "need a GPU)")
-    failures = 0
     libs = {}
     for g in a.graphs.split(","):
         if g not in GRAPHS:
@@ -253,8 +329,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"compile {g} {name}: FAILED\n{e}")
     if reason:
         print(f"device-check: cuDNN SDPA library check skipped: {reason}")
+        if emulated:
+            print("\n".join(["", "Peaks (bytes): emulated and modelled; "
+                             f"real skipped: {reason}", ""] +
+                             peak_table(emulated, [])))
         return 1 if failures else 0
-    return run_on_gpu(a, libs, failures)
+    return run_on_gpu(a, libs, failures, emulated)
 
 
 BUDGET_S = 7 * 60  # the whole check must stay under 8 minutes on an H200
@@ -368,7 +448,7 @@ def transfer_bandwidth(rt, nbytes: int):
             gbs(sorted(h2d)[len(h2d) // 2]), gbs(ph2d))
 
 
-def run_on_gpu(a, libs, failures: int) -> int:
+def run_on_gpu(a, libs, failures: int, emulated: list[dict]) -> int:
     import torch
     from joint_mlir.mlir_cpu import CompiledStep, run_compiled
     from joint_mlir.executor import compare_scaled, materialize, run_graph
@@ -446,6 +526,14 @@ def run_on_gpu(a, libs, failures: int) -> int:
         lines.append(f"| {g} | {name} | {ok} | {peak} | {dpeak} | {model} | "
                      f"{pm} | {t * 1e3:.2f} | {re_:.2f} | {rc:.2f} |")
 
+    table = peak_table(emulated, rows)
+    print("\n".join(["", "Peaks (bytes): emulated, real, modelled", ""] +
+                     table))
+    lines += ["", "Emulated (scripts/device-check's emulated matrix: "
+              "arguments staged, outputs from their first write), real "
+              "(runtime peak plus caller buffers, as above) and modelled "
+              "peaks; the emulated step's run time and the GPU step's:", "",
+              *table]
     lines += sdpa_lines
 
     # Offload transfers: the runtime's path against a plain pinned copy.

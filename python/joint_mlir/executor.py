@@ -393,7 +393,7 @@ def run_graph(gm: torch.fx.GraphModule, state: dict[str, torch.Tensor],
                       threads=torch.get_num_threads())
 
 
-BACKENDS = ("torch", "mlir-cpu", "mlir-cuda")
+BACKENDS = ("torch", "mlir-cpu", "mlir-cuda", "mlir-cuda-emulated")
 
 # --compare tolerance of a compiled backend against torch, per dtype: an
 # output passes when max|got - ref| <= tol * max|ref| (issue 12).
@@ -415,7 +415,13 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
     ``torch`` rebuilds the FX graph; ``mlir-cpu`` compiles it with
     ``joint-compile`` (cached; ``pipeline`` is its ``--pipeline``,
     ``opt_level`` its ``-O``) and calls the library
-    (:mod:`joint_mlir.mlir_cpu`).
+    (:mod:`joint_mlir.mlir_cpu`); ``mlir-cuda`` the same with
+    ``--target=cuda`` on CUDA tensors; ``mlir-cuda-emulated`` compiles for
+    the CUDA target with kernels for the host
+    (:data:`~joint_mlir.mlir_cpu.EMULATED_LOWERING`) and runs the step on
+    the CUDA runtime's emulated device on cpu tensors (no GPU needed; a
+    race, use after free or refused call found by the emulator raises
+    :class:`~joint_mlir.mlir_cpu.StepError` with the runtime's message).
     """
     doc = read_document(path) if isinstance(path, str) else path
     if backend == "mlir-cpu":
@@ -436,6 +442,21 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
                             opt_level=opt_level)
         step = CompiledStep(lib)
         state, inputs = materialize(doc, seed=seed, device="cuda",
+                                    safetensors=safetensors)
+        return run_compiled(step, state, inputs)
+    if backend == "mlir-cuda-emulated":
+        from .mlir_cpu import (EMULATED_LOWERING, CompiledStep, compile_graph,
+                               load_emulated_runtime, run_compiled)
+        if torch.device(device).type != "cpu":
+            raise ValueError("--backend mlir-cuda-emulated runs on the cpu "
+                             "device only (the emulated device's memory is "
+                             "host memory)")
+        lib = compile_graph(path, pipeline=pipeline, target="cuda",
+                            lowering_options=EMULATED_LOWERING,
+                            opt_level=opt_level)
+        load_emulated_runtime()
+        step = CompiledStep(lib)
+        state, inputs = materialize(doc, seed=seed, device="cpu",
                                     safetensors=safetensors)
         return run_compiled(step, state, inputs)
     if backend != "torch":

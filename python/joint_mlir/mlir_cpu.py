@@ -23,6 +23,9 @@ and loaded with ``JOINT_CUDA_DEVICE=emulated`` runs on the runtime's
 emulated device (kernels compiled for the host): it takes and returns cpu
 tensors, copied into and out of emulated device allocations on the
 runtime's compute stream (:attr:`CompiledStep.emulated`).
+:func:`load_emulated_runtime` selects the emulated device in process (the
+``mlir-cuda-emulated`` backend), so neither ``JOINT_CUDA_DEVICE`` nor
+``LD_LIBRARY_PATH`` has to be set by the user.
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ import torch
 
 from .errors import JointMlirError
 
-__all__ = ["CompileError", "CompiledStep", "StepError", "compile_graph", "find_tool",
+__all__ = ["CompileError", "CompiledStep", "EMULATED_LOWERING", "StepError",
+           "compile_graph", "find_tool", "load_emulated_runtime",
            "run_compiled"]
 
 
@@ -74,6 +78,82 @@ def find_tool(name: str = "joint-compile") -> Path:
             return c
     raise CompileError(f"{name} is not built (run scripts/build, or put it "
                        "on PATH)")
+
+
+# joint-compile's --lowering-options for the emulated device (the
+# mlir-cuda-emulated backend, its tests and bench/emulated). The cuBLAS and
+# cuDNN shims do not run on the emulated device yet, so GEMMs and attention
+# are generated kernels; drop "library-calls=false" once they do.
+EMULATED_LOWERING = "emulate library-calls=false"
+
+
+def _build_root() -> Path:
+    """The build directory whose tools and libraries are used."""
+    env = os.environ.get("JOINT_BUILD_DIR")
+    if env:
+        p = Path(env)
+        repo = Path(__file__).resolve().parents[2]
+        return p if p.is_absolute() else repo / p
+    return find_tool().resolve().parents[1]
+
+
+def _mapped(fragment: str) -> bool:
+    """Whether a file whose path contains ``fragment`` is mapped into this
+    process (Linux: /proc/self/maps)."""
+    try:
+        with open("/proc/self/maps") as f:
+            return any(fragment in line for line in f)
+    except OSError:
+        return False
+
+
+_EMULATED_RUNTIME: ctypes.CDLL | None = None
+
+
+def load_emulated_runtime() -> ctypes.CDLL:
+    """The build's ``libjoint_cuda_runtime.so``, running on the emulated
+    device (runtime/cuda/README.md, "Emulated device").
+
+    Loads the build's libcuda stub (``lib/cuda-stub/libcuda.so.1``, which
+    only satisfies the loader: the emulated device never calls libcuda)
+    unless a libcuda is already loaded, then the runtime, both global so a
+    step library loaded later binds to them, and selects the emulated
+    device before the runtime's first call. The device is chosen once per
+    process: raises :class:`StepError` when the runtime already runs on the
+    real device here.
+    """
+    global _EMULATED_RUNTIME
+    if _EMULATED_RUNTIME is not None:
+        return _EMULATED_RUNTIME
+    lib_dir = _build_root() / "lib"
+    runtime = lib_dir / "libjoint_cuda_runtime.so"
+    if not runtime.exists():
+        raise StepError(f"{runtime} is not built (the CUDA runtime needs "
+                        "JOINT_ENABLE_CUDA=ON and scripts/build)")
+    if not _mapped("libcuda.so"):
+        stub = lib_dir / "cuda-stub" / "libcuda.so.1"
+        if stub.exists():
+            ctypes.CDLL(str(stub), mode=ctypes.RTLD_GLOBAL)
+    previous = os.environ.get("JOINT_CUDA_DEVICE")
+    os.environ["JOINT_CUDA_DEVICE"] = "emulated"
+    try:
+        lib = ctypes.CDLL(str(runtime), mode=ctypes.RTLD_GLOBAL)
+        lib.joint_emu_active.restype = ctypes.c_int32
+        # The runtime's first call picks its device from the variable.
+        active = bool(lib.joint_emu_active())
+    finally:
+        if previous is None:
+            del os.environ["JOINT_CUDA_DEVICE"]
+        else:
+            os.environ["JOINT_CUDA_DEVICE"] = previous
+    if not active:
+        raise StepError(
+            f"{runtime}: the CUDA runtime already runs on the real device in "
+            "this process (it picks its device at its first call); run the "
+            "mlir-cuda-emulated backend in a fresh process, or set "
+            "JOINT_CUDA_DEVICE=emulated before anything loads the runtime")
+    _EMULATED_RUNTIME = lib
+    return lib
 
 
 # joint-compile's default -O level (tools/joint-compile): the lowest compile
@@ -370,17 +450,16 @@ class CompiledStep:
                        dims: list[int]) -> list[torch.Tensor]:
         """One step on the emulated device: tensor arguments are copied
         into emulated device allocations (SymInts stay host values), the
-        outputs back into ``outs`` after the runtime synchronises."""
+        outputs back into ``outs`` after the runtime synchronises. Output
+        buffers are allocated first and count in the emulator's live bytes
+        from the step's first write to each
+        (``joint_emu_count_from_first_write``), as the memory model counts a
+        graph output, so its high-water mark is the step's device peak with
+        the arguments resident."""
         lib = self._lib
+        P = ctypes.c_void_p
         stream = lib.joint_runtime_compute_stream()
         device: list[int] = []
-
-        def alloc(t: torch.Tensor) -> int:
-            # The emulator refuses 0-byte allocations.
-            ptr = lib.mgpuMemAlloc(max(t.numel() * t.element_size(), 1),
-                                   stream, False)
-            device.append(ptr or 0)
-            return ptr or 0
 
         def check(what: str) -> None:
             if lib.joint_runtime_status() != 0:
@@ -388,7 +467,23 @@ class CompiledStep:
                 raise StepError(f"{what} on the emulated device failed: "
                                 f"{err.decode(errors='replace')}")
 
+        def alloc(t: torch.Tensor) -> int:
+            # The emulator refuses 0-byte allocations. A failed one stops
+            # here: a copy into its null pointer would write host address 0.
+            ptr = lib.mgpuMemAlloc(max(t.numel() * t.element_size(), 1),
+                                   stream, False)
+            if not ptr:
+                check("staging the arguments")
+                raise StepError("staging the arguments on the emulated "
+                                "device failed: mgpuMemAlloc returned null")
+            device.append(ptr)
+            return ptr
+
         try:
+            out_ptrs = [alloc(o) for o in outs]
+            for ptr in out_ptrs:
+                if ptr:
+                    lib.joint_emu_count_from_first_write(P(ptr))
             args = []
             for spec, t, host in zip(d["arguments"], keep, in_ptrs):
                 if spec["kind"] == "symint":
@@ -399,9 +494,7 @@ class CompiledStep:
                     lib.mgpuMemcpy(ptr, host, t.numel() * t.element_size(),
                                    stream)
                 args.append(ptr)
-            out_ptrs = [alloc(o) for o in outs]
             check("staging the arguments")
-            P = ctypes.c_void_p
             ins = (P * max(len(args), 1))(*args)
             ous = (P * max(len(out_ptrs), 1))(*out_ptrs)
             dv = (ctypes.c_int64 * max(len(dims), 1))(*dims)

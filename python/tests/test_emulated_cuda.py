@@ -33,6 +33,7 @@ from pathlib import Path
 import pytest
 
 from graph_tools import REPO_ROOT, build_dir, tool
+from joint_mlir.emulated import OPT_LEVEL
 
 MLP = REPO_ROOT / "examples" / "mlp.json"
 EMULATE = "emulate"
@@ -97,7 +98,7 @@ def _compile(graph: Path, pipeline: str = "", options: str = EMULATE) -> Path:
     tool("joint-compile")
     from joint_mlir.mlir_cpu import compile_graph
     return compile_graph(graph, target="cuda", pipeline=pipeline,
-                         lowering_options=options,
+                         lowering_options=options, opt_level=OPT_LEVEL,
                          cache_dir=build_dir() / "test-step-cache")
 
 

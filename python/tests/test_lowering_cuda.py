@@ -110,13 +110,14 @@ def test_backend_mlir_cuda_without_gpu_says_so() -> None:
 
 def test_device_check_skips_gpu_parts_without_gpu(tmp_path) -> None:
     """The script's compile check, at most one compile (the step cache the
-    test above fills), no time limit: what it printed is the assertion."""
+    test above fills), no time limit, without the emulated matrix
+    (test_emulated_matrix.py runs it): what it printed is the assertion."""
     _cuda_built()
     _no_gpu()
     out = tmp_path / "gpu.md"
     r = subprocess.run([str(REPO_ROOT / "scripts" / "device-check"),
                         "--graphs", "tiny", "--pipelines", "identity",
-                        "--out", str(out)],
+                        "--no-emulated", "--out", str(out)],
                        capture_output=True, text=True,
                        env={**os.environ,
                             "JOINT_MLIR_CACHE": str(_step_cache()),
@@ -132,3 +133,35 @@ def test_device_check_skips_gpu_parts_without_gpu(tmp_path) -> None:
     assert lines[2:] == ["device-check: cuDNN SDPA library check skipped: "
                          "no NVIDIA GPU (torch.cuda.is_available() is False)"]
     assert not out.exists()
+
+
+def test_device_check_runs_the_emulated_matrix_without_gpu(tmp_path) -> None:
+    """Without a GPU the emulated matrix still runs first (here the MLP's
+    six pipelines, compiled by test_emulated_matrix.py into the same step
+    cache), and its peaks end the output as the emulated/real/model table."""
+    _cuda_built()
+    _no_gpu()
+    r = subprocess.run([str(REPO_ROOT / "scripts" / "device-check"),
+                        "--graphs", "tiny", "--pipelines", "identity",
+                        "--emulated-examples", "mlp", "--emulated-jobs", "1",
+                        "--out", str(tmp_path / "gpu.md")],
+                       capture_output=True, text=True,
+                       env={**os.environ,
+                            "JOINT_MLIR_CACHE": str(build_dir() /
+                                                    "test-step-cache"),
+                            "JOINT_DEVICE_CHECK_TIMEOUT": "0"})
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    lines = r.stdout.splitlines()
+    pipelines = ["identity", "ckpt-full", "ckpt-selective", "offload-block",
+                 "planner-mid", "ckpt-offload-prefetch"]
+    for line, name in zip(lines, pipelines):
+        assert re.fullmatch(rf"emulated mlp {name}: ok, peak \d+ B / model "
+                            r"\d+ B", line), line
+    assert re.fullmatch(r"emulated matrix: 6 cases, 0 failed, \d+ s",
+                        lines[6]), lines[6]
+    table = lines[lines.index("| graph | pipeline | model peak | emulated "
+                              "peak | emulated / model | real peak | real / "
+                              "model | emulated run (s) | real step (ms) |"):]
+    assert [row.split(" | ")[1] for row in table[2:]] == pipelines
+    assert all(row.split(" | ")[5:7] == ["n/a", "n/a"] for row in table[2:])
+

@@ -228,6 +228,10 @@ JOINT_EXPORT void *joint_runtime_compute_stream(void) {
   return GlobalLock()->computeStream();
 }
 
+JOINT_EXPORT void *joint_runtime_transfer_stream(void) {
+  return GlobalLock()->transferStream();
+}
+
 JOINT_EXPORT void joint_runtime_set_compute_stream(void *stream) {
   GlobalLock()->setComputeStream(static_cast<CUstream>(stream));
 }
@@ -256,7 +260,12 @@ JOINT_EXPORT uint64_t joint_runtime_peak_bytes(void) {
   return GlobalLock()->deviceMemory().peakBytes;
 }
 
-JOINT_EXPORT void joint_runtime_reset_peak(void) { GlobalLock()->resetPeak(); }
+JOINT_EXPORT void joint_runtime_reset_peak(void) {
+  GlobalLock rt;
+  rt->resetPeak();
+  if (isEmulated(rt->driverApi()))
+    emu::resetPeak();
+}
 
 JOINT_EXPORT int32_t joint_runtime_mem_info(uint64_t *free_bytes,
                                             uint64_t *total_bytes) {
@@ -304,6 +313,18 @@ JOINT_EXPORT void joint_emu_get_stats(JointEmuStats *stats) {
   *stats = JointEmuStats();
   if (joint_emu_active())
     *stats = emu::stats();
+}
+
+JOINT_EXPORT int64_t joint_emu_stream_copies(void *stream) {
+  if (!joint_emu_active())
+    return -1;
+  return emu::streamCopies(static_cast<CUstream>(stream));
+}
+
+JOINT_EXPORT int32_t joint_emu_count_from_first_write(void *ptr) {
+  if (!joint_emu_active())
+    return -1;
+  return emu::countFromFirstWrite(ptr);
 }
 
 JOINT_EXPORT void joint_emu_declare_access(const void *ptr, uint64_t bytes,

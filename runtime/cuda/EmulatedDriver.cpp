@@ -77,6 +77,8 @@ struct Allocation {
   std::string freedBy;
   bool freeExecuted = false; ///< poisoned and quarantined
   int pending = 0;           ///< enqueued operations not completed yet
+  /// Not in live bytes until an operation writes it (countFromFirstWrite).
+  bool uncounted = false;
   std::vector<Access> history;
 
   std::string describe() const {
@@ -96,6 +98,7 @@ struct Stream {
   std::condition_variable changed;
   std::deque<std::function<void()>> queue;
   uint64_t enqueued = 0, completed = 0;
+  uint64_t copies = 0; ///< copies enqueued here; guarded by the device mutex
   bool stopping = false;
   bool destroyed = false;
   Clock clock; ///< guarded by the device mutex
@@ -299,7 +302,8 @@ public:
     a->freedBy = by;
     a->history.clear();
     if (!a->pinned) {
-      counters.live_bytes -= a->bytes;
+      if (!a->uncounted)
+        counters.live_bytes -= a->bytes;
       ++counters.frees;
     }
   }
@@ -447,6 +451,12 @@ public:
     for (const Touch &t : touches) {
       ++t.allocation->pending;
       used.push_back(t.allocation);
+      if (t.write && t.allocation->uncounted) {
+        t.allocation->uncounted = false;
+        counters.live_bytes += t.allocation->bytes;
+        counters.peak_bytes =
+            std::max(counters.peak_bytes, counters.live_bytes);
+      }
     }
     stream->push([this, work = std::move(work), used = std::move(used)] {
       work();
@@ -985,6 +995,7 @@ CUresult copy(void *dst, const void *src, size_t bytes, CUstream handle,
                              true, touches))
     return r;
   ++d.counters.copies;
+  ++s->copies;
   // Device memory is the emulator's non-pinned allocations: a copy between
   // two of them is work, one crossing the link takes bytes / bandwidth.
   auto onDevice = [&](const void *p) {
@@ -1162,6 +1173,24 @@ JointEmuStats stats() {
   for (auto &[base, a] : d.allocations)
     s.tracked_accesses += a->history.size();
   return s;
+}
+
+int64_t streamCopies(CUstream handle) {
+  Device &d = device();
+  Lock lock(d.mutex);
+  Stream *s = d.stream(handle);
+  return s ? static_cast<int64_t>(s->copies) : -1;
+}
+
+int countFromFirstWrite(const void *ptr) {
+  Device &d = device();
+  Lock lock(d.mutex);
+  Allocation *a = d.find(ptr);
+  if (!a || a->base != ptr || a->pinned || a->freed || a->uncounted)
+    return -1;
+  a->uncounted = true;
+  d.counters.live_bytes -= a->bytes;
+  return 0;
 }
 
 void resetPeak() {

@@ -37,6 +37,14 @@ namespace emu {
 
 /// Counters of the emulated device (see JointEmuStats for units).
 JointEmuStats stats();
+/// Copies (any direction) enqueued so far on `stream`; -1 when it is not a
+/// live stream of the emulated device.
+int64_t streamCopies(CUstream stream);
+/// Takes the live device allocation starting at `ptr` out of the live bytes
+/// until an operation enqueued later writes it (a step's output buffer,
+/// counted from its first write like the memory model counts a graph
+/// output); 0, or -1 when `ptr` starts no such allocation.
+int countFromFirstWrite(const void *ptr);
 /// Restarts the high-water mark at the current live bytes.
 void resetPeak();
 /// Declares a range the next launch of this thread reads and/or writes

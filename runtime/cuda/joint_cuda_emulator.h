@@ -89,6 +89,19 @@ int32_t joint_emu_active(void);
 /* Zeroes `stats` when not emulated. */
 void joint_emu_get_stats(JointEmuStats *stats);
 
+/* Copies (memcpy of any direction) enqueued so far on `stream`, e.g. the
+ * runtime's transfer stream (joint_runtime_transfer_stream); -1 when not
+ * emulated or `stream` is not a live emulated stream. */
+int64_t joint_emu_stream_copies(void *stream);
+
+/* Takes the device allocation starting at `ptr` (live, from cuMemAlloc*)
+ * out of live_bytes until an operation enqueued later writes any of it,
+ * when its whole size counts again (and may raise peak_bytes): a step's
+ * caller-allocated output buffer then counts from its first write, as the
+ * memory model counts a graph output. 0, or -1 when not emulated or `ptr`
+ * starts no live device allocation not already taken out. */
+int32_t joint_emu_count_from_first_write(void *ptr);
+
 /* Declares one byte range [ptr, ptr + bytes) that the next kernel launched
  * by this thread reads (mode JOINT_EMU_READ), writes (JOINT_EMU_WRITE) or
  * both; once any is declared, the race checker uses exactly the declared

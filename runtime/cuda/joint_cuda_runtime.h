@@ -54,6 +54,9 @@ void joint_runtime_set_node(const char *name);
 /* The compute stream (a CUstream) of the current device; every stream the
  * generated code creates and the null stream alias it. */
 void *joint_runtime_compute_stream(void);
+/* The transfer stream (a CUstream) of the current device, on which the ao
+ * offload and reload copies run; created on first use, NULL on failure. */
+void *joint_runtime_transfer_stream(void);
 /* Makes `stream` (e.g. torch.cuda.current_stream().cuda_stream) the compute
  * stream; the runtime never destroys it. */
 void joint_runtime_set_compute_stream(void *stream);
@@ -62,7 +65,8 @@ int32_t joint_runtime_synchronize(void);
 
 void joint_runtime_get_stats(JointRuntimeStats *stats);
 uint64_t joint_runtime_peak_bytes(void);
-/* Restarts the high-water mark at the current live bytes. */
+/* Restarts the high-water mark at the current live bytes (the emulated
+ * device's too, when it is used). */
 void joint_runtime_reset_peak(void);
 /* Free and total bytes of the current device (cuMemGetInfo: every
  * allocation on it, torch's included); returns the status. */

@@ -99,16 +99,19 @@ def main(argv: list[str] | None = None) -> int:
                    "compiles GRAPH with joint-compile (cached by content "
                    "hash) and runs the library; mlir-cuda the same with "
                    "--target=cuda on torch CUDA tensors (the reference then "
-                   "runs on cuda); with --compare, OTHER then "
+                   "runs on cuda); mlir-cuda-emulated compiles for cuda with "
+                   "host kernels and runs on the CUDA runtime's emulated "
+                   "device (no GPU; races and uses after free fail the "
+                   "run); with --compare, OTHER then "
                    "runs on torch as the reference and each output must be "
                    "within tol x max|ref| (tol 1e-5 float32, 1e-2 bfloat16)")
     p.add_argument("--pipeline", default="",
-                   help="mlir-cpu: joint passes joint-compile runs before "
+                   help="compiled backends: joint passes joint-compile runs before "
                    "lowering, e.g. 'joint-tag-recompute-policy{mode=full},"
                    "joint-remat'")
     p.add_argument("-O", dest="opt_level", type=int, choices=range(4),
                    default=None, metavar="LEVEL",
-                   help="mlir-cpu/mlir-cuda: joint-compile's LLVM "
+                   help="compiled backends: joint-compile's LLVM "
                    "optimization level, 0-3 (default: joint-compile's, 2)")
     p.add_argument("--ao", default="auto", choices=("auto", "torch", "fallback"),
                    help="ao op implementation: torch's ops on cuda when "

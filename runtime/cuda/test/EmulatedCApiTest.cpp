@@ -129,6 +129,27 @@ int main() {
               (unsigned long long)es.live_bytes,
               (unsigned long long)es.kernel_launches,
               (unsigned long long)es.copies, (unsigned long long)es.races);
+  // The two offloads and the reload ran on the transfer stream, the
+  // argument and result copies on the compute stream.
+  std::printf(
+      "copies on the transfer stream %lld, on the compute stream "
+      "%lld\n",
+      (long long)joint_emu_stream_copies(joint_runtime_transfer_stream()),
+      (long long)joint_emu_stream_copies(stream));
+  // A caller's output buffer counts from its first write.
+  void *z = mgpuMemAlloc(4096, stream, false);
+  int32_t inside = joint_emu_count_from_first_write(static_cast<char *>(z) + 4);
+  int32_t lazy = joint_emu_count_from_first_write(z);
+  JointEmuStats unwritten, written;
+  joint_emu_get_stats(&unwritten);
+  mgpuMemset32(z, 0, 1024, stream);
+  joint_emu_get_stats(&written);
+  mgpuMemFree(z, stream);
+  mgpuStreamSynchronize(stream);
+  std::printf("from first write: %d (inside: %d), live %llu, after the "
+              "write %llu\n",
+              lazy, inside, (unsigned long long)unwritten.live_bytes,
+              (unsigned long long)written.live_bytes);
   // The library shims run their CPU references on the emulated device:
   // a bf16 GEMM [1, 2] x [2, 2] into f32 and a bf16 SDPA of one query on
   // one key (its output is the value row), without libcuda.

@@ -139,6 +139,8 @@ int main() {
 
   joint_runtime_compute_stream();
   report("joint_runtime_compute_stream");
+  joint_runtime_transfer_stream();
+  report("joint_runtime_transfer_stream");
   joint_runtime_synchronize();
   report("joint_runtime_synchronize");
   if (joint_ao_offload(h, 4096, "relu_3"))
