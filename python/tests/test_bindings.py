@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from graph_tools import EXAMPLES, REPO_ROOT, tool
+from graph_tools import EXAMPLES, REPO_ROOT, core as _core_module, tool
 from joint_mlir import PipelineError, run_pipeline
 from joint_mlir.pipeline import opt_flags
 
-core = pytest.importorskip(
-    "joint_mlir._core", reason="joint_mlir._core is not built (scripts/build)")
+core = _core_module()
 
 CKPT_FULL = "joint-tag-recompute-policy{mode=full},joint-remat"
 # graph_trainer's order; the offload scope is self_attn (Llama examples).
