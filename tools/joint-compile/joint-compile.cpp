@@ -30,6 +30,7 @@
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/InitAll.h"
 #include "joint/Support/OutputFiles.h"
+#include "joint/Support/PassPipeline.h"
 #include "joint/Support/ToolDiagnostics.h"
 #include "joint/Support/ToolHelp.h"
 #include "joint/Target/JSON/Diagnostics.h"
@@ -686,7 +687,7 @@ int main(int argc, char **argv) {
     std::string why;
     llvm::raw_string_ostream whyStream(why);
     if (!userPipeline.empty() &&
-        failed(joint::addJointPassPipeline(userPipeline, pm, whyStream)))
+        failed(joint::addPassPipeline(pm, userPipeline, whyStream)))
       return fail("bad --pipeline '" + userPipeline + "': " + why);
     if (failed(pm.run(*module)))
       return 1;

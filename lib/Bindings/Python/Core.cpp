@@ -16,6 +16,7 @@
 
 #include "joint/InitAll.h"
 #include "joint/Support/OutputFiles.h"
+#include "joint/Support/PassPipeline.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "joint/Target/JSON/Export.h"
 #include "joint/Target/JSON/Import.h"
@@ -124,27 +125,15 @@ Outcome runPipeline(StringRef document, const std::string &pipeline,
     return success();
   });
 
-  // Implicit nesting, as joint-opt's flags: per-graph passes given without
-  // an anchor ("joint-remat") run on each joint.graph of the module.
-  PassManager pm(&context, ModuleOp::getOperationName(),
-                 OpPassManager::Nesting::Implicit);
-  StringRef text = StringRef(pipeline).trim();
-  if (text.consume_front("builtin.module(")) {
-    if (!text.consume_back(")")) {
-      emitError(UnknownLoc::get(&context))
-          << "pass pipeline '" << pipeline << "': missing ')'";
-      return out;
-    }
-  }
-  if (!text.empty()) {
-    std::string error;
-    llvm::raw_string_ostream es(error);
-    if (failed(joint::addJointPassPipeline(text, pm, es))) {
-      emitError(UnknownLoc::get(&context))
-          << "invalid pass pipeline '" << pipeline
-          << "': " << StringRef(error).trim();
-      return out;
-    }
+  // Per-graph passes given without an anchor ("joint-remat") run on each
+  // joint.graph of the module (PassPipeline.h).
+  PassManager pm(&context, ModuleOp::getOperationName());
+  std::string pipelineError;
+  llvm::raw_string_ostream es(pipelineError);
+  if (failed(joint::addPassPipeline(pm, pipeline, es))) {
+    emitError(UnknownLoc::get(&context))
+        << "invalid pass pipeline '" << pipeline << "': " << pipelineError;
+    return out;
   }
 
   OwningOpRef<ModuleOp> module =
