@@ -2,6 +2,7 @@
 # lit configuration for the joint-mlir regression tests (check-joint).
 
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -30,11 +31,22 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
                                      "ASAN_OPTIONS", "UBSAN_OPTIONS"])
 llvm_config.use_default_substitutions()
 
+# Under CI (CI=true scripts/test) nothing the project builds may be missing:
+# an unbuilt tool stops the run instead of failing test by test, and a build
+# without the CUDA runtime next to an installed toolkit is an error rather
+# than a silent "UNSUPPORTED" for test/Runtime/CUDA.
+in_ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+cuda_on = config.joint_enable_cuda in ("ON", "1", "TRUE", "YES", "On", "True")
+if in_ci and not cuda_on and (shutil.which("nvcc")
+                              or os.access("/usr/local/cuda/bin/nvcc", os.X_OK)):
+    lit_config.fatal("CI=true: a CUDA toolkit is installed but this build has "
+                     "no CUDA runtime (JOINT_ENABLE_CUDA=OFF)")
+
 tool_dirs = [config.joint_tools_dir, config.llvm_tools_dir]
 tools = ["joint-compile", "joint-opt", "joint-translate", "not"]
 # The CUDA runtime tests (test/Runtime/CUDA) need a build with the toolkit;
 # %cuda_stub_env runs a command against the toolkit's libcuda stub.
-if config.joint_enable_cuda in ("ON", "1", "TRUE", "YES", "On", "True"):
+if cuda_on:
     config.available_features.add("cuda-runtime")
     tools += ["joint-cuda-runtime-test", "joint-cuda-stub-test",
               "joint-cuda-emulator-test", "joint-cuda-emulated-capi-test"]
@@ -42,7 +54,9 @@ if config.joint_enable_cuda in ("ON", "1", "TRUE", "YES", "On", "True"):
         config.available_features.add("cudnn-frontend")
     config.substitutions.append(
         ("%cuda_stub_env", "env LD_LIBRARY_PATH=" + config.joint_cuda_stub_dir))
-llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.add_tool_substitutions(
+    [ToolSubst(t, unresolved="fatal" if in_ci else "warn") for t in tools],
+    tool_dirs)
 
 # Sanitizer builds (-DJOINT_ENABLE_SANITIZERS=ON) link the uninstrumented
 # Debian LLVM/MLIR libraries; LLVM headers inlined into our code poison

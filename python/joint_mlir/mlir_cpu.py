@@ -32,11 +32,9 @@ from __future__ import annotations
 
 import ast
 import ctypes
-import hashlib
 import json
 import operator
 import os
-import platform
 import shutil
 import subprocess
 import tempfile
@@ -175,7 +173,7 @@ def compile_graph(graph: str | Path | dict[str, Any], *, pipeline: str = "",
     ``pipeline`` is joint-compile's ``--pipeline`` (joint passes run first);
     ``target`` its ``--target`` (cpu or cuda); ``opt_level`` its ``-O``
     (0-3, default :data:`DEFAULT_OPT_LEVEL`). The cache key is the one
-    joint-compile computes (``getCacheKey`` in tools/joint-compile).
+    joint-compile stores under (``joint_mlir._core.step_cache_key``).
     Raises :class:`CompileError` with joint-compile's diagnostics.
     """
     tool = find_tool()
@@ -189,16 +187,11 @@ def compile_graph(graph: str | Path | dict[str, Any], *, pipeline: str = "",
     level = DEFAULT_OPT_LEVEL if opt_level is None else int(opt_level)
     if not 0 <= level <= 3:
         raise ValueError(f"opt_level {level}: the level is 0, 1, 2 or 3")
-    tool = tool.resolve()
-    st = tool.stat()
-    key = hashlib.sha256()
-    for part in (data, pipeline.encode(), lowering_options.encode(),
-                 target.encode(), f"O{level}".encode(),
-                 f"{tool}:{st.st_size}:{st.st_mtime_ns}".encode(),
-                 platform.machine().encode(), platform.node().encode()):
-        key.update(hashlib.sha256(part).digest())
+    from joint_mlir import _core
+    key = _core.step_cache_key(data, pipeline, lowering_options, target,
+                               level, str(tool.resolve()))
     out_dir = Path(cache_dir) if cache_dir else _cache_dir()
-    out_dir = out_dir / key.hexdigest()[:32]
+    out_dir = out_dir / key
     lib = out_dir / "step.so"
     if lib.exists() and Path(str(lib) + ".json").exists():
         return lib

@@ -1,26 +1,30 @@
 """The C++ tools for Python tests, the pass pipelines, and hand-made ao graphs.
 
 Tools are found at ``$JOINT_BUILD_DIR/bin`` (relative paths are taken from the
-repository root, as ``scripts/test`` does) or ``<repo>/build/bin``; tests that
-need them skip with the reason when they are not built.
+repository root, as ``scripts/test`` does) or ``<repo>/build/bin``.
+
+A tool, pass or extension of this project that is missing fails the test when
+``CI`` is set to a true value (``CI=true scripts/test``), so a renamed pass or an
+unbuilt binary cannot turn the suite green; on a developer machine it is a skip
+whose reason says so (see :func:`missing`).
 
 A *pipeline* is a list of ``joint-opt`` flags. The graph goes
 JSON -> ``joint-translate --import-joint-json`` -> ``joint-opt <flags>`` ->
-``joint-translate --export-joint-json`` -> JSON. A pipeline whose pass is not
-listed by ``joint-opt --help`` is skipped, so the future pipelines switch on
-when their passes land.
+``joint-translate --export-joint-json`` -> JSON.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import importlib
 import os
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -38,12 +42,91 @@ def build_dir() -> Path:
     return REPO_ROOT / "build"
 
 
+def in_ci() -> bool:
+    """Whether the suite runs in CI (``CI`` set to anything but empty, 0,
+    false or no), where nothing the project builds or installs may be
+    missing."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false",
+                                                             "no")
+
+
+def missing(what: str) -> NoReturn:
+    """Fail (CI) or skip (developer machine) because ``what`` is missing: a
+    tool, pass or extension of this project, or a package scripts/setup
+    installs."""
+    if in_ci():
+        pytest.fail(f"{what}; CI=true: a missing tool, pass or package is a "
+                    "failure, not a skip", pytrace=False)
+    pytest.skip(f"{what} (skipped on a developer machine only; this fails "
+                "under CI=true)")
+
+
 def tool(name: str) -> Path:
-    """Path of a built tool, or skip the test saying what is missing."""
+    """Path of a built tool; :func:`missing` when it is not built."""
     p = build_dir() / "bin" / name
     if not os.access(p, os.X_OK):
-        pytest.skip(f"{name} is not built at {p} (run scripts/build, or set "
-                    "JOINT_BUILD_DIR)")
+        missing(f"{name} is not built at {p} (run scripts/build, or set "
+                "JOINT_BUILD_DIR)")
+    return p
+
+
+def require_module(name: str) -> Any:
+    """Import ``name``, a package scripts/setup installs
+    (python/requirements.txt); :func:`missing` when it cannot be imported."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        missing(f"{name} cannot be imported ({e}; scripts/setup installs it)")
+
+
+def core() -> Any:
+    """``joint_mlir._core``: skipped only for a build configured without it
+    (``JOINT_ENABLE_PYTHON=OFF``, the sanitizer builds); otherwise
+    :func:`missing` when it does not import."""
+    try:
+        return importlib.import_module("joint_mlir._core")
+    except ImportError as e:
+        if cmake_option(build_dir(), "JOINT_ENABLE_PYTHON") is False:
+            pytest.skip(f"{build_dir()} is configured with "
+                        "JOINT_ENABLE_PYTHON=OFF: no joint_mlir._core")
+        missing(f"joint_mlir._core is not built ({e}; run scripts/build)")
+
+
+def cmake_option(build: Path, name: str) -> bool | None:
+    """A BOOL option of ``build``'s CMakeCache.txt, None when unset."""
+    cache = build / "CMakeCache.txt"
+    text = cache.read_text() if cache.exists() else ""
+    m = re.search(rf"^{re.escape(name)}:BOOL=(\S*)$", text, re.M)
+    if m is None:
+        return None
+    return m.group(1).upper() in ("ON", "1", "TRUE", "YES", "Y")
+
+
+def cuda_built() -> None:
+    """Skip unless the build has the CUDA runtime (``JOINT_ENABLE_CUDA``): the
+    CUDA toolkit is optional and scripts/setup does not install it. Under CI a
+    build without it next to an installed toolkit (``nvcc``) fails."""
+    if cmake_option(build_dir(), "JOINT_ENABLE_CUDA"):
+        return
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.access(
+        "/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+    if nvcc and in_ci():
+        missing(f"{build_dir()} has no CUDA runtime although a CUDA toolkit is "
+                f"installed ({nvcc})")
+    pytest.skip("built without the CUDA toolkit (JOINT_ENABLE_CUDA=OFF; the "
+                "toolkit is optional)")
+
+
+def require_mlir_tool(name: str) -> Path:
+    """An MLIR tool of Debian's mlir-22-tools (scripts/setup installs it),
+    e.g. ``mlir-runner``; :func:`missing` when absent."""
+    prefix = Path(subprocess.run(["llvm-config-22", "--prefix"],
+                                 capture_output=True, text=True,
+                                 check=True).stdout.strip())
+    p = prefix / "bin" / name
+    if not os.access(p, os.X_OK):
+        missing(f"{name} is not installed at {p} (scripts/setup installs "
+                "mlir-22-tools)")
     return p
 
 
@@ -55,7 +138,15 @@ def _opt_help(opt: str) -> str:
 def has_pass(flag: str) -> bool:
     """Whether ``joint-opt --help`` lists the pass a flag names."""
     name = flag.lstrip("-").split("=", 1)[0]
-    return re.search(rf"--{re.escape(name)}\b", _opt_help(str(tool("joint-opt")))) is not None
+    return re.search(rf"--{re.escape(name)}(?![\w-])",
+                     _opt_help(str(tool("joint-opt")))) is not None
+
+
+def require_passes(flags: tuple[str, ...] | list[str]) -> None:
+    """:func:`missing` unless ``joint-opt --help`` lists every flag's pass."""
+    for f in flags:
+        if not has_pass(f):
+            missing(f"joint-opt has no pass {f.split('=', 1)[0]}")
 
 
 @dataclass(frozen=True)
@@ -134,9 +225,9 @@ def has_blocks(doc: dict[str, Any]) -> bool:
 
 
 def skip_unless_available(p: Pipeline, doc: dict[str, Any]) -> None:
-    for f in p.flags:
-        if not has_pass(f):
-            pytest.skip(f"joint-opt has no {f.split('=', 1)[0]} yet")
+    """Check that ``p``'s passes exist (:func:`require_passes`), and skip
+    when ``p`` does not apply to ``doc`` (an offload scope the model lacks)."""
+    require_passes(p.flags)
     # scope=attention on a graph without attention (an MLP) is an error by
     # design (the pass says so); scope=all covers such graphs.
     if p.needs_attention and not has_attention(doc):

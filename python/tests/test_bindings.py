@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from graph_tools import EXAMPLES, REPO_ROOT, tool
+from graph_tools import EXAMPLES, REPO_ROOT, core as _core_module, tool
 from joint_mlir import PipelineError, run_pipeline
 from joint_mlir.pipeline import opt_flags
 
-core = pytest.importorskip(
-    "joint_mlir._core", reason="joint_mlir._core is not built (scripts/build)")
+core = _core_module()
 
 CKPT_FULL = "joint-tag-recompute-policy{mode=full},joint-remat"
 # graph_trainer's order; the offload scope is self_attn (Llama examples).
@@ -273,3 +272,22 @@ def test_gil_released_while_passes_run() -> None:
     inside = [x for x in ticks
               if any(s + 0.01 < x < (s + e) / 2 for s, e in windows)]
     assert len(inside) > 100
+
+
+def test_step_cache_key_covers_every_part(tmp_path: Path) -> None:
+    """The one definition of the step cache's key (StepCache.h), which
+    joint-compile stores under and mlir_cpu.compile_graph looks up: 32 hex
+    digits, the same for the same inputs, another for any other part."""
+    compiler = tmp_path / "joint-compile"
+    compiler.write_bytes(b"x")
+    base = dict(data=b"{}", pipeline="", lowering_options="", target="cpu",
+                opt_level=2, compiler=str(compiler))
+    key = core.step_cache_key(**base)
+    assert len(key) == 32 and int(key, 16) >= 0
+    assert core.step_cache_key(**base) == key
+    for part, value in [("data", b"{ }"), ("pipeline", "joint-remat"),
+                        ("lowering_options", "tile-matmuls=false"),
+                        ("target", "cuda"), ("opt_level", 3)]:
+        assert core.step_cache_key(**dict(base, **{part: value})) != key, part
+    compiler.write_bytes(b"xy")  # a rebuilt compiler: another size
+    assert core.step_cache_key(**base) != key

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from graph_tools import REPO_ROOT, build_dir, tool
+from graph_tools import REPO_ROOT, build_dir, cuda_built, tool
 from joint_mlir.emulated import OPT_LEVEL
 
 MLP = REPO_ROOT / "examples" / "mlp.json"
@@ -86,15 +86,9 @@ print(json.dumps({
 """
 
 
-def _cuda_built() -> None:
-    cache = build_dir() / "CMakeCache.txt"
-    text = cache.read_text() if cache.exists() else ""
-    if not re.search(r"^JOINT_ENABLE_CUDA:BOOL=ON", text, re.M):
-        pytest.skip("built without the CUDA toolkit (JOINT_ENABLE_CUDA=OFF)")
-
 
 def _compile(graph: Path, pipeline: str = "", options: str = EMULATE) -> Path:
-    _cuda_built()
+    cuda_built()
     tool("joint-compile")
     from joint_mlir.mlir_cpu import compile_graph
     return compile_graph(graph, target="cuda", pipeline=pipeline,

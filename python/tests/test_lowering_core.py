@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from graph_tools import tool
+from graph_tools import require_mlir_tool, tool
 
 N = 8
 # name, target, operands ("x", "g"), extra attributes, torch reference.
@@ -103,12 +103,10 @@ def _main(elem: str, x: torch.Tensor, g: torch.Tensor) -> str:
 
 @pytest.mark.parametrize("elem", ["f32", "bf16"])
 def test_elementwise_matches_torch(elem: str, tmp_path: Path) -> None:
-    prefix = Path(subprocess.run(["llvm-config-22", "--prefix"], capture_output=True,
-                                 text=True, check=True).stdout.strip())
-    runner = prefix / "bin" / "mlir-runner"
+    runner = require_mlir_tool("mlir-runner")
+    prefix = runner.parents[1]
     libm = "/lib/x86_64-linux-gnu/libm.so.6"
-    if not runner.exists() or not Path(libm).exists():
-        pytest.skip("mlir-runner or libm not found")
+    assert Path(libm).exists(), f"{libm} (glibc's libm) not found"
     opt = tool("joint-opt")
     dtype = torch.float32 if elem == "f32" else torch.bfloat16
     gen = torch.Generator().manual_seed(0)
@@ -187,11 +185,8 @@ MOVES = [
 
 
 def test_data_movement_matches_torch(tmp_path: Path) -> None:
-    prefix = Path(subprocess.run(["llvm-config-22", "--prefix"], capture_output=True,
-                                 text=True, check=True).stdout.strip())
-    runner = prefix / "bin" / "mlir-runner"
-    if not runner.exists():
-        pytest.skip("mlir-runner not found")
+    runner = require_mlir_tool("mlir-runner")
+    prefix = runner.parents[1]
     opt = tool("joint-opt")
     x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
     types = [f"tensor<{n}xf32>" for _, n, _, _ in MOVES]

@@ -16,16 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from graph_tools import REPO_ROOT, build_dir, tool
+from graph_tools import REPO_ROOT, build_dir, cuda_built, tool
 
 TINY = REPO_ROOT / "examples" / "llama-tiny-fp32.json"
 
-
-def _cuda_built() -> None:
-    cache = (build_dir() / "CMakeCache.txt")
-    text = cache.read_text() if cache.exists() else ""
-    if not re.search(r"^JOINT_ENABLE_CUDA:BOOL=ON", text, re.M):
-        pytest.skip("built without the CUDA toolkit (JOINT_ENABLE_CUDA=OFF)")
 
 
 def _no_gpu() -> None:
@@ -35,7 +29,7 @@ def _no_gpu() -> None:
 
 
 def test_every_kernel_of_tiny_llama_has_a_cubin() -> None:
-    _cuda_built()
+    cuda_built()
     r = subprocess.run(
         [str(tool("joint-opt")), str(TINY),
          "--pass-pipeline=builtin.module(joint-lower-to-cuda)"],
@@ -68,7 +62,7 @@ def _step_cache() -> Path:
 
 
 def test_joint_compile_cuda_links_the_runtime() -> None:
-    _cuda_built()
+    cuda_built()
     from joint_mlir.mlir_cpu import compile_graph
     out = compile_graph(TINY, target="cuda", cache_dir=_step_cache())
     desc = json.loads(Path(str(out) + ".json").read_text())
@@ -85,7 +79,7 @@ def test_joint_compile_cuda_links_the_runtime() -> None:
 
 
 def test_bad_cuda_lowering_option_writes_nothing(tmp_path) -> None:
-    _cuda_built()
+    cuda_built()
     out = tmp_path / "step.so"
     r = subprocess.run([str(tool("joint-compile")), str(TINY),
                         "--target=cuda", "-o", str(out),
@@ -112,7 +106,7 @@ def test_device_check_skips_gpu_parts_without_gpu(tmp_path) -> None:
     """The script's compile check, at most one compile (the step cache the
     test above fills), no time limit, without the emulated matrix
     (test_emulated_matrix.py runs it): what it printed is the assertion."""
-    _cuda_built()
+    cuda_built()
     _no_gpu()
     out = tmp_path / "gpu.md"
     r = subprocess.run([str(REPO_ROOT / "scripts" / "device-check"),

@@ -16,7 +16,8 @@ import torch
 from torch import nn
 
 from graph_tools import (EXAMPLES, PIPELINES, REPO_ROOT, has_attention,
-                         has_blocks, has_pass, run_pipeline, tool)
+                         has_blocks, require_passes, run_pipeline,
+                         tool)
 
 
 def _load_bench():
@@ -174,9 +175,7 @@ def test_measured_peak_matches_the_memory_model(pipeline: Any,
     """Measured CPU peak of the step within 2% of joint-memory-report's
     (device + host) peak, on the scratch-writing model and every bundled
     example."""
-    for flag in pipeline.flags:
-        if not has_pass(flag):
-            pytest.skip(f"joint-opt has no {flag.split('=', 1)[0]}")
+    require_passes(pipeline.flags)
     bench = _load_bench()
     from joint_mlir.format import read_document
     src = tmp_path / "scratch.json"

@@ -42,7 +42,7 @@ PIPELINES = {
 
 @pytest.fixture(autouse=True)
 def _cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    tool("joint-compile")  # skips with the reason when the tools are not built
+    tool("joint-compile")  # a failure under CI=true, a skip elsewhere, when not built
     monkeypatch.setenv("JOINT_MLIR_CACHE", str(build_dir() / "joint_mlir_cache"))
 
 

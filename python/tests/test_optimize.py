@@ -17,15 +17,14 @@ import pytest
 import torch
 from torch import nn
 
-from graph_tools import REPO_ROOT
+from graph_tools import REPO_ROOT, core
 from joint_mlir import (JointMlirError, OptimizeOptionError, PipelineError,
                         RetraceError, build_pipeline, compare, optimize,
                         run_pipeline)
 
 MLP = REPO_ROOT / "examples" / "mlp.json"
 
-pytest.importorskip("joint_mlir._core",
-                    reason="joint_mlir._core is not built (scripts/build)")
+core()
 
 
 class Block(nn.Module):

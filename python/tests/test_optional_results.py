@@ -31,7 +31,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from graph_tools import (PIPELINES, assert_close_to_eager, eager_step,
-                         run_pipeline, skip_unless_available, tool)
+                         require_module, run_pipeline, skip_unless_available,
+                         tool)
 from helpers import trace_doc
 from joint_mlir import compare, read_document, run, validate_document
 
@@ -221,7 +222,7 @@ MODELS = {"vit": (_vit, "aten::convolution_backward.default"),
 
 @pytest.fixture(scope="module")
 def models() -> dict[str, dict[str, Any]]:
-    pytest.importorskip("transformers")
+    require_module("transformers")
     out = {}
     for name, (build, _) in MODELS.items():
         torch.manual_seed(0)

@@ -7,11 +7,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
-
+from graph_tools import REPO_ROOT, tool
 from joint_mlir.pipeline import opt_flags
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_flags_of_a_flat_pipeline() -> None:
@@ -26,9 +23,7 @@ def test_flags_of_a_flat_pipeline() -> None:
 
 
 def test_flags_and_nested_text_run_the_same_passes(tmp_path: Path) -> None:
-    opt = REPO_ROOT / "build" / "bin" / "joint-opt"
-    if not opt.exists():
-        pytest.skip("joint-opt not built (scripts/build)")
+    opt = tool("joint-opt")
     graph = str(REPO_ROOT / "examples" / "mlp.json")
     flat = subprocess.run(
         [str(opt), graph, *opt_flags(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON_DIR, REPO_ROOT
+from graph_tools import require_module, tool
 
-pytest.importorskip("matplotlib")
+require_module("matplotlib")
 
 from joint_mlir.cli import plot  # noqa: E402
 
@@ -72,9 +72,7 @@ def test_bad_report_is_one_error_line(tmp_path, capsys, content, message):
 
 def test_end_to_end_with_joint_opt(tmp_path):
     """The pass's JSON is what the plot reads (needs a built joint-opt)."""
-    joint_opt = shutil.which("joint-opt") or str(REPO_ROOT / "build/bin/joint-opt")
-    if not os.access(joint_opt, os.X_OK):
-        pytest.skip("joint-opt not built")
+    joint_opt = str(tool("joint-opt"))
     report = tmp_path / "mlp.json"
     subprocess.run([joint_opt, str(REPO_ROOT / "examples/mlp.json"),
                     f"--joint-memory-report=format=json output={report} label=baseline",

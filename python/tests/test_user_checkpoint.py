@@ -21,7 +21,7 @@ import torch.utils.checkpoint as ckpt
 from torch import nn
 from torch.nn import functional as F
 
-from graph_tools import eager_step, has_pass, run_pipeline, tool
+from graph_tools import eager_step, require_passes, run_pipeline
 from helpers import calls, trace_doc
 from joint_mlir import compare, run
 from joint_mlir.executor import format_differences
@@ -245,9 +245,7 @@ def test_pipelines_follow_the_regions_bitwise(pipeline: tuple[str, ...],
                                               tmp_path: Path) -> None:
     """The regions' tags drive the passes (a bare remat recomputes them),
     and the step stays bitwise equal to the untransformed one."""
-    tool("joint-opt")
-    if not all(has_pass(f) for f in pipeline):
-        pytest.skip(f"joint-opt has no {pipeline}")
+    require_passes(pipeline)
     import json
 
     _, doc = _trace("dropout", "non-reentrant")

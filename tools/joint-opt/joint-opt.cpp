@@ -11,9 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "joint/InitAll.h"
 #include "joint/Support/OutputFiles.h"
+#include "joint/Support/PassPipeline.h"
 #include "joint/Support/ToolDiagnostics.h"
 #include "joint/Support/ToolHelp.h"
 #include "joint/Target/JSON/Diagnostics.h"
@@ -33,82 +33,15 @@
 
 using namespace mlir;
 
-/// Builds the registered pass or pipeline `name` with `options` alone; on a
-/// bad option prints the one error naming the pass and its options.
-static LogicalResult checkPassOptions(StringRef name, StringRef options) {
-  if (!PassInfo::lookup(name) && !PassPipelineInfo::lookup(name))
-    return success(); // an op anchor, or not ours to judge
-  OpPassManager scratch(ModuleOp::getOperationName(),
-                        OpPassManager::Nesting::Implicit);
+/// Builds each `--<pass or pipeline>=<options>` flag, and the passes of a
+/// `--pass-pipeline` text, once before the run (PassPipeline.h), so a bad
+/// option is one error naming the pass, the option and the options it takes
+/// (MLIR's own says only `no such option X`). Arguments after `--` are
+/// inputs.
+static LogicalResult checkPassFlags(int argc, char **argv) {
   std::string error;
   llvm::raw_string_ostream os(error);
-  if (succeeded(joint::addRegisteredPass(scratch, name, options, os)))
-    return success();
-  llvm::errs() << "joint-opt: error: " << error << "\n";
-  return failure();
-}
-
-/// The end of the bracketed group opening at `text[begin]` (`{` or `(`):
-/// the index of its closing bracket, skipping nested `{}`/`()` and quoted
-/// strings as MLIR's pipeline and option parsers do; npos when unbalanced.
-static size_t findClosing(StringRef text, size_t begin) {
-  SmallVector<char> open;
-  for (size_t i = begin; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '"' || c == '\'') {
-      size_t end = text.find(c, i + 1);
-      if (end == StringRef::npos)
-        return StringRef::npos;
-      i = end;
-    } else if (c == '{' || c == '(') {
-      open.push_back(c == '{' ? '}' : ')');
-    } else if (c == '}' || c == ')') {
-      if (open.empty() || open.back() != c)
-        return StringRef::npos;
-      open.pop_back();
-      if (open.empty())
-        return i;
-    }
-  }
-  return StringRef::npos;
-}
-
-/// Checks the options of every registered pass and pipeline in `pipeline`,
-/// a --pass-pipeline text (`anchor(pass{options},...)`, comma-separated,
-/// nested). Text it cannot split is left to MLIR's parser, which then
-/// reports it: only options that MLIR would reject too are errors here.
-static LogicalResult checkPipelineText(StringRef pipeline) {
-  while (!(pipeline = pipeline.ltrim()).empty()) {
-    size_t stop = pipeline.find_first_of("{(,");
-    StringRef name = pipeline.take_front(stop).trim();
-    if (stop == StringRef::npos)
-      return checkPassOptions(name, "");
-    if (pipeline[stop] == ',') {
-      if (failed(checkPassOptions(name, "")))
-        return failure();
-      pipeline = pipeline.drop_front(stop + 1);
-      continue;
-    }
-    size_t close = findClosing(pipeline, stop);
-    if (close == StringRef::npos)
-      return success(); // unbalanced: MLIR's parser says where
-    StringRef inner = pipeline.slice(stop + 1, close);
-    if (failed(pipeline[stop] == '{' ? checkPassOptions(name, inner)
-                                     : checkPipelineText(inner)))
-      return failure();
-    pipeline = pipeline.drop_front(close + 1).ltrim();
-    if (!pipeline.consume_front(",") && !pipeline.empty())
-      return success(); // not a list MLIR accepts: it reports it
-  }
-  return success();
-}
-
-/// Builds each `--<pass or pipeline>=<options>` flag, and each pass of a
-/// `--pass-pipeline` text, once before the run, so a bad option is one error
-/// naming the pass and listing its options (MLIR's own says only `no such
-/// option X`). Arguments after `--` are inputs.
-static LogicalResult checkPassFlags(int argc, char **argv) {
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 1; i < argc && error.empty(); ++i) {
     StringRef arg = argv[i];
     if (arg == "--")
       break;
@@ -119,14 +52,17 @@ static LogicalResult checkPassFlags(int argc, char **argv) {
     if (name == "pass-pipeline") {
       if (!arg.contains('=') && i + 1 < argc)
         options = argv[++i];
-      if (failed(checkPipelineText(options)))
-        return failure();
-      continue;
+      (void)joint::verifyAnchoredPassPipeline(options, os);
+    } else if (PassPipelineInfo::lookup(name) || PassInfo::lookup(name)) {
+      OpPassManager scratch(ModuleOp::getOperationName(),
+                            OpPassManager::Nesting::Implicit);
+      (void)joint::addRegisteredPass(scratch, name, options, os);
     }
-    if (failed(checkPassOptions(name, options)))
-      return failure();
   }
-  return success();
+  if (error.empty())
+    return success();
+  llvm::errs() << "joint-opt: error: " << error << "\n";
+  return failure();
 }
 
 /// The option that lists every registered pass and pipeline as a flag

@@ -14,8 +14,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "joint/Compile/Compile.h"
+#include "joint/Compile/StepCache.h"
 #include "joint/InitAll.h"
 #include "joint/Support/OutputFiles.h"
+#include "joint/Support/PassPipeline.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "joint/Target/JSON/Export.h"
 #include "joint/Target/JSON/Import.h"
@@ -124,27 +127,15 @@ Outcome runPipeline(StringRef document, const std::string &pipeline,
     return success();
   });
 
-  // Implicit nesting, as joint-opt's flags: per-graph passes given without
-  // an anchor ("joint-remat") run on each joint.graph of the module.
-  PassManager pm(&context, ModuleOp::getOperationName(),
-                 OpPassManager::Nesting::Implicit);
-  StringRef text = StringRef(pipeline).trim();
-  if (text.consume_front("builtin.module(")) {
-    if (!text.consume_back(")")) {
-      emitError(UnknownLoc::get(&context))
-          << "pass pipeline '" << pipeline << "': missing ')'";
-      return out;
-    }
-  }
-  if (!text.empty()) {
-    std::string error;
-    llvm::raw_string_ostream es(error);
-    if (failed(joint::addJointPassPipeline(text, pm, es))) {
-      emitError(UnknownLoc::get(&context))
-          << "invalid pass pipeline '" << pipeline
-          << "': " << StringRef(error).trim();
-      return out;
-    }
+  // Per-graph passes given without an anchor ("joint-remat") run on each
+  // joint.graph of the module (PassPipeline.h).
+  PassManager pm(&context, ModuleOp::getOperationName());
+  std::string pipelineError;
+  llvm::raw_string_ostream es(pipelineError);
+  if (failed(joint::addPassPipeline(pm, pipeline, es))) {
+    emitError(UnknownLoc::get(&context))
+        << "invalid pass pipeline '" << pipeline << "': " << pipelineError;
+    return out;
   }
 
   OwningOpRef<ModuleOp> module =
@@ -248,8 +239,33 @@ nb::tuple runPipelineBinding(nb::object document, const std::string &pipeline,
 
 } // namespace
 
+/// joint::getStepCacheKey for `data` compiled with the given joint-compile
+/// options by the joint-compile binary `compiler`.
+static std::string stepCacheKeyBinding(nb::bytes data,
+                                       const std::string &pipeline,
+                                       const std::string &loweringOptions,
+                                       const std::string &target,
+                                       unsigned optLevel,
+                                       const std::string &compiler) {
+  joint::CompileOptions options;
+  options.pipeline = pipeline;
+  options.loweringOptions = loweringOptions;
+  options.target = target;
+  options.optLevel = optLevel;
+  return joint::getStepCacheKey(StringRef(data.c_str(), data.size()), options,
+                                compiler);
+}
+
 NB_MODULE(_core, m) {
-  m.doc() = "joint-mlir pass pipelines in process (see joint_mlir.pipeline)";
+  m.doc() = "joint-mlir pass pipelines in process (see joint_mlir.pipeline) "
+            "and the step cache's key";
+  m.def("step_cache_key", &stepCacheKeyBinding, nb::arg("data"),
+        nb::arg("pipeline"), nb::arg("lowering_options"), nb::arg("target"),
+        nb::arg("opt_level"), nb::arg("compiler"),
+        "The step cache's key (32 hex digits) under which joint-compile "
+        "(the binary at compiler) stores the library of graph bytes data "
+        "compiled with --pipeline, --lowering-options, --target and "
+        "-O<opt_level> (include/joint/Compile/StepCache.h).");
   m.def("run_pipeline", &runPipelineBinding, nb::arg("document"),
         nb::arg("pipeline"), nb::arg("filename") = "<document>",
         nb::arg("report") = true, nb::arg("label") = "",

@@ -84,25 +84,6 @@ void registerOptimizeMemoryPipeline();
 /// manager nested under it (explicit-nesting pass managers need it).
 OpPassManager &nestOnGraphs(OpPassManager &pm);
 
-/// Adds the registered pass or pass pipeline `name` with `options` (the text
-/// inside `{...}`) to `pm`. On bad options writes one message to `errors`
-/// that names the pass and lists its option names (a pipeline's are its
-/// first pass's, the decider's), where MLIR says only `no such option X`. Fails
-/// too when `name` is not registered.
-LogicalResult addRegisteredPass(OpPassManager &pm, StringRef name,
-                                StringRef options, raw_ostream &errors);
-
-/// Adds `pipeline` to the module pass manager `pm` the way joint-opt's pass
-/// flags do: a comma-separated list of registered passes and pipelines with
-/// `{options}`, per-graph passes nested on each joint.graph implicitly;
-/// `builtin.module(...)` around the list and explicitly anchored elements
-/// (`joint.graph(joint-remat)`) are accepted. (MLIR's textual parser nests
-/// explicitly only.) Writes the reason to `errors` and fails on an unknown
-/// pass, a bad option or unbalanced brackets. Used by _core and
-/// joint-compile --pipeline.
-LogicalResult addJointPassPipeline(StringRef pipeline, OpPassManager &pm,
-                                   raw_ostream &errors);
-
 } // namespace joint
 } // namespace mlir
 

@@ -51,9 +51,11 @@ defvar JointCpuOffloadOptions = [
   Option<"budgetGiB", "budget-gib", "double", "0.0",
          "Host budget in GiB (2^30 bytes) for offloaded activations, "
          "filled largest first; 0 means no limit; must be >= 0">,
+  // Hidden: parsed only to refuse it with its own error; option lists in
+  // messages leave it out.
   Option<"budgetGB", "budget-gb", "double", "0.0",
          "Removed: it counted 2^30 bytes here but 1e9 in joint-plan-memory; "
-         "giving it is an error (use budget-gib)">,
+         "giving it is an error (use budget-gib)", "::llvm::cl::Hidden">,
   Option<"prefetchRegions", "prefetch-regions", "unsigned", "0",
          "Issue each ao.reload this many regions (attention modules, or "
          "blocks for values outside attention) earlier in the backward "
