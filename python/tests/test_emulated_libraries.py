@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from graph_tools import build_dir
+from graph_tools import build_dir, cuda_built
 
 CHILD = r"""
 import ctypes, json, sys
@@ -143,10 +143,7 @@ print(json.dumps(result))
 
 
 def test_library_references_match_torch() -> None:
-    cache = build_dir() / "CMakeCache.txt"
-    text = cache.read_text() if cache.exists() else ""
-    if not re.search(r"^JOINT_ENABLE_CUDA:BOOL=ON", text, re.M):
-        pytest.skip("built without the CUDA toolkit (JOINT_ENABLE_CUDA=OFF)")
+    cuda_built()
     env = dict(os.environ, JOINT_CUDA_DEVICE="emulated")
     # The runtime links libcuda.so.1, which the emulated device never calls.
     env["LD_LIBRARY_PATH"] = os.pathsep.join(

@@ -28,7 +28,7 @@ import sys
 
 import pytest
 
-from graph_tools import REPO_ROOT, build_dir, tool
+from graph_tools import REPO_ROOT, build_dir, tool, cuda_built
 
 EXAMPLES = ["mlp", "mlp-dynamic-seq", "gpt2-tiny", "llama-tiny-fp32",
             "llama-tiny-bf16"]
@@ -38,10 +38,7 @@ OFFLOADING = {"offload-block", "ckpt-offload-prefetch"}
 
 
 def _cuda_built() -> None:
-    cache = build_dir() / "CMakeCache.txt"
-    text = cache.read_text() if cache.exists() else ""
-    if not re.search(r"^JOINT_ENABLE_CUDA:BOOL=ON", text, re.M):
-        pytest.skip("built without the CUDA toolkit (JOINT_ENABLE_CUDA=OFF)")
+    cuda_built()
     tool("joint-compile")
 
 

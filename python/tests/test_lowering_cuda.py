@@ -133,7 +133,7 @@ def test_device_check_runs_the_emulated_matrix_without_gpu(tmp_path) -> None:
     """Without a GPU the emulated matrix still runs first (here the MLP's
     six pipelines, compiled by test_emulated_matrix.py into the same step
     cache), and its peaks end the output as the emulated/real/model table."""
-    _cuda_built()
+    cuda_built()
     _no_gpu()
     r = subprocess.run([str(REPO_ROOT / "scripts" / "device-check"),
                         "--graphs", "tiny", "--pipelines", "identity",
