@@ -63,9 +63,14 @@ PIPELINES = {
         " prefetch-regions=1 defer-regions=1}",
 }
 
+# The fields of JointEmuStats (runtime/cuda/joint_cuda_emulator.h) and
+# JointRuntimeStats (joint_cuda_runtime.h), in order: the C side writes the
+# whole struct, so a missing field here overruns the buffer
+# (test_emulated_matrix.py compares these with the headers).
 _EMU_FIELDS = ("live_bytes", "peak_bytes", "quarantined_bytes", "allocations",
                "frees", "kernel_launches", "copies", "memsets", "races",
-               "use_after_frees", "errors", "tracked_accesses")
+               "use_after_frees", "errors", "tracked_accesses",
+               "library_calls")
 _RUNTIME_FIELDS = ("live_bytes", "peak_bytes", "allocations", "frees",
                    "pinned_in_use_bytes", "pinned_cached_bytes",
                    "pinned_peak_bytes", "pinned_fresh_allocations",

@@ -155,3 +155,27 @@ def test_emulated_backend_refuses_a_runtime_on_the_real_device() -> None:
         "run the mlir-cuda-emulated backend in a fresh process, or set "
         "JOINT_CUDA_DEVICE=emulated before anything loads the runtime"), \
         r.stdout
+
+
+def _header_fields(header: str, struct: str) -> list[str]:
+    text = (REPO_ROOT / "runtime" / "cuda" / header).read_text()
+    body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (struct, struct),
+                     text, re.S)
+    assert body, (header, struct)
+    return re.findall(r"uint64_t\s+(\w+);", body.group(1))
+
+
+def test_stats_mirrors_match_the_headers() -> None:
+    """The ctypes mirrors of the runtime's and emulator's statistics have
+    every field of the C structs, in order: the C side writes the whole
+    struct, so a missing field overruns the Python buffer."""
+    from joint_mlir import emulated
+    import test_emulated_cuda
+    emu = _header_fields("joint_cuda_emulator.h", "JointEmuStats")
+    runtime = _header_fields("joint_cuda_runtime.h", "JointRuntimeStats")
+    assert "library_calls" in emu and "live_transfers" in runtime
+    assert list(emulated._EMU_FIELDS) == emu
+    assert list(emulated._RUNTIME_FIELDS) == runtime
+    child = test_emulated_cuda.CHILD
+    fields = re.search(r"FIELDS = \((.*?)\)\n", child, re.S).group(1)
+    assert re.findall(r'"(\w+)"', fields) == emu

@@ -1,4 +1,5 @@
-//===- IndirectDataMovement.cpp - Gathers and scatters -----------*- C++ -*-===//
+//===- IndirectDataMovement.cpp - Gathers and scatters -----------*- C++
+//-*-===//
 //
 // Data movement through index tensors. `aten::embedding` and
 // `aten::index.Tensor` (advanced indexing: index tensors broadcast together,
@@ -426,6 +427,40 @@ static Value addElement(OpBuilder &b, Location l, Value old, Value value,
   return convertScalar(b, l, sum, elem);
 }
 
+/// Writes `v` at `coords` of `out`, or adds it to the element there
+/// (addElement) when `accumulate`; returns the updated tensor.
+static Value storeElement(OpBuilder &b, Location l, Value out,
+                          ValueRange coords, Value v, bool accumulate,
+                          Type elem) {
+  if (accumulate)
+    v = addElement(b, l, tensor::ExtractOp::create(b, l, out, coords), v, elem);
+  return tensor::InsertOp::create(b, l, v, out, coords);
+}
+
+/// The `(self, int dim, index)` head of gather, scatter and index_add, with
+/// dim normalized against self's rank (>= 1).
+struct DimIndexArgs {
+  RankedTensor self, index;
+  int64_t dim;
+  RankedTensorType resultType;
+};
+
+static FailureOr<DimIndexArgs> readDimIndexArgs(CallFunctionOp op,
+                                                const OpArgs &args,
+                                                ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> self = args.tensor(0, "self");
+  FailureOr<int64_t> dimArg = args.getInt(1, "dim");
+  FailureOr<RankedTensor> index = args.tensor(2, "index");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(self) || failed(dimArg) || failed(index) || !resultType)
+    return rw.notifyMatchFailure(op, "expected (self, int dim, index)");
+  int64_t rank = self->getType().getRank();
+  FailureOr<int64_t> dim = normalizeDim(*dimArg, std::max<int64_t>(rank, 1));
+  if (failed(dim) || rank == 0)
+    return rw.notifyMatchFailure(op, "bad dim for self's rank");
+  return DimIndexArgs{*self, *index, *dim, resultType};
+}
+
 /// aten::index_put.default(self, Tensor?[] indices, values, accumulate):
 /// `self[indices] = values` (or `+=` with accumulate, duplicates adding in
 /// order, as torch's serial CPU kernel); values broadcast to the indexed
@@ -464,10 +499,7 @@ static LogicalResult lowerIndexPut(CallFunctionOp op, const OpArgs &args,
                            : ivs[vOff + d]);
         Value v = convertScalar(b, l, tensor::ExtractOp::create(b, l, vals, at),
                                 elem);
-        if (acc)
-          v = addElement(b, l, tensor::ExtractOp::create(b, l, out, coords), v,
-                         elem);
-        return tensor::InsertOp::create(b, l, v, out, coords);
+        return storeElement(b, l, out, coords, v, acc, elem);
       });
   return replaceWithResult(rw, op, result, resultType);
 }
@@ -476,27 +508,25 @@ static LogicalResult lowerIndexPut(CallFunctionOp op, const OpArgs &args,
 /// index's shape, out[i] = self[i with dim replaced by index[i]].
 static LogicalResult lowerGather(CallFunctionOp op, const OpArgs &args,
                                  ConversionPatternRewriter &rw) {
-  FailureOr<RankedTensor> self = args.tensor(0, "self");
-  FailureOr<int64_t> dimArg = args.getInt(1, "dim");
-  FailureOr<RankedTensor> index = args.tensor(2, "index");
-  RankedTensorType resultType = getResultTensorType(op, 0);
-  if (failed(self) || failed(dimArg) || failed(index) || !resultType)
-    return rw.notifyMatchFailure(op, "expected (self, int dim, index)");
-  int64_t rank = self->getType().getRank();
-  FailureOr<int64_t> dim = normalizeDim(*dimArg, std::max<int64_t>(rank, 1));
-  if (failed(dim) || index->getType().getRank() != rank || rank == 0)
+  FailureOr<DimIndexArgs> in = readDimIndexArgs(op, args, rw);
+  if (failed(in))
+    return failure();
+  RankedTensor self = in->self, index = in->index;
+  int64_t d = in->dim;
+  RankedTensorType resultType = in->resultType;
+  int64_t rank = self.getType().getRank();
+  if (index.getType().getRank() != rank)
     return rw.notifyMatchFailure(op, "index must have self's rank");
   Location loc = op.getLoc();
   Value init =
-      tensor::EmptyOp::create(rw, loc, tensor::getMixedSizes(rw, loc, *index),
-                              self->getType().getElementType());
+      tensor::EmptyOp::create(rw, loc, tensor::getMixedSizes(rw, loc, index),
+                              self.getType().getElementType());
   AffineMap id = rw.getMultiDimIdentityMap(rank);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  Value src = *self;
-  int64_t d = *dim;
+  Value src = self;
   Value result =
       linalg::GenericOp::create(
-          rw, loc, init.getType(), ValueRange{*index}, ValueRange{init},
+          rw, loc, init.getType(), ValueRange{index}, ValueRange{init},
           ArrayRef<AffineMap>{id, id}, iters,
           [&](OpBuilder &b, Location l, ValueRange a) {
             SmallVector<Value> coords;
@@ -517,12 +547,12 @@ static LogicalResult lowerGather(CallFunctionOp op, const OpArgs &args,
 /// (scatter_add, in order, as torch's serial CPU kernel).
 static LogicalResult lowerScatter(CallFunctionOp op, const OpArgs &args,
                                   ConversionPatternRewriter &rw) {
-  FailureOr<RankedTensor> self = args.tensor(0, "self");
-  FailureOr<int64_t> dimArg = args.getInt(1, "dim");
-  FailureOr<RankedTensor> index = args.tensor(2, "index");
-  RankedTensorType resultType = getResultTensorType(op, 0);
-  if (failed(self) || failed(dimArg) || failed(index) || !resultType)
-    return rw.notifyMatchFailure(op, "expected (self, int dim, index, src)");
+  FailureOr<DimIndexArgs> in = readDimIndexArgs(op, args, rw);
+  if (failed(in))
+    return failure();
+  RankedTensor base = in->self, idx = in->index;
+  int64_t d = in->dim;
+  RankedTensorType resultType = in->resultType;
   StringRef target = op.getTarget();
   bool add = target == "aten::scatter_add.default";
   Value src;
@@ -538,14 +568,10 @@ static LogicalResult lowerScatter(CallFunctionOp op, const OpArgs &args,
       return rw.notifyMatchFailure(op, "expected a tensor src");
     src = *s;
   }
-  int64_t rank = self->getType().getRank();
-  FailureOr<int64_t> dim = normalizeDim(*dimArg, std::max<int64_t>(rank, 1));
-  if (failed(dim) || index->getType().getRank() != rank || rank == 0)
+  if (idx.getType().getRank() != base.getType().getRank())
     return rw.notifyMatchFailure(op, "index must have self's rank");
   Location loc = op.getLoc();
-  Type elem = self->getType().getElementType();
-  Value idx = *index, base = *self;
-  int64_t d = *dim;
+  Type elem = base.getType().getElementType();
   Value result = buildSerialNest(
       rw, loc, tensor::getMixedSizes(rw, loc, idx), base,
       [&](OpBuilder &b, Location l, ValueRange ivs, Value out) -> Value {
@@ -556,10 +582,7 @@ static LogicalResult lowerScatter(CallFunctionOp op, const OpArgs &args,
             src ? convertScalar(b, l, tensor::ExtractOp::create(b, l, src, ivs),
                                 elem)
                 : createScalarConstant(b, l, elem, value);
-        if (add)
-          v = addElement(b, l, tensor::ExtractOp::create(b, l, out, coords), v,
-                         elem);
-        return tensor::InsertOp::create(b, l, v, out, coords);
+        return storeElement(b, l, out, coords, v, add, elem);
       });
   return replaceWithResult(rw, op, result, resultType);
 }
@@ -569,28 +592,25 @@ static LogicalResult lowerScatter(CallFunctionOp op, const OpArgs &args,
 /// order of i (torch's CPU loop).
 static LogicalResult lowerIndexAdd(CallFunctionOp op, const OpArgs &args,
                                    ConversionPatternRewriter &rw) {
-  FailureOr<RankedTensor> self = args.tensor(0, "self");
-  FailureOr<int64_t> dimArg = args.getInt(1, "dim");
-  FailureOr<RankedTensor> index = args.tensor(2, "index");
+  FailureOr<DimIndexArgs> in = readDimIndexArgs(op, args, rw);
+  if (failed(in))
+    return failure();
+  RankedTensor base = in->self, idx = in->index;
+  int64_t d = in->dim;
+  RankedTensorType resultType = in->resultType;
   FailureOr<RankedTensor> source = args.tensor(3, "source");
   FailureOr<double> alpha = args.getFloat(4, "alpha", 1.0);
-  RankedTensorType resultType = getResultTensorType(op, 0);
-  if (failed(self) || failed(dimArg) || failed(index) || failed(source) ||
-      !resultType)
-    return rw.notifyMatchFailure(op, "expected (self, dim, index, source)");
-  if (failed(alpha))
-    return rw.notifyMatchFailure(op, "alpha must be a constant number");
-  int64_t rank = self->getType().getRank();
-  FailureOr<int64_t> dim = normalizeDim(*dimArg, std::max<int64_t>(rank, 1));
-  if (failed(dim) || source->getType().getRank() != rank ||
-      index->getType().getRank() > 1 || rank == 0)
-    return rw.notifyMatchFailure(op, "bad dim, index or source rank");
+  if (failed(source) || failed(alpha))
+    return rw.notifyMatchFailure(
+        op, "expected a tensor source and a constant alpha");
+  if (source->getType().getRank() != base.getType().getRank() ||
+      idx.getType().getRank() > 1)
+    return rw.notifyMatchFailure(op, "bad index or source rank");
   Location loc = op.getLoc();
-  Type elem = self->getType().getElementType();
-  Value idx = *index, base = *self, srcT = *source;
-  int64_t d = *dim;
+  Type elem = base.getType().getElementType();
+  Value srcT = *source;
   double scale = *alpha;
-  bool vector = index->getType().getRank() == 1;
+  bool vector = idx.getType().getRank() == 1;
   Value result = buildSerialNest(
       rw, loc, tensor::getMixedSizes(rw, loc, srcT), base,
       [&](OpBuilder &b, Location l, ValueRange ivs, Value out) -> Value {
@@ -607,9 +627,7 @@ static LogicalResult lowerIndexAdd(CallFunctionOp op, const OpArgs &args,
                   ? arith::MulFOp::create(b, l, v, a).getResult()
                   : arith::MulIOp::create(b, l, v, a).getResult();
         }
-        v = addElement(b, l, tensor::ExtractOp::create(b, l, out, coords), v,
-                       elem);
-        return tensor::InsertOp::create(b, l, v, out, coords);
+        return storeElement(b, l, out, coords, v, true, elem);
       });
   return replaceWithResult(rw, op, result, resultType);
 }
