@@ -49,7 +49,12 @@ tools = ["joint-compile", "joint-opt", "joint-translate", "not"]
 if cuda_on:
     config.available_features.add("cuda-runtime")
     tools += ["joint-cuda-runtime-test", "joint-cuda-stub-test",
-              "joint-cuda-emulator-test", "joint-cuda-emulated-capi-test"]
+              "joint-cuda-emulator-test", "joint-cuda-emulated-capi-test",
+              "mlir-runner"]
+    # The runtime library, for mlir-runner -shared-libs.
+    config.substitutions.append(
+        ("%joint_cuda_runtime_lib",
+         os.path.join(config.joint_obj_root, "lib", "libjoint_cuda_runtime.so")))
     if config.joint_cudnn_frontend in ("ON", "1", "TRUE", "YES", "On", "True"):
         config.available_features.add("cudnn-frontend")
     config.substitutions.append(

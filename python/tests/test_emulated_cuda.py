@@ -255,3 +255,37 @@ def test_emulated_step_library_needs_the_emulated_device() -> None:
     assert ("its kernels are compiled for the emulated device (lowering "
             "option emulate); set JOINT_CUDA_DEVICE=emulated before the "
             "library is loaded") in r.stdout, r.stdout
+
+
+# The MLP with every activation offloaded (scope=all): 'addmm_1' is
+# offloaded in the forward and reloaded in the backward.
+DROP_PIPELINE = "joint-cpu-offload{min-bytes=1024 scope=all}"
+
+
+@pytest.mark.parametrize("which,race", [
+    # Without the forward wait, the source's free on the compute stream is
+    # not ordered after the D2H copy that reads it.
+    ("forward", r"race on bytes \[0, 4096\) of allocation \d+ \(4096 bytes, "
+                r"node 'addmm_1'\): free \(node 'addmm_2'\) on stream 1 writes "
+                r"them while copy D2H \(node 'addmm_1_offload'\) on stream 2 "
+                r"reads them"),
+    # Without the backward wait, a kernel on the compute stream reads the
+    # reloaded buffer while the H2D copy may still write it.
+    ("backward", r"race on bytes \[0, 4096\) of allocation \d+ \(4096 bytes, "
+                 r"node 'mm_4'\): kernel 'joint_entry_kernel' \(node 'mm_5'\) "
+                 r"on stream 1 reads them while copy H2D \(node "
+                 r"'addmm_1_reload'\) on stream 2 writes them"),
+])
+def test_a_dropped_wait_is_caught(which: str, race: str) -> None:
+    """The compiled offload step with one ao.wait_tensor's stream wait left
+    out (the runtime's fault injection, JOINT_EMU_DROP_WAIT, as a lowering
+    that lost the wait would behave): the race checker reports the two
+    unordered operations with their nodes and the step fails; with every
+    wait, the same step is clean (test above)."""
+    lib = _compile(MLP, DROP_PIPELINE, options=GENERATED)
+    env = _child_env("emulated")
+    env["JOINT_EMU_DROP_WAIT"] = f"{which}:addmm_1_offload"
+    r = subprocess.run([sys.executable, "-c", CHILD, str(MLP), str(lib)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode != 0, r.stdout[-2000:]
+    assert re.search(race, r.stderr), r.stderr[-4000:]

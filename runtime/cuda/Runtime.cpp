@@ -10,10 +10,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "Runtime.h"
+#include "EmulatedDriver.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 
 using namespace joint::cuda;
 
@@ -638,12 +640,31 @@ Transfer *Runtime::offload(const void *src, uint64_t bytes,
   return t;
 }
 
+/// Fault injection for the emulated device's negative tests:
+/// JOINT_EMU_DROP_WAIT=forward:NODE (backward:NODE) makes the compute stream
+/// skip its wait on the offload (reload) copy of the transfer whose
+/// `joint_ao_offload` node is NODE (the lowering names it `x_offload`), as a
+/// lowering that lost an `ao.wait_tensor` would; the race checker must report
+/// what follows. Read once; ignored on a real device.
+static bool dropsWait(const DriverApi &driver, const Transfer &t) {
+  static const std::string spec = [] {
+    const char *v = std::getenv("JOINT_EMU_DROP_WAIT");
+    return std::string(v ? v : "");
+  }();
+  if (spec.empty() || !isEmulated(driver))
+    return false;
+  std::string want = (t.reloaded ? "backward:" : "forward:") + t.node;
+  return spec == want;
+}
+
 int Runtime::wait(Transfer *t) {
   const char *entry = "joint_ao_wait";
   if (!t || !transfers.count(t)) {
     recordError(kStatusInvalidArgument, entry, "unknown transfer handle");
     return kStatusInvalidArgument;
   }
+  if (dropsWait(driver, *t))
+    return kStatusOk;
   setNode(t->node.c_str());
   int saved = currentDevice;
   currentDevice = t->device;
