@@ -4,7 +4,8 @@
 // with a short excerpt instead of the source line, in
 // SourceMgrDiagnosticHandler's layout: an error in a one-line graph of
 // megabytes stays a few lines long, and one in an indented graph shows the
-// node it is about rather than a lone `{`.
+// node it is about rather than a lone `{`. A diagnostic on the graph itself
+// names the graph in its one line instead of quoting the document's start.
 //
 //===----------------------------------------------------------------------===//
 
@@ -258,6 +259,21 @@ void ExcerptDiagnostics::print(Location loc, StringRef message,
     llvm::SMDiagnostic(where, diagnosticKind, message).print(nullptr, os);
     return;
   }
+  if (s->json) {
+    size_t offset = std::min(start + col - 1, end);
+    if (s->text.find_first_not_of(" \t\r\n") == offset) {
+      // The graph itself: named in the message; its first bytes say
+      // nothing, so no excerpt.
+      std::string name = objectName(s->text, offset);
+      std::string text = message.str();
+      if (!name.empty() && !message.contains("'" + name + "'"))
+        text += " (graph '" + name + "')";
+      std::string where =
+          (filename + ":" + Twine(lineNo) + ":" + Twine(col)).str();
+      llvm::SMDiagnostic(where, diagnosticKind, text).print(nullptr, os);
+      return;
+    }
+  }
   // The location as the SourceMgr prints it, then the message and the
   // excerpt with its caret.
   {
@@ -268,13 +284,11 @@ void ExcerptDiagnostics::print(Location loc, StringRef message,
   std::string quoted;
   if (s->json) {
     size_t offset = std::min(start + col - 1, end);
-    // The node (or graph) named once: messages of the importer and of
-    // per-node checks quote it already.
+    // The node named once: messages of the importer and of per-node checks
+    // quote it already.
     std::string name = objectName(s->text, offset);
-    if (!name.empty() && !message.contains("'" + name + "'")) {
-      bool isDocument = s->text.find_first_not_of(" \t\r\n") == offset;
-      quoted = (isDocument ? "graph '" : "node '") + name + "': ";
-    }
+    if (!name.empty() && !message.contains("'" + name + "'"))
+      quoted = "node '" + name + "': ";
     size_t prefix = quoted.size();
     quoted += jsonExcerpt(s->text, start, offset, caret);
     caret += prefix;
