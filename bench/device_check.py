@@ -1,4 +1,4 @@
-"""Device check of the CUDA lowering (scripts/device-check, issue 13 item 7).
+"""Device check of the CUDA lowering (scripts/device-check).
 
 First the emulated-device matrix (joint_mlir.emulated, no GPU needed: every
 bundled example x identity, full and selective checkpointing, offload per

@@ -396,7 +396,7 @@ def run_graph(gm: torch.fx.GraphModule, state: dict[str, torch.Tensor],
 BACKENDS = ("torch", "mlir-cpu", "mlir-cuda", "mlir-cuda-emulated")
 
 # --compare tolerance of a compiled backend against torch, per dtype: an
-# output passes when max|got - ref| <= tol * max|ref| (issue 12).
+# output passes when max|got - ref| <= tol * max|ref|.
 COMPILED_TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 1e-2,
                       torch.float16: 1e-2, torch.float64: 1e-12}
 

@@ -1,4 +1,4 @@
-"""Tiny configurations of third-party model families (issue 14 acceptance).
+"""Tiny configurations of third-party model families.
 
 Each factory returns ``(model, train_fn, inputs)`` like an export recipe
 (``python -m joint_mlir.export --model python:model_families:NAME``), with

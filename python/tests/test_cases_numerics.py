@@ -208,7 +208,7 @@ def test_case_matches_eager_and_is_deterministic(case: str,
     assert all(d.ok for d in compare(again, got)), case
 
 
-def test_c3_buffer_updated_exactly_once(traced: Any) -> None:
+def test_buffer_updated_exactly_once(traced: Any) -> None:
     _, _, doc = traced["buffer-update"]
     from joint_mlir.executor import index_bounds
     idx = next(i["input"] for i in doc["inputs"] if i["path"] == "idx")
@@ -219,7 +219,7 @@ def test_c3_buffer_updated_exactly_once(traced: Any) -> None:
     assert int(got.buffers["layers.0.counts"].sum()) == 6
 
 
-def test_c4_seed_drives_the_mask(traced: Any) -> None:
+def test_seed_drives_the_mask(traced: Any) -> None:
     _, _, doc = traced["native-dropout"]
     a, b = run(doc, seed=0), run(doc, seed=1)
     assert not torch.equal(a.grads["layers.0.fc1.weight"],
@@ -268,7 +268,7 @@ def test_case_pipeline_is_bitwise_identical(case: str, pipeline: Any,
 
 
 @pytest.mark.parametrize("mode", ["full", "selective"])
-def test_c14_running_stats_updated_once(mode: str, traced: Any,
+def test_running_stats_updated_once(mode: str, traced: Any,
                                         tmp_path: Path) -> None:
     """The checkpointed step leaves the running statistics bitwise equal."""
     _, _, doc = traced["batch-norm-training"]
@@ -308,7 +308,7 @@ def _sum_loss(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("mode", ["full", "selective"])
-def test_c16_size_query_reads_forward_symint(mode: str,
+def test_size_query_reads_forward_symint(mode: str,
                                              tmp_path: Path) -> None:
     """No tensor is saved or recomputed only to read its size."""
     torch.manual_seed(0)

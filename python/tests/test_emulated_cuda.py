@@ -1,5 +1,5 @@
 """CUDA steps with kernels compiled for the host run on the emulated device
-(issue 25, item 4's first part; docs/lowering.md, "Kernels compiled for the
+(docs/lowering.md, "Kernels compiled for the
 host"):
 
 - ``joint-compile --target=cuda --lowering-options=emulate`` builds a step

@@ -4,7 +4,7 @@ Each case is one aten op on small f32 and bf16 tensors: the graph is lowered
 with ``joint-opt --convert-joint-to-linalg``, compiled with the CPU pipeline of
 docs/lowering.md, run under ``mlir-runner`` (results printed with
 ``printMemrefF32``) and compared with torch's CPU kernel. Tolerance: max abs
-error <= tol x max |ref|, tol 1e-5 for f32 and 1e-2 for bf16 (issue 12).
+error <= tol x max |ref|, tol 1e-5 for f32 and 1e-2 for bf16.
 Data movement (slices with negative start and step, cat, pad with a crop,
 slice_backward, expand, split, permute) must match exactly.
 """

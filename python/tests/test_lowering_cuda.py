@@ -1,4 +1,4 @@
-"""The CUDA lowering without a GPU (issue 13): joint-lower-to-cuda produces a
+"""The CUDA lowering without a GPU: joint-lower-to-cuda produces a
 cubin for every kernel of the tiny Llama (ptxas runs here), joint-compile
 --target=cuda builds a library linked with the CUDA runtime, and the GPU-only
 entry points (``--backend mlir-cuda``, ``scripts/device-check``) say why they

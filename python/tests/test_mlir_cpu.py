@@ -3,7 +3,7 @@ pass pipeline (identity, full and selective checkpointing, offload,
 checkpointing + offload) is compiled with joint-compile and run through its
 C entry point; each output (loss, gradients, loss_dict, buffers after the
 step) must be within tol x max|reference| of the torch run of the original
-graph, tol 1e-5 for float32 and 1e-2 for bfloat16 (issue 12).
+graph, tol 1e-5 for float32 and 1e-2 for bfloat16.
 
 A graph with an op that does not lower fails here with joint-compile's
 diagnostic (op and node named); only pipelines whose pass does not apply to

@@ -1,4 +1,4 @@
-"""Third-party model families (issue 14 acceptance), tiny configurations.
+"""Third-party model families, tiny configurations.
 
 Each family traces, goes through full and selective checkpointing, and runs
 bitwise equal to the untransformed graph, or refuses with the one-line error

@@ -1,4 +1,4 @@
-"""Backward operators with ``None`` results (issue 14).
+"""Backward operators with ``None`` results.
 
 An aten backward op whose ``output_mask`` leaves a gradient slot off returns
 ``None`` there: ``convolution_backward`` on the data input or without bias,

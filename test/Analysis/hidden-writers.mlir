@@ -1,4 +1,4 @@
-// Hidden writers (issue 14): kernels that update arguments their schema
+// Hidden writers: kernels that update arguments their schema
 // does not mark `Tensor(a!)` are writers in StorageAliasAnalysis, the one
 // place every pass asks whether an op writes. One case per family of the
 // table in JointOps.cpp (docs/passes.md, "Hidden writers").

@@ -2,7 +2,7 @@
 //
 // Implements `joint-gpu-name-locations` and `joint-gpu-set-node`, which let
 // a failed kernel launch or library call name the graph node it came from
-// (issue 13: "reports the call, the kernel or the node name"). The first
+// (a failure reports the call, the kernel or the node name). The first
 // wraps the location of every named graph op in a `NameLoc` of its node
 // name before convert-joint-to-linalg; every op lowered from it inherits the
 // location (linalg ops, their loops, the `gpu.launch` and the outlined

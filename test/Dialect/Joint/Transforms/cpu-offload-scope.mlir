@@ -1,4 +1,4 @@
-// joint-cpu-offload scopes (issue 16): attention modules found by name, by
+// joint-cpu-offload scopes: attention modules found by name, by
 // joint.model or by what they compute; scope=block takes every activation
 // inside a transformer block, scope=all every forward activation; in block
 // and all the last block's activations are decided by the cost model; values
