@@ -11,7 +11,7 @@ from . import fx
 from .model_structure import ModelStructure, discover_structure
 from .tracer import (DataDependentError, JointGraph, TraceError,
                      extract_module_state, trace_joint_graph)
-from .executor import StepResult, compare, materialize, run
+from .executor import StepResult, compare, compare_scaled, materialize, run
 from .validate import validate_document
 from .pipeline import PipelineError, PipelineResult, run_pipeline
 from .api import (OptimizedStep, OptimizeOptionError, RetraceError,
@@ -34,6 +34,7 @@ __all__ = [
     "TraceError",
     "DataDependentError",
     "compare",
+    "compare_scaled",
     "discover_structure",
     "extract_module_state",
     "fx",

@@ -216,10 +216,21 @@ def run_matrix(cache: Path | None, jobs: int = 1,
                             str(graph), "--pipelines",
                             ",".join(pipelines or PIPELINES)],
                            capture_output=True, text=True, env=env)
+        # The cases the child finished before it failed are kept.
+        cases = []
+        for line in r.stdout.splitlines():
+            try:
+                cases.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
         if r.returncode != 0:
-            return [{"graph": example, "pipeline": "*",
-                     "error": r.stderr[-2000:]}]
-        return [json.loads(line) for line in r.stdout.splitlines()]
+            why = (f"killed by signal {-r.returncode}" if r.returncode < 0
+                   else f"exit status {r.returncode}")
+            tail = r.stderr.strip().splitlines()
+            cases.append({"graph": example, "pipeline": "*",
+                          "error": f"the child for {example} failed ({why})"
+                                   + (f": {tail[-1]}" if tail else "")})
+        return cases
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         return [c for cases in pool.map(one, examples or EXAMPLES)
@@ -229,7 +240,8 @@ def run_matrix(cache: Path | None, jobs: int = 1,
 def verdict(c: dict) -> str:
     """"ok", or what failed."""
     if "error" in c:
-        return "ERROR: " + c["error"].strip().splitlines()[-1][:200]
+        lines = c["error"].strip().splitlines()
+        return "ERROR: " + (lines[-1][:200] if lines else "(no message)")
     bad = []
     if c["mismatches"]:
         bad.append("numerics")
