@@ -61,6 +61,36 @@ def vit() -> Recipe:
              "labels": torch.randint(0, 5, (_BATCH,), generator=g)})
 
 
+def bert() -> Recipe:
+    """BERT (masked LM, dropout off): token types gathered from a buffer."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=_VOCAB, hidden_size=32, num_hidden_layers=2,
+                     num_attention_heads=4, intermediate_size=64,
+                     max_position_embeddings=64, hidden_dropout_prob=0.0,
+                     attention_probs_dropout_prob=0.0)
+
+    def loss(model: nn.Module, input_ids: torch.Tensor,
+             labels: torch.Tensor) -> torch.Tensor:
+        return model(input_ids=input_ids, labels=labels).loss
+
+    return BertForMaskedLM(cfg), loss, _ids()
+
+
+def phi3() -> Recipe:
+    """Phi3: a fused qkv projection split by slices, one of them empty."""
+    from transformers import Phi3Config, Phi3ForCausalLM
+
+    torch.manual_seed(0)
+    cfg = Phi3Config(vocab_size=_VOCAB, hidden_size=32, intermediate_size=64,
+                     num_hidden_layers=2, num_attention_heads=4,
+                     num_key_value_heads=2, max_position_embeddings=64,
+                     pad_token_id=0, bos_token_id=1, eos_token_id=2,
+                     use_cache=False)
+    return Phi3ForCausalLM(cfg), _lm_loss, _ids()
+
+
 def _mixtral(experts: str) -> Recipe:
     from transformers import MixtralConfig, MixtralForCausalLM
 

@@ -82,3 +82,24 @@ def test_mixtral_eager_experts_refuse_in_one_line() -> None:
     assert (": branches on the data-dependent condition Eq(u0, 0) (u0 from "
             "aten::nonzero.default), which a trace cannot follow; use a "
             "static-shape implementation") in msg
+
+
+@pytest.mark.parametrize("name", ["bert", "phi3", "vit", "mixtral_batched_mm"])
+def test_family_compiles_and_matches_torch(name: str, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    """Families whose ops the lowering once lacked compile for the CPU and
+    match torch within the compiled tolerances: BERT (gather), Phi3 (an empty
+    slice), ViT (convolution and its backward), Mixtral (topk, index_put,
+    scatter)."""
+    from graph_tools import build_dir, tool
+    from joint_mlir.executor import compare_scaled
+    tool("joint-compile")
+    monkeypatch.setenv("JOINT_MLIR_CACHE", str(build_dir() / "joint_mlir_cache"))
+    model, fn, inputs = getattr(model_families, name)()
+    src = tmp_path / f"{name}.json"
+    trace_joint_graph(model, fn, inputs).save(str(src))
+    want = run(str(src))
+    got = run(str(src), backend="mlir-cpu", opt_level=0)
+    diffs = compare_scaled(got, want)
+    assert diffs and all(d.ok for d in diffs), format_differences(diffs)
