@@ -69,3 +69,44 @@ def test_indexing_ops_match_torch(dtype: torch.dtype, tmp_path: Path,
     got = run(str(path), seed=0, backend="mlir-cpu")
     diffs = compare_scaled(got, want)
     assert diffs and all(d.ok for d in diffs), format_differences(diffs)
+
+
+class _Selecting(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(7)
+        self.w = nn.Parameter(torch.randn(5, 6, generator=g))
+
+    def forward(self, ints: torch.Tensor) -> torch.Tensor:
+        top, at = self.w.max(dim=1)
+        low, at_low = self.w.min(dim=0, keepdim=True)
+        picks = (self.w.argmax() + self.w.argmin(dim=1, keepdim=True).sum()
+                 + ints.argmax(dim=1).sum() + ints.argmin(dim=0).sum())
+        return ((top ** 2).sum() + low.sum() * 0.5
+                + (at.sum() + at_low.sum() + picks).float() * 1e-3)
+
+
+SELECTING = {"aten::max.dim", "aten::min.dim", "aten::argmax.default",
+             "aten::argmin.default"}
+
+
+def test_selecting_reductions_match_torch(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """max.dim / min.dim (values and indices, their backward) and argmax /
+    argmin over a dim and over the flattened tensor; the integer input has
+    ties, where torch returns the first index."""
+    tool("joint-compile")
+    monkeypatch.setenv("JOINT_MLIR_CACHE", str(build_dir() / "joint_mlir_cache"))
+    ints = torch.tensor([[3, 7, 7, 1], [2, 2, 0, 0], [5, 1, 5, 9]])
+    doc = trace_joint_graph(_Selecting(), lambda m, **kw: m(**kw),
+                            {"ints": ints}).to_json_dict()
+    path = tmp_path / "selecting.json"
+    path.write_text(json.dumps(doc))
+    targets = {n["target"] for n in doc["nodes"]
+               if isinstance(n.get("target"), str)}
+    assert SELECTING <= targets, SELECTING - targets
+    want = run(str(path), seed=0)
+    got = run(str(path), seed=0, backend="mlir-cpu")
+    diffs = compare_scaled(got, want)
+    assert diffs and all(d.ok for d in diffs), format_differences(diffs)

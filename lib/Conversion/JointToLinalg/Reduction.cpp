@@ -652,6 +652,120 @@ static LogicalResult lowerNllLossBackward(CallFunctionOp op, const OpArgs &args,
   return replaceWithResult(rw, op, result, resultType);
 }
 
+/// aten::max.dim / aten::min.dim (self, int dim, bool keepdim=False) ->
+/// (values, indices) and aten::argmax / aten::argmin (self, int? dim=None,
+/// bool keepdim=False) -> indices (None: over the flattened tensor). As
+/// torch: NaN wins (the first NaN's index), ties give the first index. The
+/// combine compares indices too, so it does not depend on the order in
+/// which a tiled or vectorized reduction visits the elements.
+static LogicalResult lowerArgReduce(CallFunctionOp op, const OpArgs &args,
+                                    ConversionPatternRewriter &rw) {
+  StringRef target = op.getTarget();
+  FailureOr<ReductionOperand> operand = readReductionOperand(op, args, rw);
+  if (failed(operand))
+    return failure();
+  RankedTensor input = operand->input;
+  int64_t rank = input.getType().getRank();
+  bool withValues = target.ends_with(".dim");
+  bool isMax =
+      target.starts_with("aten::max") || target.starts_with("aten::argmax");
+  FailureOr<SmallVector<bool>> mask = getDimsArg(args, 1, rank);
+  FailureOr<bool> keepdim = args.getBool(2, "keepdim", false);
+  if (failed(mask) || failed(keepdim))
+    return rw.notifyMatchFailure(op, "dim/keepdim must be constants");
+  bool flat = args.isNone(1, "dim");
+  if (withValues && flat)
+    return rw.notifyMatchFailure(op, "max.dim/min.dim need a dim");
+  RankedTensorType indexType = getResultTensorType(op, withValues ? 1 : 0);
+  if (!indexType || !indexType.getElementType().isInteger(64))
+    return rw.notifyMatchFailure(op, "expects int64 indices");
+  Type elem = input.getType().getElementType();
+  bool isFloat = isa<FloatType>(elem);
+  if (!isFloat && !elem.isInteger(64) && !elem.isInteger(32))
+    return rw.notifyMatchFailure(op, "unsupported dtype");
+  Location loc = op.getLoc();
+  double init = isFloat
+                    ? (isMax ? -kInf : kInf)
+                    : static_cast<double>(
+                          elem.isInteger(64)
+                              ? (isMax ? std::numeric_limits<int64_t>::min()
+                                       : std::numeric_limits<int64_t>::max())
+                              : (isMax ? std::numeric_limits<int32_t>::min()
+                                       : std::numeric_limits<int32_t>::max()));
+  // "Nothing taken yet": larger than any index.
+  double noIndex = static_cast<double>(int64_t(1) << 62);
+  Type i64 = rw.getI64Type();
+  AffineMap id = rw.getMultiDimIdentityMap(rank);
+  SmallVector<bool> reducedDims = *mask;
+  Value src = input;
+  SmallVector<Value> reduced = buildReduction(
+      rw, loc, {input}, {id}, *mask, {elem, i64}, {init, noIndex},
+      [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
+        // The element's index along the reduced dims (row-major).
+        Value idx = arith::ConstantIntOp::create(b, l, i64, 0);
+        for (int64_t d = 0; d < rank; ++d) {
+          if (!reducedDims[d])
+            continue;
+          Value size = arith::IndexCastOp::create(
+              b, l, i64, tensor::DimOp::create(b, l, src, d));
+          Value at = arith::IndexCastOp::create(
+              b, l, i64, linalg::IndexOp::create(b, l, d));
+          idx = arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, idx, size), at);
+        }
+        Value x = in[0], acc = accs[0];
+        Value better, same;
+        if (isFloat) {
+          Value xNan =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+          Value aNan =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, acc, acc);
+          Value notANan = arith::XOrIOp::create(
+              b, l, aNan, arith::ConstantIntOp::create(b, l, 1, 1));
+          better = arith::OrIOp::create(
+              b, l,
+              arith::CmpFOp::create(b, l,
+                                    isMax ? arith::CmpFPredicate::OGT
+                                          : arith::CmpFPredicate::OLT,
+                                    x, acc),
+              arith::AndIOp::create(b, l, xNan, notANan));
+          same = arith::OrIOp::create(
+              b, l,
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, acc),
+              arith::AndIOp::create(b, l, xNan, aNan));
+        } else {
+          better = arith::CmpIOp::create(b, l,
+                                         isMax ? arith::CmpIPredicate::sgt
+                                               : arith::CmpIPredicate::slt,
+                                         x, acc);
+          same = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, acc);
+        }
+        Value earlier = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                              idx, accs[1]);
+        // Nothing taken yet: the initial value (which for int64 minimum
+        // cannot be written as a double) never competes.
+        Value none = arith::CmpIOp::create(
+            b, l, arith::CmpIPredicate::eq, accs[1],
+            arith::ConstantIntOp::create(b, l, i64, int64_t(1) << 62));
+        Value take =
+            arith::OrIOp::create(b, l, arith::OrIOp::create(b, l, better, none),
+                                 arith::AndIOp::create(b, l, same, earlier));
+        return SmallVector<Value>{
+            arith::SelectOp::create(b, l, take, x, acc),
+            arith::SelectOp::create(b, l, take, idx, accs[1])};
+      });
+  Value indices =
+      finishReduction(rw, loc, reduced[1], *mask, *keepdim, indexType);
+  if (!withValues) {
+    rw.replaceOp(op, indices);
+    return success();
+  }
+  rw.replaceOp(op, {finishReduction(rw, loc, reduced[0], *mask, *keepdim,
+                                    operand->resultType),
+                    indices});
+  return success();
+}
+
 } // namespace
 
 void mlir::joint::populateReductionPatterns(const TypeConverter &typeConverter,
@@ -667,6 +781,9 @@ void mlir::joint::populateReductionPatterns(const TypeConverter &typeConverter,
              "aten::_log_softmax_backward_data.default"},
             lowerSoftmaxBackward);
   table.add({"aten::cumsum.default"}, lowerCumsum);
+  table.add({"aten::max.dim", "aten::min.dim", "aten::argmax.default",
+             "aten::argmin.default"},
+            lowerArgReduce);
   table.add({"aten::nll_loss_forward.default"}, lowerNllLossForward);
   table.add({"aten::nll_loss_backward.default"}, lowerNllLossBackward);
 }

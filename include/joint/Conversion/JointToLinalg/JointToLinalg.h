@@ -66,8 +66,8 @@ PopulateFamilyPatternsFn populateOffloadPatterns;
 
 /// mm, bmm, addmm and matmul pieces (bf16 accumulated in f32).
 PopulateFamilyPatternsFn populateLinearPatterns;
-/// sum, mean, amax, var/var_mean, cumsum, softmax / log_softmax (+ backward),
-/// nll_loss forward / backward.
+/// sum, mean, amax, max.dim/min.dim/argmax/argmin, var/var_mean, cumsum,
+/// softmax / log_softmax (+ backward), nll_loss forward / backward.
 PopulateFamilyPatternsFn populateReductionPatterns;
 /// Layer norm forward / backward.
 PopulateFamilyPatternsFn populateNormalizationPatterns;
