@@ -43,3 +43,23 @@ class TiedLM(nn.Module):
 def lm_loss(model: nn.Module, ids: torch.Tensor) -> torch.Tensor:
     logits = model(ids)
     return nn.functional.cross_entropy(logits.flatten(0, 1), ids.flatten())
+
+
+def assert_compiled_matches_torch(doc: dict[str, Any], path: Any,
+                                  monkeypatch: Any,
+                                  opt_level: int | None = None) -> None:
+    """Writes ``doc`` to ``path``, runs one step on torch and on the
+    ``mlir-cpu`` backend (compiled through the build's step cache) and
+    asserts every output within the compiled tolerances (compare_scaled)."""
+    import json
+
+    from graph_tools import build_dir, tool
+    from joint_mlir.executor import compare_scaled, format_differences, run
+
+    tool("joint-compile")
+    monkeypatch.setenv("JOINT_MLIR_CACHE", str(build_dir() / "joint_mlir_cache"))
+    path.write_text(json.dumps(doc))
+    want = run(str(path), seed=0)
+    got = run(str(path), seed=0, backend="mlir-cpu", opt_level=opt_level)
+    diffs = compare_scaled(got, want)
+    assert diffs and all(d.ok for d in diffs), format_differences(diffs)

@@ -7,16 +7,14 @@ tolerances (loss and every gradient: input, weight and bias gradients).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import torch
 from torch import nn
 
-from graph_tools import build_dir, tool
+from helpers import assert_compiled_matches_torch
 from joint_mlir import trace_joint_graph
-from joint_mlir.executor import compare_scaled, format_differences, run
 
 
 class _Convs(nn.Module):
@@ -45,21 +43,14 @@ class _Convs(nn.Module):
                          ids=["f32", "bf16"])
 def test_convolutions_match_torch(dtype: torch.dtype, tmp_path: Path,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    tool("joint-compile")
-    monkeypatch.setenv("JOINT_MLIR_CACHE", str(build_dir() / "joint_mlir_cache"))
     g = torch.Generator().manual_seed(6)
     inputs = {"a": torch.randn(2, 4, 11, generator=g).to(dtype),
               "b": torch.randn(2, 3, 7, 6, generator=g).to(dtype),
               "c": torch.randn(1, 2, 3, 4, 3, generator=g).to(dtype)}
     doc = trace_joint_graph(_Convs(dtype), lambda m, **kw: m(**kw),
                             inputs).to_json_dict()
-    path = tmp_path / "convs.json"
-    path.write_text(json.dumps(doc))
     backward = [n["args"][-1]["v"] for n in doc["nodes"]
                 if n["target"] == "aten::convolution_backward.default"]
     # output_mask: grad_input for the second conv of each pair only.
     assert sorted(m[0]["v"] for m in backward) == [False] * 3 + [True] * 3
-    want = run(str(path), seed=0)
-    got = run(str(path), seed=0, backend="mlir-cpu")
-    diffs = compare_scaled(got, want)
-    assert diffs and all(d.ok for d in diffs), format_differences(diffs)
+    assert_compiled_matches_torch(doc, tmp_path / "convs.json", monkeypatch)

@@ -9,16 +9,14 @@ gradient); ``topk``'s int64 indices must be exact.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import torch
 from torch import nn
 
-from graph_tools import build_dir, tool
+from helpers import assert_compiled_matches_torch
 from joint_mlir import trace_joint_graph
-from joint_mlir.executor import compare_scaled, format_differences, run
 
 
 class _Indexing(nn.Module):
@@ -50,8 +48,6 @@ TARGETS = {"aten::gather.default", "aten::scatter_add.default",
                          ids=["f32", "bf16"])
 def test_indexing_ops_match_torch(dtype: torch.dtype, tmp_path: Path,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    tool("joint-compile")
-    monkeypatch.setenv("JOINT_MLIR_CACHE", str(build_dir() / "joint_mlir_cache"))
     g = torch.Generator().manual_seed(5)
     inputs = {
         "idx": torch.randint(0, 8, (6, 5), generator=g),
@@ -60,15 +56,10 @@ def test_indexing_ops_match_torch(dtype: torch.dtype, tmp_path: Path,
     }
     doc = trace_joint_graph(_Indexing(dtype), lambda m, **kw: m(**kw),
                             inputs).to_json_dict()
-    path = tmp_path / "indexing.json"
-    path.write_text(json.dumps(doc))
     targets = {n["target"] for n in doc["nodes"]
                if isinstance(n.get("target"), str)}
     assert TARGETS <= targets, TARGETS - targets
-    want = run(str(path), seed=0)
-    got = run(str(path), seed=0, backend="mlir-cpu")
-    diffs = compare_scaled(got, want)
-    assert diffs and all(d.ok for d in diffs), format_differences(diffs)
+    assert_compiled_matches_torch(doc, tmp_path / "indexing.json", monkeypatch)
 
 
 class _Selecting(nn.Module):
@@ -96,17 +87,11 @@ def test_selecting_reductions_match_torch(tmp_path: Path,
     """max.dim / min.dim (values and indices, their backward) and argmax /
     argmin over a dim and over the flattened tensor; the integer input has
     ties, where torch returns the first index."""
-    tool("joint-compile")
-    monkeypatch.setenv("JOINT_MLIR_CACHE", str(build_dir() / "joint_mlir_cache"))
     ints = torch.tensor([[3, 7, 7, 1], [2, 2, 0, 0], [5, 1, 5, 9]])
     doc = trace_joint_graph(_Selecting(), lambda m, **kw: m(**kw),
                             {"ints": ints}).to_json_dict()
-    path = tmp_path / "selecting.json"
-    path.write_text(json.dumps(doc))
     targets = {n["target"] for n in doc["nodes"]
                if isinstance(n.get("target"), str)}
     assert SELECTING <= targets, SELECTING - targets
-    want = run(str(path), seed=0)
-    got = run(str(path), seed=0, backend="mlir-cpu")
-    diffs = compare_scaled(got, want)
-    assert diffs and all(d.ok for d in diffs), format_differences(diffs)
+    assert_compiled_matches_torch(doc, tmp_path / "selecting.json",
+                                  monkeypatch)

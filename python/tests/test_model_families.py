@@ -92,14 +92,8 @@ def test_family_compiles_and_matches_torch(name: str, tmp_path: Path,
     match torch within the compiled tolerances: BERT (gather), Phi3 (an empty
     slice), ViT (convolution and its backward), Mixtral (topk, index_put,
     scatter)."""
-    from graph_tools import build_dir, tool
-    from joint_mlir.executor import compare_scaled
-    tool("joint-compile")
-    monkeypatch.setenv("JOINT_MLIR_CACHE", str(build_dir() / "joint_mlir_cache"))
+    from helpers import assert_compiled_matches_torch
     model, fn, inputs = getattr(model_families, name)()
-    src = tmp_path / f"{name}.json"
-    trace_joint_graph(model, fn, inputs).save(str(src))
-    want = run(str(src))
-    got = run(str(src), backend="mlir-cpu", opt_level=0)
-    diffs = compare_scaled(got, want)
-    assert diffs and all(d.ok for d in diffs), format_differences(diffs)
+    doc = trace_joint_graph(model, fn, inputs).to_json_dict()
+    assert_compiled_matches_torch(doc, tmp_path / f"{name}.json", monkeypatch,
+                                  opt_level=0)
