@@ -249,6 +249,35 @@ def JointRemat : Pass<"joint-remat", "::mlir::joint::GraphOp"> {
   let statistics = JointRematStatistics;
 }
 
+def JointChunkLoss : Pass<"joint-chunk-loss", "::mlir::joint::GraphOp"> {
+  let summary = "Compute the output projection and cross-entropy in token "
+                "chunks";
+  let description = [{
+    Splits the linear head and the cross-entropy that reads it (torch's
+    `mm`/`addmm`, `_log_softmax`, `nll_loss_forward`, label smoothing's sums,
+    and their backward up to the head's input and weight gradients) into
+    `chunks` runs of tokens: per chunk the logits, their log-softmax and the
+    loss's partial sums, then per chunk the gradient of the logits, the
+    head's input gradient (concatenated) and its weight gradient (accumulated
+    with `addmm`). Forward chunk values the backward reads are tagged
+    `must_recompute`; `joint-remat` then replays each chunk's logits in the
+    backward, so neither the logits nor their float32 log-softmax are ever
+    live whole. Partial sums change summation order: opt-in, within rounding
+    of torch, never bitwise. A head the rules do not cover stays whole with a
+    remark naming the node and the reason. Runs before the recompute tagger
+    and `joint-remat`. Source: docs/passes.md, "Chunked loss".
+  }];
+  let options = [
+    Option<"chunks", "chunks", "unsigned", /*default=*/"4",
+           "Token chunks of the loss head (>= 1; 1 changes nothing)">,
+  ];
+  let statistics = [
+    Statistic<"numChunked", "chunked", "Loss heads split into chunks">,
+    Statistic<"numLeftWhole", "left-whole",
+              "Loss heads left whole (a remark each)">,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Memory planner
 //===----------------------------------------------------------------------===//
