@@ -106,9 +106,15 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
                    offload_host_budget_gb: float | None = None,
                    budget_gb: float | None = None,
                    budget_gib: float | None = None,
-                   offload_host_budget_gib: float | None = None) -> str:
+                   offload_host_budget_gib: float | None = None,
+                   chunk_loss: int | None = None) -> str:
     """The textual pipeline for ``checkpoint``/``offload``, in graph_trainer's
     order (tag recompute policy, offload, remat), or for a device budget.
+
+    ``chunk_loss``: N >= 2 runs ``joint-chunk-loss{chunks=N}`` first (the
+    linear head and cross-entropy in N token chunks, within rounding of the
+    unchunked step, not bitwise) and ``joint-remat`` after the rest, which
+    replays each chunk's logits; alone it gives that pipeline.
 
     ``budget_gb`` / ``budget_gib``: a device peak budget in GB (1e9 bytes) or
     GiB (2^30 bytes), resident parameters included, as the planner's options
@@ -131,6 +137,21 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
     """
     if offload_host_budget_gb is not None:
         raise OptimizeOptionError(_REMOVED_HOST_GB)
+    chunk = ""
+    if chunk_loss is not None:
+        if isinstance(chunk_loss, bool) or not isinstance(chunk_loss, int) \
+                or chunk_loss < 2:
+            raise OptimizeOptionError("chunk_loss must be an int >= 2 (token "
+                                      f"chunks), not {chunk_loss!r}")
+        chunk = _pass("joint-chunk-loss", {"chunks": chunk_loss})
+        rest = build_pipeline(checkpoint=checkpoint, offload=offload,
+                              budget_gb=budget_gb, budget_gib=budget_gib,
+                              offload_host_budget_gib=offload_host_budget_gib)
+        if not rest:
+            return f"{chunk},joint-remat"
+        return f"{chunk},{rest}" if "joint-remat" in rest or \
+            rest.startswith("joint-optimize-memory") else \
+            f"{chunk},{rest},joint-remat"
     host_gib = offload_host_budget_gib
     host_name = "offload_host_budget_gib"
     if budget_gb is not None and budget_gib is not None:
@@ -389,6 +410,7 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
              budget_gb: float | None = None,
              budget_gib: float | None = None,
              offload_host_budget_gib: float | None = None,
+             chunk_loss: int | None = None,
              dynamic_dims: DynamicDims | None = None,
              retrace: bool = True, report: bool = True) -> OptimizedStep:
     """Trace ``train_fn(model, **example_inputs)``, transform, return a step.
@@ -418,6 +440,10 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
         PipelineError naming the lowest reachable peak.
       budget_gib: the same budget in GiB (2^30 bytes), the planner's
         ``budget-gib``; give ``budget_gb`` or ``budget_gib``.
+      chunk_loss: N >= 2 computes the linear head and cross-entropy in N
+        token chunks first (``joint-chunk-loss``): the logits are never live
+        whole; loss and gradients match the unchunked step within rounding,
+        not bitwise. Combines with the options above.
       dynamic_dims: input path -> dims traced symbolic, so other sizes there
         run without retracing.
       retrace: retrace on inputs the trace does not cover (else
@@ -434,13 +460,15 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
     if pipeline is not None and (checkpoint is not None or offload
                                  or offload_host_budget_gib is not None
                                  or budget_gb is not None
-                                 or budget_gib is not None):
+                                 or budget_gib is not None
+                                 or chunk_loss is not None):
         raise OptimizeOptionError("give either pipeline= or checkpoint=/offload=/"
-                         "budget_gb=/budget_gib=, not both")
+                         "budget_gb=/budget_gib=/chunk_loss=, not both")
     if pipeline is None:
         pipeline = build_pipeline(checkpoint=checkpoint, offload=offload,
                                   offload_host_budget_gib=offload_host_budget_gib,
-                                  budget_gb=budget_gb, budget_gib=budget_gib)
+                                  budget_gb=budget_gb, budget_gib=budget_gib,
+                                  chunk_loss=chunk_loss)
     if not isinstance(example_inputs, Mapping):
         raise TraceError("example_inputs must be a mapping of keyword "
                          "arguments of train_fn")
