@@ -107,14 +107,16 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
                    budget_gb: float | None = None,
                    budget_gib: float | None = None,
                    offload_host_budget_gib: float | None = None,
-                   chunk_loss: int | None = None) -> str:
+                   chunk_loss: int | str | None = None) -> str:
     """The textual pipeline for ``checkpoint``/``offload``, in graph_trainer's
     order (tag recompute policy, offload, remat), or for a device budget.
 
     ``chunk_loss``: N >= 2 runs ``joint-chunk-loss{chunks=N}`` first (the
     linear head and cross-entropy in N token chunks, within rounding of the
     unchunked step, not bitwise) and ``joint-remat`` after the rest, which
-    replays each chunk's logits; alone it gives that pipeline.
+    replays each chunk's logits; alone it gives that pipeline. ``"auto"``
+    (with a budget) lets the planner choose whole, 2, 4 or 8 chunks
+    (``allow-chunk-loss=true``).
 
     ``budget_gb`` / ``budget_gib``: a device peak budget in GB (1e9 bytes) or
     GiB (2^30 bytes), resident parameters included, as the planner's options
@@ -138,11 +140,29 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
     if offload_host_budget_gb is not None:
         raise OptimizeOptionError(_REMOVED_HOST_GB)
     chunk = ""
+    if chunk_loss == "auto":
+        if budget_gb is None and budget_gib is None:
+            raise OptimizeOptionError("chunk_loss='auto' lets the memory "
+                                      "planner choose: give budget_gb or "
+                                      "budget_gib too")
+        if checkpoint is not None or offload or offload_host_budget_gib:
+            raise OptimizeOptionError("chunk_loss='auto' runs the memory "
+                                      "planner, which decides recompute and "
+                                      "offload itself: drop checkpoint=/"
+                                      "offload=")
+        name, value = (("budget-gb", budget_gb) if budget_gb is not None
+                       else ("budget-gib", budget_gib))
+        if budget_gb is not None and budget_gib is not None:
+            raise OptimizeOptionError("give budget_gb (GB, 1e9 bytes) or "
+                                      "budget_gib (GiB, 2^30 bytes), not both")
+        build_pipeline(budget_gb=budget_gb, budget_gib=budget_gib)  # checks
+        return _pass("joint-optimize-memory",
+                     {name: repr(float(value)), "allow-chunk-loss": True})
     if chunk_loss is not None:
         if isinstance(chunk_loss, bool) or not isinstance(chunk_loss, int) \
                 or chunk_loss < 2:
             raise OptimizeOptionError("chunk_loss must be an int >= 2 (token "
-                                      f"chunks), not {chunk_loss!r}")
+                                      f"chunks) or 'auto', not {chunk_loss!r}")
         chunk = _pass("joint-chunk-loss", {"chunks": chunk_loss})
         rest = build_pipeline(checkpoint=checkpoint, offload=offload,
                               budget_gb=budget_gb, budget_gib=budget_gib,
@@ -410,7 +430,7 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
              budget_gb: float | None = None,
              budget_gib: float | None = None,
              offload_host_budget_gib: float | None = None,
-             chunk_loss: int | None = None,
+             chunk_loss: int | str | None = None,
              dynamic_dims: DynamicDims | None = None,
              retrace: bool = True, report: bool = True) -> OptimizedStep:
     """Trace ``train_fn(model, **example_inputs)``, transform, return a step.
@@ -443,7 +463,8 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
       chunk_loss: N >= 2 computes the linear head and cross-entropy in N
         token chunks first (``joint-chunk-loss``): the logits are never live
         whole; loss and gradients match the unchunked step within rounding,
-        not bitwise. Combines with the options above.
+        not bitwise. Combines with the options above. ``"auto"`` (with a
+        budget) lets the planner choose whole, 2, 4 or 8 chunks.
       dynamic_dims: input path -> dims traced symbolic, so other sizes there
         run without retracing.
       retrace: retrace on inputs the trace does not cover (else

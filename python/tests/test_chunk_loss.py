@@ -200,9 +200,14 @@ def test_build_pipeline_places_the_chunks_first() -> None:
         "joint-remat")
     assert build_pipeline(chunk_loss=3, budget_gib=40) == (
         "joint-chunk-loss{chunks=3},joint-optimize-memory{budget-gib=40.0}")
+    assert build_pipeline(chunk_loss="auto", budget_gb=4) == (
+        "joint-optimize-memory{budget-gb=4.0 allow-chunk-loss=true}")
+    with pytest.raises(OptimizeOptionError, match="give budget_gb or "
+                       "budget_gib too"):
+        build_pipeline(chunk_loss="auto")
     for bad in (1, 0, 2.0, True, "4"):
         with pytest.raises(OptimizeOptionError, match="chunk_loss must be an "
-                           "int >= 2"):
+                           "int >= 2 \\(token chunks\\) or 'auto'"):
             build_pipeline(chunk_loss=bad)
 
 
@@ -226,3 +231,48 @@ def test_optimize_with_chunk_loss_matches_eager() -> None:
     for n, p in model.named_parameters():
         scale = float(p.grad.abs().max())
         assert float((grads[n] - p.grad).abs().max()) <= 1e-5 * scale, n
+
+
+def _lowest_peak(doc: Any, before: str = "") -> int:
+    """The lowest peak the planner reaches (bytes), from its error."""
+    import re
+
+    from joint_mlir import PipelineError
+
+    with pytest.raises(PipelineError) as info:
+        run_pipeline(doc, before + "joint-plan-memory{budget-gb=1e-9}")
+    m = re.search(r"the lowest modelled peak is (?:[\d.]+ \w+ \()?(\d+) B",
+                  str(info.value))
+    assert m, str(info.value)
+    return int(m.group(1))
+
+
+def test_planner_chooses_chunks_only_when_allowed() -> None:
+    """A budget between the lowest peak of the whole head and that of the
+    head in 8 chunks: the planner alone cannot reach it; with
+    allow-chunk-loss it plans the chunked graph, says so, and the step
+    matches torch within rounding."""
+    from joint_mlir import PipelineError
+
+    doc = make_head_doc(vocab=4096, tokens=(4, 16))
+    whole = _lowest_peak(doc)
+    chunked = _lowest_peak(doc, "joint-chunk-loss{chunks=8},")
+    assert chunked < whole
+    budget = (whole + chunked) / 2 / 1e9
+    with pytest.raises(PipelineError, match="lowest modelled peak"):
+        run_pipeline(doc, f"joint-optimize-memory{{budget-gb={budget!r}}}")
+    out = run_pipeline(doc, f"joint-optimize-memory{{budget-gb={budget!r} "
+                            "allow-chunk-loss=true}")
+    import re
+
+    said = [re.fullmatch(
+        r"joint-plan-memory: the loss head in ([248]) token chunks "
+        r"\(joint-chunk-loss\) plans to [\d.]+ [um]?s per step; whole, no "
+        r"plan fits the budget(?: \(graph 'head'\))?", r.split(" remark: ", 1)[1])
+        for r in out.remarks if "token chunks" in r]
+    assert len(said) == 1 and said[0], out.remarks
+    n = int(said[0].group(1))
+    names = {n["name"] for n in out.document["nodes"]}
+    assert f"mm_chunk{n - 1}" in names and f"mm_chunk{n}" not in names
+    assert out.report["peak_bytes"] <= budget * 1e9
+    _assert_within(run(doc), run(out.document), 1e-5, "planned chunks")

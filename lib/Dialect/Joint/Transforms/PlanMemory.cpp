@@ -16,6 +16,7 @@
 
 #include "joint/Dialect/Joint/Transforms/PlanMemory.h"
 #include "FlopRules.h"
+#include "joint/Dialect/Joint/Transforms/ChunkLoss.h"
 #include "joint/Dialect/Joint/Transforms/CpuOffload.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -279,7 +280,8 @@ static LogicalResult checkUntransformed(GraphOp graph) {
 static FailureOr<MemoryPlan>
 planGraph(ModuleOp module, GraphOp graph, const StorageAliasAnalysis &aliases,
           const MemoryModel &memory, const CostModel &cost,
-          const HardwareModel &hw, int64_t budget, int64_t hostBudget) {
+          const HardwareModel &hw, int64_t budget, int64_t hostBudget,
+          double *stepSeconds = nullptr) {
   if (failed(checkUntransformed(graph)))
     return failure();
   FailureOr<GraphPlanProblem> gp = buildGraphPlanProblem(
@@ -343,7 +345,53 @@ planGraph(ModuleOp module, GraphOp graph, const StorageAliasAnalysis &aliases,
     return failure();
   }
   planner.write(*best);
+  if (stepSeconds)
+    *stepSeconds = best->measurement.stepSeconds;
   return best->plan;
+}
+
+/// The token chunks of `graph`'s loss head (1: whole, 2, 4 or 8) whose plan
+/// is the fastest within the budget, each planned on a clone of `module`
+/// with its diagnostics dropped; 1 when no chunked plan is faster. Costs one
+/// planner run per candidate (only with allow-chunk-loss).
+static unsigned chooseLossChunks(ModuleOp module, GraphOp graph,
+                                 const HardwareModel &hw, int64_t budget,
+                                 int64_t hostBudget, double &wholeSeconds,
+                                 double &chunkedSeconds) {
+  unsigned index = 0;
+  for (GraphOp g : module.getOps<GraphOp>()) {
+    if (g == graph)
+      break;
+    ++index;
+  }
+  std::optional<double> best;
+  unsigned bestChunks = 1;
+  for (unsigned chunks : {1u, 2u, 4u, 8u}) {
+    OwningOpRef<ModuleOp> copy = module.clone();
+    GraphOp g = *std::next(copy->getOps<GraphOp>().begin(), index);
+    ScopedDiagnosticHandler quiet(module.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    if (chunks > 1) {
+      FailureOr<ChunkLossSummary> s = chunkLoss(g, chunks);
+      if (failed(s) || !s->numChunked)
+        break; // no head to chunk
+    }
+    StorageAliasAnalysis aliases(g);
+    MemoryModel memory(aliases);
+    CostModel cost(aliases, hw);
+    double seconds = 0;
+    if (failed(planGraph(*copy, g, aliases, memory, cost, hw, budget,
+                         hostBudget, &seconds)))
+      continue;
+    if (chunks == 1)
+      wholeSeconds = seconds;
+    if (!best || seconds < *best) {
+      best = seconds;
+      bestChunks = chunks;
+    }
+  }
+  chunkedSeconds = best ? *best : 0;
+  return bestChunks;
 }
 
 struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
@@ -411,11 +459,40 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
           return signalPassFailure();
         }
       }
-      CostModel cost(aliases, hw);
+      // With allow-chunk-loss, the loss head in the chunks whose plan is
+      // fastest (joint-chunk-loss rewrites the graph before it is planned).
+      std::optional<StorageAliasAnalysis> chunkedAliases;
+      std::optional<MemoryModel> chunkedMemory;
+      const StorageAliasAnalysis *planAliases = &aliases;
+      const MemoryModel *planMemory = &memory;
+      if (allowChunkLoss) {
+        double whole = 0, chunked = 0;
+        unsigned chunks = chooseLossChunks(module, graph, hw, budget,
+                                           hostBudget, whole, chunked);
+        if (chunks > 1) {
+          if (failed(chunkLoss(graph, chunks)))
+            return signalPassFailure();
+          chunkedAliases.emplace(graph);
+          chunkedMemory.emplace(*chunkedAliases);
+          planAliases = &*chunkedAliases;
+          planMemory = &*chunkedMemory;
+          InFlightDiagnostic remark = emitRemark(graph.getLoc());
+          remark << "joint-plan-memory: the loss head in " << chunks
+                 << " token chunks (joint-chunk-loss) plans to "
+                 << formatSeconds(chunked) << " per step";
+          if (whole > 0)
+            remark << " against " << formatSeconds(whole) << " whole";
+          else
+            remark << "; whole, no plan fits the budget";
+          ++numLossChunked;
+        }
+      }
+      CostModel cost(*planAliases, hw);
       // The plan trades bytes for seconds: name the ops priced by a guess.
       warnOpsWithoutFlopRule(cost.getGuessedFlopOps(), "joint-plan-memory");
-      FailureOr<MemoryPlan> plan = planGraph(module, graph, aliases, memory,
-                                             cost, hw, budget, hostBudget);
+      FailureOr<MemoryPlan> plan =
+          planGraph(module, graph, *planAliases, *planMemory, cost, hw, budget,
+                    hostBudget);
       if (failed(plan))
         return signalPassFailure();
       numCandidates += plan->numCandidates;

@@ -310,6 +310,10 @@ defvar JointPlanMemoryOptions = [
   Option<"linkGbps", "link-gbps", "double", /*default=*/"55.0",
          "Host link bandwidth per direction in GB/s (1e9 bytes/s), as "
          "joint-memory-report">,
+  Option<"allowChunkLoss", "allow-chunk-loss", "bool", /*default=*/"false",
+         "Also plan with the loss head in 2, 4 and 8 token chunks "
+         "(joint-chunk-loss) and keep the fastest plan within the budget; "
+         "chunks change summation order (within rounding, not bitwise)">,
 ];
 
 def JointPlanMemory : Pass<"joint-plan-memory", "::mlir::ModuleOp"> {
@@ -354,8 +358,11 @@ def JointPlanMemory : Pass<"joint-plan-memory", "::mlir::ModuleOp"> {
     measured peak, the one node where it occurs and the largest values
     live there.
     A module pass: each plan is measured on a clone of the module, which
-    holds the operator table (`joint.schema`) the graphs read. See
-    docs/passes.md, "Memory planner".
+    holds the operator table (`joint.schema`) the graphs read. With
+    `allow-chunk-loss` it also plans the graph with the loss head in 2, 4
+    and 8 token chunks and, when one of those plans is faster (or the only
+    one within the budget), rewrites the graph with `joint-chunk-loss` and
+    writes that plan, with a remark. See docs/passes.md, "Memory planner".
   }];
   // The plan is measured in process by applying it (ao ops included) to a
   // copy, so the ao dialect must be loaded before the pass runs.
@@ -366,6 +373,8 @@ def JointPlanMemory : Pass<"joint-plan-memory", "::mlir::ModuleOp"> {
               "Saved activation storages the plan recomputes">,
     Statistic<"numCandidates", "candidate-storages",
               "Saved activation storages the planner could recompute">,
+    Statistic<"numLossChunked", "loss-heads-chunked",
+              "Loss heads planned in token chunks (allow-chunk-loss)">,
   ];
 }
 
