@@ -12,15 +12,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/Dialect/Joint/Transforms/ChunkLoss.h"
+#include "joint/Analysis/LossHeadRegion.h"
+#include "joint/Dialect/Joint/IR/SchemaTable.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
+#include "joint/Support/BlockOrder.h"
 #include "joint/Support/Namespace.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/StringSet.h"
 
 namespace mlir {
 namespace joint {
@@ -38,43 +40,6 @@ namespace {
 // Argument helpers
 //===----------------------------------------------------------------------===//
 
-/// Positional argument `i` of `op` (null when absent).
-Attribute getArg(CallFunctionOp op, unsigned i) {
-  ArrayAttr args = op.getArgsAttr();
-  return args && i < args.size() ? args[i] : Attribute();
-}
-
-std::optional<int64_t> getIntArg(CallFunctionOp op, unsigned i) {
-  if (auto a = dyn_cast_or_null<IntegerAttr>(getArg(op, i)))
-    return a.getInt();
-  return std::nullopt;
-}
-
-/// The integers of list argument `i`, or std::nullopt when it is not a list
-/// of static integers.
-std::optional<SmallVector<int64_t>> getIntListArg(CallFunctionOp op,
-                                                  unsigned i) {
-  auto list = dyn_cast_or_null<ArrayAttr>(getArg(op, i));
-  if (!list)
-    return std::nullopt;
-  SmallVector<int64_t> out;
-  for (Attribute a : list) {
-    auto v = dyn_cast<IntegerAttr>(a);
-    if (!v)
-      return std::nullopt;
-    out.push_back(v.getInt());
-  }
-  return out;
-}
-
-/// The operand that positional argument `i` refers to, if any.
-Value getOperandArg(CallFunctionOp op, unsigned i) {
-  if (auto ref = dyn_cast_or_null<OperandRefAttr>(getArg(op, i)))
-    if (ref.getIndex() < op->getNumOperands())
-      return op->getOperand(ref.getIndex());
-  return {};
-}
-
 /// The node name of `op`'s result `i`: its result name, else the op's name.
 StringRef getResultName(CallFunctionOp op, unsigned i) {
   ArrayAttr names = op.getResultNamesAttr();
@@ -90,120 +55,25 @@ void setArg(CallFunctionOp op, unsigned i, Attribute value) {
   op.setArgsAttr(ArrayAttr::get(op.getContext(), args));
 }
 
-std::optional<SmallVector<int64_t>> getStaticShape(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return std::nullopt;
-  return SmallVector<int64_t>(type.getShape());
-}
-
-int64_t product(ArrayRef<int64_t> dims) {
-  int64_t p = 1;
-  for (int64_t d : dims)
-    p *= d;
-  return p;
-}
-
-bool isInPlace(StringRef target) {
-  StringRef name = target.split('.').first;
-  return name.ends_with("_") && !name.ends_with("__");
-}
-
-/// Row rules: how an op of the region treats its token rows.
-enum class Rule {
-  RowWise,    // output rows from input rows; cloned per chunk
-  View,       // regroups the token dims only; dropped
-  Transpose,  // t() of a [T, F] row value; folded into its matmul
-  SumAll,     // sum over everything: partial sums added
-  SumRows,    // sum over dim 0: partial sums added
-  MatmulRows, // mm contracting the tokens: accumulated with addmm
-  NllLoss,    // nll_loss_forward: sums of loss and weight, then the mean
-};
-
-// Ops that apply elementwise (with broadcasting) to their tensor operands.
-const llvm::StringSet<> &getElementwiseTargets() {
-  static const llvm::StringSet<> set = {
-      "aten::neg.default",         "aten::exp.default",
-      "aten::log.default",         "aten::abs.default",
-      "aten::bitwise_not.default", "aten::clone.default",
-      "aten::_to_copy.default",    "aten::sigmoid.default",
-      "aten::tanh.default",        "aten::relu.default",
-      "aten::mul.Scalar",          "aten::add.Scalar",
-      "aten::sub.Scalar",          "aten::div.Scalar",
-      "aten::eq.Scalar",           "aten::ne.Scalar",
-      "aten::lt.Scalar",           "aten::le.Scalar",
-      "aten::gt.Scalar",           "aten::ge.Scalar",
-      "aten::pow.Tensor_Scalar",   "aten::masked_fill.Scalar",
-      "aten::masked_fill_.Scalar", "aten::masked_fill.Tensor",
-      "aten::masked_fill_.Tensor", "aten::add.Tensor",
-      "aten::sub.Tensor",          "aten::mul.Tensor",
-      "aten::div.Tensor",          "aten::add_.Tensor",
-      "aten::mul_.Tensor",         "aten::where.self",
-      "aten::eq.Tensor",           "aten::ne.Tensor",
-      "aten::logical_not.default", "aten::bitwise_and.Tensor",
-      "aten::mul_.Scalar",         "aten::div_.Tensor",
-  };
-  return set;
-}
-
-const llvm::StringSet<> &getViewTargets() {
-  static const llvm::StringSet<> set = {
-      "aten::view.default", "aten::_unsafe_view.default",
-      "aten::reshape.default", "aten::alias.default", "aten::detach.default"};
-  return set;
-}
-
-/// Schema facts of the ops the rewrite creates, for graphs whose operator
-/// table lacks them: (target, schema, argument specs name:type[:default]
-/// with '*' before the keyword-only ones, returns alias set).
-struct NewOpSchema {
-  StringLiteral target, schema;
-  ArrayRef<StringLiteral> args;
-  StringLiteral alias; // alias set of self and the return ("" for none)
-  ArrayRef<StringLiteral> tags;
-};
-
 //===----------------------------------------------------------------------===//
-// The region of one loss head
+// The rewrite of one loss head
 //===----------------------------------------------------------------------===//
 
+/// Emits the region of a LossHeadRegion chunk by chunk.
 class HeadChunker {
 public:
-  HeadChunker(GraphOp graph, CallFunctionOp head, Namespace &names,
+  HeadChunker(GraphOp graph, const LossHeadRegion &region, Namespace &names,
               int64_t &nextStorage)
-      : graph(graph), head(head), names(names), nextStorage(nextStorage) {}
+      : graph(graph), region(region), names(names), nextStorage(nextStorage),
+        tokens(region.getTokens()) {}
 
-  /// Finds the region; on failure `reason` and `culprit` say why.
-  LogicalResult analyze();
   /// Rewrites the region into `chunks` chunks.
   LogicalResult rewrite(unsigned chunks);
-
-  std::string reason;
-  Operation *culprit = nullptr;
-  unsigned getNumRegionOps() const { return rules.size(); }
   unsigned numChunkOps = 0;
 
 private:
-  LogicalResult fail(Operation *op, const Twine &why) {
-    culprit = op;
-    reason = why.str();
-    return failure();
-  }
-  LogicalResult classify(CallFunctionOp op);
-  LogicalResult classifyElementwise(CallFunctionOp op);
-  /// A non-row operand aligned with the tokens (dim 0 of size T, rank r).
-  bool isTokenAligned(Value v) const;
-  bool isRow(Value v) const { return rows.count(v); }
-  unsigned leading(Value v) const { return rows.lookup(v); }
-  /// Canonical dim of actual dim `d` (normalised) of a row value with `k`
-  /// leading token dims; std::nullopt for a token dim.
-  static std::optional<int64_t> canonicalDim(int64_t d, unsigned k) {
-    if (d < int64_t(k))
-      return std::nullopt;
-    return d - k + 1;
-  }
-
-  // Rewrite helpers.
+  bool isRow(Value v) const { return region.isRow(v); }
+  unsigned leading(Value v) const { return region.getLeading(v); }
   Value chunkOf(Value v, unsigned i);
   Value sliceOf(Value v, unsigned i, Phase phase);
   void emitChunk(CallFunctionOp op, unsigned i);
@@ -222,24 +92,13 @@ private:
   Value accumulate(CallFunctionOp op, unsigned result, Value part, bool last);
 
   GraphOp graph;
-  CallFunctionOp head;
+  const LossHeadRegion &region;
   OpBuilder builder{graph.getContext()};
   Namespace &names;
   int64_t &nextStorage;
   int64_t tokens = 0;
   unsigned numChunks = 1;
   SmallVector<int64_t> starts, sizes;
-
-  /// Row values -> their number of leading token dims.
-  DenseMap<Value, unsigned> rows;
-  /// Results of t() of a row value -> that row value.
-  DenseMap<Value, Value> transposed;
-  /// Region ops in block order and their rules.
-  llvm::MapVector<Operation *, Rule> rules;
-  /// Non-row operands (by index) sliced along the tokens, per op.
-  DenseMap<Operation *, SmallVector<unsigned>> sliced;
-  /// Backward matmul results (the head's input gradient): concatenated.
-  llvm::SetVector<Value> concatenated;
 
   /// Per chunk: original row value -> its chunk.
   SmallVector<DenseMap<Value, Value>> chunkValues;
@@ -251,294 +110,6 @@ private:
   /// The region op whose chunk is being emitted.
   CallFunctionOp currentOrigin;
 };
-
-bool HeadChunker::isTokenAligned(Value v) const {
-  std::optional<SmallVector<int64_t>> shape = getStaticShape(v);
-  TensorMetaAttr meta = getTensorMeta(v);
-  return shape && !shape->empty() && (*shape)[0] == tokens &&
-         (!meta || !meta.isSymbolic());
-}
-
-LogicalResult HeadChunker::classifyElementwise(CallFunctionOp op) {
-  if (op->getNumResults() != 1)
-    return fail(op, "an elementwise op with several results");
-  std::optional<SmallVector<int64_t>> out = getStaticShape(op->getResult(0));
-  if (!out)
-    return fail(op, "a result without a static shape");
-  int64_t rank = out->size();
-  std::optional<unsigned> k;
-  for (Value v : op->getOperands())
-    if (isRow(v)) {
-      if (int64_t(cast<RankedTensorType>(v.getType()).getRank()) != rank ||
-          (k && *k != leading(v)))
-        return fail(op, "row operands of different layouts");
-      k = leading(v);
-    }
-  if (!k)
-    return fail(op, "an elementwise op on a transposed row value");
-  if (isInPlace(op.getTarget()) && !isRow(op->getOperand(0)))
-    return fail(op, "an in-place write into a tensor outside the region");
-  SmallVector<unsigned> slice;
-  for (auto [idx, v] : llvm::enumerate(op->getOperands())) {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (isRow(v) || !type || type.getRank() == 0 ||
-        type.getRank() <= rank - int64_t(*k))
-      continue;
-    std::optional<SmallVector<int64_t>> shape = getStaticShape(v);
-    if (!shape)
-      return fail(op, "an operand without a static shape");
-    if (type.getRank() == rank && *k == 1 && isTokenAligned(v)) {
-      slice.push_back(idx);
-      continue;
-    }
-    // Broadcast along the tokens: size 1 in every token dim it covers.
-    int64_t first = rank - type.getRank();
-    for (int64_t d = std::max<int64_t>(first, 0); d < int64_t(*k); ++d)
-      if ((*shape)[d - first] != 1)
-        return fail(op, "an operand that covers the tokens in another "
-                        "layout");
-  }
-  rules[op] = Rule::RowWise;
-  rows[op->getResult(0)] = *k;
-  if (!slice.empty())
-    sliced[op] = std::move(slice);
-  return success();
-}
-
-LogicalResult HeadChunker::classify(CallFunctionOp op) {
-  StringRef target = op.getTarget();
-  auto rowOperand = [&](unsigned i) {
-    return i < op->getNumOperands() && isRow(op->getOperand(i));
-  };
-  auto setRow = [&](Rule rule, unsigned k) {
-    rules[op] = rule;
-    rows[op->getResult(0)] = k;
-    return success();
-  };
-  auto markSliced = [&](unsigned i) { sliced[op].push_back(i); };
-
-  if (getViewTargets().contains(target)) {
-    Value in = op->getOperand(0);
-    if (!isRow(in))
-      return fail(op, "a view of a row value as an extra operand");
-    std::optional<SmallVector<int64_t>> inShape = getStaticShape(in);
-    std::optional<SmallVector<int64_t>> outShape =
-        getStaticShape(op->getResult(0));
-    if (!inShape || !outShape)
-      return fail(op, "a view without a static shape");
-    ArrayRef<int64_t> features =
-        ArrayRef<int64_t>(*inShape).drop_front(leading(in));
-    ArrayRef<int64_t> out = *outShape;
-    if (out.size() <= features.size() ||
-        out.take_back(features.size()) != features ||
-        product(out.drop_back(features.size())) != tokens)
-      return fail(op, "a view that reshapes across the token dims");
-    return setRow(Rule::View, out.size() - features.size());
-  }
-
-  if (target == "aten::t.default") {
-    Value in = op->getOperand(0);
-    if (leading(in) != 1 || cast<RankedTensorType>(in.getType()).getRank() != 2)
-      return fail(op, "a transpose of a row value that is not [T, F]");
-    rules[op] = Rule::Transpose;
-    transposed[op->getResult(0)] = in;
-    return success();
-  }
-
-  if (target == "aten::mm.default") {
-    Value a = op->getOperand(0), b = op->getOperand(1);
-    if (rowOperand(0) && leading(a) == 1 && !isRow(b) && !transposed.count(b)) {
-      rules[op] = Rule::RowWise;
-      // The backward's input gradient ends the region; the forward head
-      // starts it.
-      if (op.isBackward())
-        concatenated.insert(op->getResult(0));
-      else
-        rows[op->getResult(0)] = 1;
-      return success();
-    }
-    if (transposed.count(a) &&
-        (isRow(b) ? leading(b) == 1 : isTokenAligned(b))) {
-      if (!isRow(b))
-        markSliced(1);
-      rules[op] = Rule::MatmulRows;
-      return success();
-    }
-    if (!isRow(a) && !transposed.count(a) && rowOperand(1) && leading(b) == 1) {
-      auto t = a.getDefiningOp<CallFunctionOp>();
-      if (t && t.getTarget() == "aten::t.default" &&
-          isTokenAligned(t->getOperand(0))) {
-        markSliced(0); // t() of the slice of its input
-        rules[op] = Rule::MatmulRows;
-        return success();
-      }
-    }
-    return fail(op, "a matmul that mixes tokens with a row operand");
-  }
-
-  if (target == "aten::addmm.default") {
-    Value bias = op->getOperand(0);
-    auto biasType = cast<RankedTensorType>(bias.getType());
-    if (rowOperand(1) && leading(op->getOperand(1)) == 1 && !isRow(bias) &&
-        !isRow(op->getOperand(2)) &&
-        (biasType.getRank() <= 1 || biasType.getDimSize(0) == 1) &&
-        op.isForward())
-      return setRow(Rule::RowWise, 1);
-    return fail(op, "an addmm other than the head's");
-  }
-
-  if (target == "aten::nll_loss_forward.default" ||
-      target == "aten::nll_loss_backward.default") {
-    bool forward = target == "aten::nll_loss_forward.default";
-    unsigned self = forward ? 0 : 1, tgt = forward ? 1 : 2;
-    std::optional<int64_t> reduction = getIntArg(op, forward ? 3 : 4);
-    if (!reduction || (*reduction != 1 && *reduction != 2))
-      return fail(op, "reduction 'none'");
-    Value selfV = getOperandArg(op, self), tgtV = getOperandArg(op, tgt);
-    if (!selfV || !isRow(selfV) || leading(selfV) != 1 || !tgtV)
-      return fail(op, "its input is not the chunked log-softmax");
-    for (auto [idx, v] : llvm::enumerate(op->getOperands())) {
-      if (v == selfV)
-        continue;
-      if (v == tgtV) {
-        if (isRow(v) ? leading(v) != 1 : !isTokenAligned(v))
-          return fail(op, "targets not aligned with the tokens");
-        if (!isRow(v))
-          markSliced(idx);
-        continue;
-      }
-      if (isRow(v) || transposed.count(v))
-        return fail(op, "a row value as class weight or scale");
-    }
-    if (forward) {
-      rules[op] = Rule::NllLoss;
-      return success();
-    }
-    return setRow(Rule::RowWise, 1);
-  }
-
-  if (target == "aten::sum.dim_IntList" || target == "aten::sum.default") {
-    Value in = op->getOperand(0);
-    if (!isRow(in))
-      return fail(op, "a sum of a row value as an extra operand");
-    if (target == "aten::sum.default") {
-      rules[op] = Rule::SumAll;
-      return success();
-    }
-    std::optional<SmallVector<int64_t>> dims = getIntListArg(op, 1);
-    int64_t rank = cast<RankedTensorType>(in.getType()).getRank();
-    if (!dims || dims->empty())
-      return fail(op, "a sum over unlisted dims");
-    bool allFeatures = true, tokensOnly = leading(in) == 1 && dims->size() == 1;
-    SmallVector<Attribute> mapped;
-    for (int64_t d : *dims) {
-      int64_t n = d < 0 ? d + rank : d;
-      std::optional<int64_t> c = canonicalDim(n, leading(in));
-      allFeatures &= c.has_value();
-      tokensOnly &= n == 0;
-    }
-    if (allFeatures)
-      return setRow(Rule::RowWise, leading(in));
-    if (tokensOnly) {
-      rules[op] = Rule::SumRows;
-      return success();
-    }
-    return fail(op, "a sum over some but not all token dims");
-  }
-
-  if (target == "aten::_log_softmax.default" ||
-      target == "aten::_softmax.default" ||
-      target == "aten::_log_softmax_backward_data.default" ||
-      target == "aten::_softmax_backward_data.default") {
-    bool backward = target.contains("backward");
-    unsigned dimArg = backward ? 2 : 1;
-    std::optional<int64_t> dim = getIntArg(op, dimArg);
-    std::optional<unsigned> k;
-    for (unsigned i = 0, e = backward ? 2 : 1; i < e; ++i) {
-      Value v = op->getOperand(i);
-      if (isRow(v)) {
-        if (k && *k != leading(v))
-          return fail(op, "row operands of different layouts");
-        k = leading(v);
-      }
-    }
-    int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
-    if (!dim || !canonicalDim(*dim < 0 ? *dim + rank : *dim, *k))
-      return fail(op, "a softmax across the tokens");
-    for (unsigned i = 0, e = backward ? 2 : 1; i < e; ++i)
-      if (!isRow(op->getOperand(i))) {
-        if (*k != 1 || !isTokenAligned(op->getOperand(i)))
-          return fail(op, "an operand not aligned with the tokens");
-        markSliced(i);
-      }
-    return setRow(Rule::RowWise, *k);
-  }
-
-  if (target == "aten::unsqueeze.default") {
-    Value in = op->getOperand(0);
-    std::optional<int64_t> dim = getIntArg(op, 1);
-    int64_t rank = cast<RankedTensorType>(in.getType()).getRank() + 1;
-    if (!dim || !canonicalDim(*dim < 0 ? *dim + rank : *dim, leading(in)))
-      return fail(op, "an unsqueeze among the token dims");
-    return setRow(Rule::RowWise, leading(in));
-  }
-
-  if (target == "aten::expand.default") {
-    Value in = op->getOperand(0);
-    std::optional<SmallVector<int64_t>> sizes = getIntListArg(op, 1);
-    if (leading(in) != 1 || !sizes ||
-        int64_t(sizes->size()) !=
-            cast<RankedTensorType>(in.getType()).getRank() ||
-        ((*sizes)[0] != tokens && (*sizes)[0] != -1))
-      return fail(op, "an expand across the tokens");
-    return setRow(Rule::RowWise, 1);
-  }
-
-  if (getElementwiseTargets().contains(target))
-    return classifyElementwise(op);
-  return fail(op, "no chunking rule for " + target);
-}
-
-LogicalResult HeadChunker::analyze() {
-  std::optional<SmallVector<int64_t>> shape =
-      getStaticShape(head->getResult(0));
-  TensorMetaAttr meta = getTensorMeta(head->getResult(0));
-  if (!shape || shape->size() != 2 || (meta && meta.isSymbolic()))
-    return fail(head, "logits without a static [T, V] shape");
-  tokens = (*shape)[0];
-  unsigned lhs = head.getTarget() == "aten::addmm.default" ? 1 : 0;
-  if (!isTokenAligned(head->getOperand(lhs)))
-    return fail(head, "a head input not aligned with the logits");
-  rules[head] = Rule::RowWise;
-  rows[head->getResult(0)] = 1;
-  sliced[head].push_back(lhs);
-
-  // The block is in topological order: one walk after the head sees every
-  // producer before its users.
-  for (Operation *it = head->getNextNode(); it; it = it->getNextNode()) {
-    auto reads = [&](Value v) { return isRow(v) || transposed.count(v); };
-    if (!llvm::any_of(it->getOperands(), reads))
-      continue;
-    auto op = dyn_cast<CallFunctionOp>(it);
-    if (!op) {
-      Value v = *llvm::find_if(it->getOperands(), reads);
-      return fail(v.getDefiningOp() ? v.getDefiningOp() : it,
-                  "its value is read outside the loss (by '" +
-                      it->getName().getStringRef() + "')");
-    }
-    if (failed(classify(op)))
-      return failure();
-  }
-  // Every transposed row value is folded into the matmul that reads it.
-  for (auto &[value, source] : transposed)
-    for (Operation *user : value.getUsers())
-      if (rules.lookup(user) != Rule::MatmulRows)
-        return fail(user, "reads a transposed row value outside a matmul");
-  if (concatenated.empty() &&
-      llvm::none_of(rules, [](auto &r) { return r.second == Rule::NllLoss; }))
-    return fail(head, "no cross-entropy reads these logits");
-  return success();
-}
 
 //===----------------------------------------------------------------------===//
 // The rewrite
@@ -693,7 +264,7 @@ void HeadChunker::fixClone(CallFunctionOp op, CallFunctionOp clone,
       break;
     }
   auto canonical = [&](int64_t d, int64_t rank) {
-    return *canonicalDim(d < 0 ? d + rank : d, k);
+    return *LossHeadRegion::canonicalDim(d < 0 ? d + rank : d, k);
   };
   int64_t inRank =
       op->getNumOperands()
@@ -708,22 +279,24 @@ void HeadChunker::fixClone(CallFunctionOp op, CallFunctionOp clone,
     setArg(clone, 1, i64(canonical(*getIntArg(op, 1), inRank + 1)));
   else if (target == "aten::sum.dim_IntList") {
     SmallVector<Attribute> dims;
-    for (int64_t d : *getIntListArg(op, 1))
+    SmallVector<int64_t> listed = *getIntListArg(op, 1);
+    for (int64_t d : listed)
       dims.push_back(i64(canonical(d, inRank)));
     setArg(clone, 1, ArrayAttr::get(ctx, dims));
   } else if (target == "aten::expand.default") {
     SmallVector<Attribute> dims;
-    for (auto [n, d] : llvm::enumerate(*getIntListArg(op, 1)))
+    SmallVector<int64_t> listed = *getIntListArg(op, 1);
+    for (auto [n, d] : llvm::enumerate(listed))
       dims.push_back(i64(n == 0 ? sizes[i] : d));
     setArg(clone, 1, ArrayAttr::get(ctx, dims));
   }
 
   SmallVector<Attribute> metas;
   for (OpResult r : op->getResults()) {
-    unsigned rk = concatenated.contains(r) ? 1 : leading(r);
+    unsigned rk = region.isConcatenated(r) ? 1 : leading(r);
     RankedTensorType type = chunkType(r, rk, i);
     clone->getResult(r.getResultNumber()).setType(type);
-    if (isInPlace(target))
+    if (isInPlaceTarget(target))
       metas.push_back(getTensorMeta(clone->getOperand(0)));
     else
       metas.push_back(freshMeta(type.getShape(), op));
@@ -745,7 +318,7 @@ void HeadChunker::emitChunk(CallFunctionOp op, unsigned i) {
   Phase phase = op.getPhase();
   auto ref = [&](unsigned n) { return OperandRefAttr::get(ctx, n); };
   auto mapOperands = [&](IRMapping &mapping) {
-    ArrayRef<unsigned> toSlice = sliced.lookup(op);
+    ArrayRef<unsigned> toSlice = region.getSlicedOperands(op);
     for (auto [idx, v] : llvm::enumerate(op->getOperands())) {
       if (isRow(v))
         mapping.map(v, chunkOf(v, i));
@@ -762,21 +335,21 @@ void HeadChunker::emitChunk(CallFunctionOp op, unsigned i) {
     return clone;
   };
 
-  switch (rules.lookup(op)) {
-  case Rule::View:
+  switch (region.getRule(op)) {
+  case RowRule::View:
     map[op->getResult(0)] = chunkOf(op->getOperand(0), i);
     return;
-  case Rule::Transpose:
+  case RowRule::Transpose:
     return; // folded into the matmul that reads it
-  case Rule::RowWise: {
+  case RowRule::RowWise: {
     CallFunctionOp clone = cloneOp();
     fixClone(op, clone, i);
     for (OpResult r : op->getResults())
       map[r] = clone->getResult(r.getResultNumber());
     return;
   }
-  case Rule::SumAll:
-  case Rule::SumRows: {
+  case RowRule::SumAll:
+  case RowRule::SumRows: {
     CallFunctionOp clone = cloneOp();
     clone.setResultMetaAttr(
         ArrayAttr::get(ctx, {accumulatorMeta(op, 0, false)}));
@@ -785,10 +358,10 @@ void HeadChunker::emitChunk(CallFunctionOp op, unsigned i) {
     accumulate(op, 0, clone->getResult(0), last);
     return;
   }
-  case Rule::MatmulRows: {
+  case RowRule::MatmulRows: {
     Value a = op->getOperand(0), b = op->getOperand(1);
     Value aChunk;
-    if (Value source = transposed.lookup(a))
+    if (Value source = region.getTransposedSource(a))
       aChunk = transposeOf(chunkOf(source, i));
     else
       aChunk = transposeOf(sliceOf(a.getDefiningOp()->getOperand(0), i, phase));
@@ -804,7 +377,7 @@ void HeadChunker::emitChunk(CallFunctionOp op, unsigned i) {
     acc = step->getResult(0);
     return;
   }
-  case Rule::NllLoss: {
+  case RowRule::NllLoss: {
     CallFunctionOp clone = cloneOp();
     setArg(clone, 3, IntegerAttr::get(IntegerType::get(ctx, 64), /*sum=*/2));
     bool mean = *getIntArg(op, 3) == 1;
@@ -833,7 +406,7 @@ LogicalResult HeadChunker::rewrite(unsigned chunks) {
 
   for (Phase phase : {Phase::forward, Phase::backward}) {
     SmallVector<CallFunctionOp> ops;
-    for (auto &[op, rule] : rules)
+    for (auto &[op, rule] : region.getOps())
       if (cast<CallFunctionOp>(op).getPhase() == phase)
         ops.push_back(cast<CallFunctionOp>(op));
     if (ops.empty())
@@ -844,11 +417,11 @@ LogicalResult HeadChunker::rewrite(unsigned chunks) {
         emitChunk(op, i);
     // The partial sums and the concatenated chunks replace the originals.
     for (CallFunctionOp op : ops) {
-      Rule rule = rules.lookup(op);
-      if (rule == Rule::SumAll || rule == Rule::SumRows ||
-          rule == Rule::MatmulRows) {
+      RowRule rule = region.getRule(op);
+      if (rule == RowRule::SumAll || rule == RowRule::SumRows ||
+          rule == RowRule::MatmulRows) {
         op->getResult(0).replaceAllUsesWith(accumulators.lookup({op, 0}));
-      } else if (rule == Rule::NllLoss) {
+      } else if (rule == RowRule::NllLoss) {
         Value loss = accumulators.lookup({op, 0});
         Value weight = accumulators.lookup({op, 1});
         if (*getIntArg(op, 3) == 1) {
@@ -863,7 +436,7 @@ LogicalResult HeadChunker::rewrite(unsigned chunks) {
         op->getResult(1).replaceAllUsesWith(weight);
       }
       for (OpResult r : op->getResults()) {
-        if (!concatenated.contains(r))
+        if (!region.isConcatenated(r))
           continue;
         SmallVector<Value> parts;
         SmallVector<Attribute> refs;
@@ -881,7 +454,7 @@ LogicalResult HeadChunker::rewrite(unsigned chunks) {
       }
     }
   }
-  auto regionOps = rules.takeVector();
+  auto regionOps = llvm::to_vector(region.getOps());
   for (auto &entry : llvm::reverse(regionOps)) {
     for (Value r : entry.first->getResults())
       if (!r.use_empty()) {
@@ -912,143 +485,6 @@ LogicalResult HeadChunker::rewrite(unsigned chunks) {
   return success();
 }
 
-//===----------------------------------------------------------------------===//
-// Schema entries of the ops the rewrite creates
-//===----------------------------------------------------------------------===//
-
-/// Adds the operator-table entries of the targets the rewrite may create
-/// (torch's schemas) to `module` when missing.
-void addSchemas(ModuleOp module) {
-  MLIRContext *ctx = module.getContext();
-  OpBuilder b(ctx);
-  b.setInsertionPointToStart(module.getBody());
-  auto arg = [&](StringRef name, StringRef type, bool kwargOnly = false,
-                 StringRef alias = "", StringRef def = "") {
-    return SchemaArgAttr::get(ctx, name, type, kwargOnly, alias, "", false,
-                              def.empty() ? StringAttr()
-                                          : StringAttr::get(ctx, def));
-  };
-  auto tensorReturn = [&](StringRef alias = "") {
-    return SchemaArgAttr::get(ctx, "", "Tensor", false, alias, "", false,
-                              StringAttr());
-  };
-  struct Entry {
-    StringRef target, schema;
-    SmallVector<Attribute> args;
-    StringRef alias;
-    SmallVector<StringRef> tags;
-  };
-  SmallVector<Entry> entries;
-  entries.push_back(
-      {"aten::slice.Tensor",
-       "aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, "
-       "SymInt? end=None, SymInt step=1) -> Tensor(a)",
-       {arg("self", "Tensor", false, "a"), arg("dim", "int", false, "", "0"),
-        arg("start", "SymInt?", false, "", "None"),
-        arg("end", "SymInt?", false, "", "None"),
-        arg("step", "SymInt", false, "", "1")},
-       "a",
-       {"core", "pt2_compliant_tag"}});
-  entries.push_back({"aten::t.default",
-                     "aten::t(Tensor(a) self) -> Tensor(a)",
-                     {arg("self", "Tensor", false, "a")},
-                     "a",
-                     {"pt2_compliant_tag"}});
-  entries.push_back({"aten::add.Tensor",
-                     "aten::add.Tensor(Tensor self, Tensor other, *, Scalar "
-                     "alpha=1) -> Tensor",
-                     {arg("self", "Tensor"), arg("other", "Tensor"),
-                      arg("alpha", "Scalar", true, "", "1")},
-                     "",
-                     {"core", "pointwise", "pt2_compliant_tag"}});
-  entries.push_back({"aten::div.Tensor",
-                     "aten::div.Tensor(Tensor self, Tensor other) -> Tensor",
-                     {arg("self", "Tensor"), arg("other", "Tensor")},
-                     "",
-                     {"core", "pointwise", "pt2_compliant_tag"}});
-  entries.push_back(
-      {"aten::addmm.default",
-       "aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, "
-       "Scalar alpha=1) -> Tensor",
-       {arg("self", "Tensor"), arg("mat1", "Tensor"), arg("mat2", "Tensor"),
-        arg("beta", "Scalar", true, "", "1"),
-        arg("alpha", "Scalar", true, "", "1")},
-       "",
-       {"core", "pt2_compliant_tag"}});
-  entries.push_back({"aten::mm.default",
-                     "aten::mm(Tensor self, Tensor mat2) -> Tensor",
-                     {arg("self", "Tensor"), arg("mat2", "Tensor")},
-                     "",
-                     {"core", "pt2_compliant_tag"}});
-  entries.push_back(
-      {"aten::cat.default",
-       "aten::cat(Tensor[] tensors, int dim=0) -> Tensor",
-       {arg("tensors", "Tensor[]"), arg("dim", "int", false, "", "0")},
-       "",
-       {"core", "pt2_compliant_tag"}});
-  for (Entry &e : entries) {
-    if (SymbolTable::lookupSymbolIn(module, e.target))
-      continue;
-    SmallVector<Attribute> tags;
-    for (StringRef t : e.tags)
-      tags.push_back(StringAttr::get(ctx, t));
-    SmallVector<NamedAttribute> attrs{
-        b.getNamedAttr(SymbolTable::getSymbolAttrName(),
-                       b.getStringAttr(e.target)),
-        b.getNamedAttr("schema", b.getStringAttr(e.schema)),
-        b.getNamedAttr("arguments", b.getArrayAttr(e.args)),
-        b.getNamedAttr("returns", b.getArrayAttr({tensorReturn(e.alias)})),
-        b.getNamedAttr("tags", b.getArrayAttr(tags))};
-    SchemaOp::create(b, module.getLoc(), TypeRange(), ValueRange(), attrs);
-  }
-}
-
-/// Reorders `block` so every op follows its operands' producers, moving an op
-/// only when it must and then right after its last producer (unlike
-/// mlir::sortTopologically, which defers it past every op ready in a sweep).
-/// False when the block has a cycle. O(ops + operands).
-bool sortStably(Block &block) {
-  SmallVector<Operation *> order;
-  DenseMap<Operation *, unsigned> missing;
-  DenseMap<Operation *, SmallVector<Operation *, 1>> waiters;
-  llvm::SmallPtrSet<Operation *, 32> emitted;
-  auto emit = [&](Operation *first) {
-    SmallVector<Operation *> worklist{first};
-    while (!worklist.empty()) {
-      Operation *op = worklist.pop_back_val();
-      order.push_back(op);
-      emitted.insert(op);
-      auto it = waiters.find(op);
-      if (it == waiters.end())
-        continue;
-      // Waiters in reverse, so the worklist emits them in block order.
-      for (Operation *w : llvm::reverse(it->second))
-        if (--missing[w] == 0)
-          worklist.push_back(w);
-    }
-  };
-  Operation *terminator = block.getTerminator();
-  for (Operation &op : block.without_terminator()) {
-    llvm::SmallPtrSet<Operation *, 4> deps;
-    for (Value v : op.getOperands())
-      if (Operation *def = v.getDefiningOp())
-        if (def->getBlock() == &block && !emitted.contains(def))
-          deps.insert(def);
-    if (deps.empty()) {
-      emit(&op);
-      continue;
-    }
-    missing[&op] = deps.size();
-    for (Operation *def : deps)
-      waiters[def].push_back(&op);
-  }
-  if (order.size() != block.getOperations().size() - 1)
-    return false;
-  for (Operation *op : order)
-    op->moveBefore(terminator);
-  return true;
-}
-
 } // namespace
 
 FailureOr<ChunkLossSummary> mlir::joint::chunkLoss(GraphOp graph,
@@ -1058,26 +494,7 @@ FailureOr<ChunkLossSummary> mlir::joint::chunkLoss(GraphOp graph,
   ChunkLossSummary summary;
   if (chunks == 1)
     return summary;
-  // Heads: the mm/addmm under each nll_loss_forward's log-softmax.
-  SmallVector<CallFunctionOp> heads;
-  llvm::SmallPtrSet<Operation *, 4> seen;
-  for (CallFunctionOp loss : graph.getBody().front().getOps<CallFunctionOp>()) {
-    if (loss.getTarget() != "aten::nll_loss_forward.default")
-      continue;
-    Value v = loss->getOperand(0);
-    while (auto def = v.getDefiningOp<CallFunctionOp>()) {
-      StringRef t = def.getTarget();
-      if (t == "aten::mm.default" || t == "aten::addmm.default") {
-        if (seen.insert(def).second)
-          heads.push_back(def);
-        break;
-      }
-      if (!getViewTargets().contains(t) && t != "aten::_log_softmax.default" &&
-          t != "aten::_to_copy.default" && t != "aten::clone.default")
-        break;
-      v = def->getOperand(0);
-    }
-  }
+  SmallVector<CallFunctionOp> heads = LossHeadRegion::findHeads(graph);
   if (heads.empty())
     return summary;
 
@@ -1095,29 +512,35 @@ FailureOr<ChunkLossSummary> mlir::joint::chunkLoss(GraphOp graph,
 
   bool schemasAdded = false;
   for (CallFunctionOp head : heads) {
-    HeadChunker chunker(graph, head, names, nextStorage);
-    if (failed(chunker.analyze())) {
-      Operation *at = chunker.culprit ? chunker.culprit : head;
+    LossHeadRegion region;
+    if (failed(region.analyze(head))) {
+      Operation *at = region.getCulprit() ? region.getCulprit() : head;
       InFlightDiagnostic remark = emitRemark(at->getLoc())
                                   << "joint-chunk-loss: the loss head '"
                                   << head.getName() << "' stays whole: ";
       if (auto node = dyn_cast<CallFunctionOp>(at))
         remark << "node '" << node.getName() << "': ";
-      remark << chunker.reason;
+      remark << region.getReason();
       ++summary.numLeftWhole;
       continue;
     }
     if (!schemasAdded) {
-      addSchemas(graph->getParentOfType<ModuleOp>());
+      if (failed(addBuiltinSchemas(graph->getParentOfType<ModuleOp>(),
+                                   {"aten::slice.Tensor", "aten::t.default",
+                                    "aten::add.Tensor", "aten::div.Tensor",
+                                    "aten::addmm.default", "aten::mm.default",
+                                    "aten::cat.default"})))
+        return failure();
       schemasAdded = true;
     }
-    summary.numOriginalOps += chunker.getNumRegionOps();
+    summary.numOriginalOps += region.getOps().size();
+    HeadChunker chunker(graph, region, names, nextStorage);
     if (failed(chunker.rewrite(chunks)))
       return failure();
     summary.numChunkOps += chunker.numChunkOps;
     ++summary.numChunked;
   }
-  if (summary.numChunked && !sortStably(graph.getBody().front()))
+  if (summary.numChunked && !sortBlockStably(graph.getBody().front()))
     return emitError(graph.getLoc(),
                      "joint-chunk-loss: the rewritten graph has a cycle");
   return summary;
