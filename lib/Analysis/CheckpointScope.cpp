@@ -1,4 +1,4 @@
-//===- CheckpointScope.cpp - Ops checkpointing may tag ---------*- C++ -*-===//
+//===- CheckpointScope.cpp - Ops checkpointing may tag --------------------===//
 //
 // Resolves the recompute scope: blocks from
 // ModelStructure (the exporter's block containers in `joint.model`, else
@@ -289,7 +289,7 @@ LogicalResult mlir::joint::verifyRecomputable(CallFunctionOp op,
       << request << " but ";
     return d;
   };
-  if (mutations.aliases.getOperatorTable().isRandom(op))
+  if (mutations.aliases.getSchemaTable().isRandom(op))
     return fail() << "is a random op (nondeterministic_seeded): a graph "
                      "cannot replay its RNG state, so it must stay saved";
   if (mutations.isWriter(op))

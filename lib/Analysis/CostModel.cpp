@@ -1,4 +1,4 @@
-//===- CostModel.cpp - FLOPs, op time and transfer overlap -------*- C++
+//===- CostModel.cpp - FLOPs, op time and transfer overlap ----------------===//
 //-*-===//
 //
 // FLOP formulas follow torch.utils.flop_counter (mm_flop, addmm_flop,
@@ -313,7 +313,7 @@ std::optional<uint64_t> elementFlops(CallFunctionOp op) {
 /// tags it `pointwise` or `reduction`, it is an element-priced family, or it
 /// moves data (collectives, transparent ops, size queries). Without an
 /// operator-table entry (hand-written IR) there are no tags to judge by.
-bool isElementPriced(CallFunctionOp op, const OperatorTable &table) {
+bool isElementPriced(CallFunctionOp op, const SchemaTable &table) {
   SchemaOp entry = table.lookup(op);
   if (!entry || entry.hasTag("pointwise") || entry.hasTag("reduction"))
     return true;
@@ -432,7 +432,7 @@ CostModel::CostModel(const StorageAliasAnalysis &aliases,
         auto [it, inserted] =
             elementPricedByTarget.try_emplace(op.getTargetAttr(), false);
         if (inserted)
-          it->second = isElementPriced(op, aliases.getOperatorTable());
+          it->second = isElementPriced(op, aliases.getSchemaTable());
         if (!it->second)
           guessedFlops.push_back(op);
       }

@@ -1,4 +1,4 @@
-//===- MemoryModel.cpp - Storage-level liveness of a joint graph -*- C++
+//===- MemoryModel.cpp - Storage-level liveness of a joint graph ----------===//
 //-*-===//
 //
 // Builds per-storage lifetimes in one pass over the storages and their uses,

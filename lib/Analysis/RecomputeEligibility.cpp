@@ -75,7 +75,7 @@ private:
 } // namespace mlir
 
 bool RecomputeRules::isStructurallySaved(CallFunctionOp op) const {
-  if (aliases.getOperatorTable().isRandom(op))
+  if (aliases.getSchemaTable().isRandom(op))
     return true;
   StringRef target = op.getTarget();
   if (isInOpSet(OpSet::Communication, target) ||

@@ -1,4 +1,4 @@
-//===- StorageAliasAnalysis.cpp - Storage groups of a joint graph -*- C++ -*-//
+//===- StorageAliasAnalysis.cpp - Storage groups of a joint graph ---------===//
 //
 // Groups values by storage, finds each group's owner and in-place writers.
 // Write detection follows torch's FunctionSchema alias annotations (as
@@ -21,10 +21,10 @@ using namespace mlir;
 using namespace mlir::joint;
 
 //===----------------------------------------------------------------------===//
-// OperatorTable
+// SchemaTable
 //===----------------------------------------------------------------------===//
 
-OperatorTable::OperatorTable(Operation *op) {
+SchemaTable::SchemaTable(Operation *op) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     module = op->getParentOfType<ModuleOp>();
@@ -36,7 +36,7 @@ OperatorTable::OperatorTable(Operation *op) {
   }
 }
 
-bool OperatorTable::isRandom(CallFunctionOp op) const {
+bool SchemaTable::isRandom(CallFunctionOp op) const {
   SchemaOp entry = lookup(op);
   return entry && entry.isRandom();
 }

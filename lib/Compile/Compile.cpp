@@ -1,4 +1,4 @@
-//===- Compile.cpp - Compile a joint graph into a step library -----------===//
+//===- Compile.cpp - Compile a joint graph into a step library ------------===//
 //
 // compileStep: the user's passes, the target's lowering pipeline, LLVM IR
 // with the C entry `joint_step`, LLVM's -O pipeline, an object file for the

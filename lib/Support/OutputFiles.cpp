@@ -1,4 +1,4 @@
-//===- OutputFiles.cpp - Files passes write, kept only on success -*- C++ -*-//
+//===- OutputFiles.cpp - Files passes write, kept only on success ---------===//
 //
 // The process-wide map from MLIR contexts to the DeferredOutputFiles of the
 // driver running passes in them, and the temporaries behind PassOutputFile:

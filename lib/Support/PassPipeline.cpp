@@ -1,4 +1,4 @@
-//===- PassPipeline.cpp - Pass pipelines from text and flags ----*- C++ -*-===//
+//===- PassPipeline.cpp - Pass pipelines from text and flags --------------===//
 //
 // MLIR's parser (mlir::parsePassPipeline) adds every pass: this file only
 // cuts a pipeline at its top-level commas, so that bare per-graph passes

@@ -1,4 +1,4 @@
-//===- ToolDiagnostics.cpp - Location-less errors as tool errors -*- C++ -*-//
+//===- ToolDiagnostics.cpp - Location-less errors as tool errors ----------===//
 //
 // The handler behind registerToolDiagnostics: a diagnostic at an UnknownLoc
 // is printed with the tool's name in place of `<unknown>:0`, once (a

@@ -1,4 +1,4 @@
-//===- ToolHelp.cpp - A short --help for the joint tools --------*- C++ -*-===//
+//===- ToolHelp.cpp - A short --help for the joint tools ------------------===//
 //
 // Hides the statically registered library options from --help (see
 // ToolHelp.h): each keeps parsing and stays listed by --help-hidden.

@@ -1,4 +1,4 @@
-//===- BufferLiveness.cpp - Last use of a buffer and its aliases -*- C++ -*-=//
+//===- BufferLiveness.cpp - Last use of a buffer and its aliases ----------===//
 //
 // Implements findLastUseInBlock: a walk over the memref values derived from
 // a buffer and the pointers taken from it, mapped to the ops of one block.

@@ -1,4 +1,4 @@
-//===- CheckBoundedStack.cpp - No stack growth per iteration ----*- C++ -*-===//
+//===- CheckBoundedStack.cpp - No stack growth per iteration --------------===//
 //
 // Implements `joint-check-bounded-stack`: refuses a `memref.alloca` whose
 // nearest enclosing loop is reached before any `memref.alloca_scope`, i.e.

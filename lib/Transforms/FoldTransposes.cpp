@@ -1,4 +1,4 @@
-//===- FoldTransposes.cpp - Transposes read through readers -----*- C++ -*-===//
+//===- FoldTransposes.cpp - Transposes read through readers ---------------===//
 //
 // Implements `joint-fold-transposes`: on linalg on tensors, a
 // `linalg.transpose` feeding a `linalg.generic`, `linalg.matmul` or

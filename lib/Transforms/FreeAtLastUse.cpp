@@ -1,4 +1,4 @@
-//===- FreeAtLastUse.cpp - Frees right after the last use -------*- C++ -*-===//
+//===- FreeAtLastUse.cpp - Frees right after the last use -----------------===//
 //
 // Implements `joint-free-at-last-use`: every `memref.dealloc` of a buffer
 // allocated in the same block moves to right after the buffer's last use in

@@ -146,36 +146,31 @@ def test_full_checkpointing_peak_falls_by_the_logits() -> None:
     assert chunked["cost"]["recompute_flops"] > whole["cost"]["recompute_flops"]
 
 
-def test_head_read_outside_the_loss_stays_whole() -> None:
-    def fn(m: Head, x: torch.Tensor, y: torch.Tensor) -> Any:
-        logits = m.head(torch.tanh(m.layers[0](x))).view(-1, 6)
-        return F.cross_entropy(logits, y.view(-1)), {"logits": logits}
+def _logits_returned(m: Head, x: torch.Tensor, y: torch.Tensor) -> Any:
+    logits = m.head(torch.tanh(m.layers[0](x))).view(-1, 6)
+    return F.cross_entropy(logits, y.view(-1)), {"logits": logits}
 
+
+def _unreduced(m: Head, x: torch.Tensor, y: torch.Tensor) -> Any:
+    logits = m.head(torch.tanh(m.layers[0](x))).view(-1, 6)
+    return F.cross_entropy(logits, y.view(-1), reduction="none").mean()
+
+
+@pytest.mark.parametrize("fn,why", [
+    (_logits_returned, "node 'view_2': its value is read outside the loss "
+                       "(by 'joint.output')"),
+    (_unreduced, "node 'nll_loss_forward': reduction 'none'")],
+    ids=["logits-returned", "reduction-none"])
+def test_uncovered_head_stays_whole_with_one_remark(fn: Any, why: str) -> None:
     torch.manual_seed(0)
     _, doc = trace_doc(Head(), fn, {"x": torch.randn(2, 3, 4),
                                     "y": torch.randint(0, 6, (2, 3))},
                        name="head")
     out = _chunked(doc, 2, after="")
     assert _remarks(out) == [
-        "joint-chunk-loss: the loss head 'mm' stays whole: node 'view_2': its"
-        " value is read outside the loss (by 'joint.output')"]
+        f"joint-chunk-loss: the loss head 'mm' stays whole: {why}"]
     assert [n["name"] for n in out.document["nodes"]] == \
         [n["name"] for n in doc["nodes"]]
-
-
-def test_unreduced_loss_stays_whole() -> None:
-    def fn(m: Head, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        logits = m.head(torch.tanh(m.layers[0](x))).view(-1, 6)
-        return F.cross_entropy(logits, y.view(-1), reduction="none").mean()
-
-    torch.manual_seed(0)
-    _, doc = trace_doc(Head(), fn, {"x": torch.randn(2, 3, 4),
-                                    "y": torch.randint(0, 6, (2, 3))},
-                       name="head")
-    out = _chunked(doc, 2, after="")
-    assert _remarks(out) == [
-        "joint-chunk-loss: the loss head 'mm' stays whole: node "
-        "'nll_loss_forward': reduction 'none'"]
 
 
 def test_chunked_step_compiles_and_matches_torch(tmp_path: Any,

@@ -1,4 +1,4 @@
-//===- Attention.cpp - cuDNN SDPA shim on the compute stream ----*- C++ -*-===//
+//===- Attention.cpp - cuDNN SDPA shim on the compute stream --------------===//
 //
 // joint_cudnn_sdpa_forward / _backward: scaled dot-product attention through
 // the cuDNN frontend's `Graph::sdpa` and `Graph::sdpa_backward` (the fused

@@ -1,4 +1,4 @@
-//===- Blas.cpp - cuBLAS GEMM shim on the compute stream --------*- C++ -*-===//
+//===- Blas.cpp - cuBLAS GEMM shim on the compute stream ------------------===//
 //
 // joint_cublas_gemm and its strided-batched form: row-major GEMMs as torch
 // writes them, run by cublasGemmEx / cublasGemmStridedBatchedEx on the

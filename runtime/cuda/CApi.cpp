@@ -1,4 +1,4 @@
-//===- CApi.cpp - mgpu* and joint_* entry points ----------------*- C++ -*-===//
+//===- CApi.cpp - mgpu* and joint_* entry points --------------------------===//
 //
 // The C ABI of libjoint_cuda_runtime.so: the mgpu* functions MLIR's
 // gpu-to-llvm and the GPU module translation call (signatures as MLIR 22

@@ -1,4 +1,4 @@
-//===- EmulatedDriver.cpp - A CUDA device emulated on the host --*- C++ -*-===//
+//===- EmulatedDriver.cpp - A CUDA device emulated on the host ------------===//
 //
 // Implements `emulatedDriver()`. Bookkeeping (allocations, vector clocks,
 // access histories, findings, counters) lives in one process-wide `Device`

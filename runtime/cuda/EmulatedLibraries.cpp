@@ -1,4 +1,4 @@
-//===- EmulatedLibraries.cpp - CPU references of the library shims -*- C++ -*-//
+//===- EmulatedLibraries.cpp - CPU references of the library shims --------===//
 //
 // On the emulated device the cuBLAS GEMM and cuDNN SDPA shims run CPU
 // references as stream work on the compute stream (emu::submitLibraryCall):

@@ -1,4 +1,4 @@
-//===- EmulatedTrace.cpp - Simulated schedule on the emulated device ----===//
+//===- EmulatedTrace.cpp - Simulated schedule on the emulated device ------===//
 //
 // Implements `Schedule`: the log is kept in enqueue order and simulated when
 // a summary or the trace is asked for, because a node's seconds are split

@@ -1,4 +1,4 @@
-//===- EmulatedTrace.h - Simulated schedule of the emulated device -*- C++ -*-//
+//===- EmulatedTrace.h - Simulated schedule of the emulator -----*- C++ -*-===//
 //
 // `Schedule` logs what the program enqueues on the emulated device, in
 // enqueue order (operations, event records, stream waits, host

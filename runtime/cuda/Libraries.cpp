@@ -1,4 +1,4 @@
-//===- Libraries.cpp - Checks and dispatch of the library shims -*- C++ -*-===//
+//===- Libraries.cpp - Checks and dispatch of the library shims -----------===//
 //
 // Argument checks of the cuBLAS GEMM and cuDNN SDPA shims, and the choice
 // between the GPU library and the emulated device's CPU reference

@@ -1,5 +1,4 @@
-//===- Libraries.h - Arguments and dispatch of the library shims -*- C++
-//-*-===//
+//===- Libraries.h - Arguments and dispatch of the shims --------*- C++ -*-===//
 //
 // The cuBLAS GEMM and cuDNN SDPA shims (Blas.cpp, Attention.cpp) share one
 // path with the emulated device: the node is named, the arguments are checked

@@ -1,4 +1,4 @@
-//===- PinnedPool.cpp - Page-locked host buffers pooled by size -*- C++ -*-===//
+//===- PinnedPool.cpp - Page-locked host buffers pooled by size -----------===//
 //
 // Exact-size reuse keeps the bookkeeping O(1) per transfer: offloaded
 // activations of one model repeat a handful of sizes (one per layer kind), so

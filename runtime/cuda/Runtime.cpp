@@ -1,4 +1,4 @@
-//===- Runtime.cpp - Host runtime of the CUDA lowering ----------*- C++ -*-===//
+//===- Runtime.cpp - Host runtime of the CUDA lowering --------------------===//
 //
 // Implements `Runtime`: primary-context scopes, the mgpu* semantics over one
 // compute stream per device, stream-ordered allocation with live/peak byte

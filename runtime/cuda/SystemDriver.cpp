@@ -1,4 +1,4 @@
-//===- SystemDriver.cpp - DriverApi filled from libcuda ---------*- C++ -*-===//
+//===- SystemDriver.cpp - DriverApi filled from libcuda -------------------===//
 //
 // Binds every `DriverApi` member to the libcuda symbol cuda.h names (the
 // `_v2` and per-thread variants follow cuda.h's macros), and chooses between

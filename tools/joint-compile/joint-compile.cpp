@@ -1,4 +1,4 @@
-//===- joint-compile.cpp - Compile a joint graph to a shared library -----===//
+//===- joint-compile.cpp - Compile a joint graph to a shared library ------===//
 //
 // joint-compile g.json|g.json.gz|g.mlir --target=cpu|cuda -o step.so: imports
 // the graph, compiles it with joint::compileStep (joint/Compile/Compile.h)

@@ -1,4 +1,4 @@
-//===- joint-import-fuzzer.cpp - libFuzzer target for the importer -*- C++ -*-//
+//===- joint-import-fuzzer.cpp - libFuzzer target for the importer --------===//
 //
 // Feeds arbitrary bytes to importJointGraph. Any crash, hang, sanitizer
 // report or verifier-accepted-but-invalid module is a bug; diagnostics are the

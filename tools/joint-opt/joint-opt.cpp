@@ -1,4 +1,4 @@
-//===- joint-opt.cpp - The joint-mlir optimizer driver ----------*- C++ -*-===//
+//===- joint-opt.cpp - The joint-mlir optimizer driver --------------------===//
 //
 // mlir-opt for joint graphs. Besides .mlir input it reads joint-graph JSON
 // (.json, .json.gz, or any file starting with '{' or the gzip magic), so the

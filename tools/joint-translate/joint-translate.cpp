@@ -1,4 +1,4 @@
-//===- joint-translate.cpp - joint-graph JSON <-> MLIR ----------*- C++ -*-===//
+//===- joint-translate.cpp - joint-graph JSON <-> MLIR --------------------===//
 //
 // mlir-translate for joint graphs: --import-joint-json reads format v1
 // (plain or gzip) into the joint dialect, --export-joint-json writes it back.

@@ -1,4 +1,4 @@
-//===- ModelStructure.h - Blocks and attention modules --------*- C++ -*-===//
+//===- ModelStructure.h - Blocks and attention modules ----------*- C++ -*-===//
 //
 // Where the transformer blocks and attention modules of a joint graph are,
 // and which of them each op runs in. Blocks come from the graph attribute

@@ -19,10 +19,10 @@ namespace mlir {
 namespace joint {
 
 /// Target -> joint.schema entry of a module, built once (O(#entries)).
-class OperatorTable {
+class SchemaTable {
 public:
   /// The entries of `op` when it is a module, else of its parent module.
-  explicit OperatorTable(Operation *moduleOrGraph);
+  explicit SchemaTable(Operation *moduleOrGraph);
   /// The entry for `target`, or null when the table has none.
   SchemaOp lookup(StringRef target) const { return entries.lookup(target); }
   /// The entry of `op`'s target (a pointer lookup: attributes are uniqued).
@@ -102,7 +102,7 @@ public:
   }
   /// Storages in order of their owners.
   ArrayRef<Storage *> getStorages() const { return ordered; }
-  const OperatorTable &getOperatorTable() const { return table; }
+  const SchemaTable &getSchemaTable() const { return table; }
   GraphOp getGraph() const { return graph; }
 
 private:
@@ -112,7 +112,7 @@ private:
   void noteWrite(CallFunctionOp op, Storage &s);
 
   GraphOp graph;
-  OperatorTable table;
+  SchemaTable table;
   std::deque<Storage> storages;
   SmallVector<Storage *> ordered;
   llvm::DenseMap<int64_t, Storage *> byId;

@@ -1,4 +1,4 @@
-//===- Core.cpp - joint_mlir._core: pass pipelines in process ---*- C++ -*-===//
+//===- Core.cpp - joint_mlir._core: pass pipelines in process -------------===//
 //
 // The nanobind module behind joint_mlir.run_pipeline. One call imports a
 // format v1 document with the C++ importer, runs a textual pass pipeline (the

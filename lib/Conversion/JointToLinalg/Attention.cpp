@@ -1,4 +1,4 @@
-//===- Attention.cpp - Scaled dot product attention to linalg --*- C++ -*-===//
+//===- Attention.cpp - Scaled dot product attention to linalg -------------===//
 //
 // Every SDPA variant the exporter records (`_for_cpu`, flash, efficient,
 // cuDNN and math, forward and backward) decomposes into the same contractions

@@ -1,4 +1,4 @@
-//===- BatchNorm.cpp - Batch norm forward/backward to linalg ----*- C++ -*-===//
+//===- BatchNorm.cpp - Batch norm forward/backward to linalg --------------===//
 //
 // `aten::native_batch_norm`, its `_native_batch_norm_legit*` forms and
 // `aten::native_batch_norm_backward` over input [N, C, *], per channel C, in

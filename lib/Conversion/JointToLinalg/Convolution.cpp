@@ -1,4 +1,4 @@
-//===- Convolution.cpp - convolution and its backward to linalg -*- C++ -*-===//
+//===- Convolution.cpp - convolution and its backward to linalg -----------===//
 //
 // `aten::convolution` and `aten::convolution_backward` (1-d, 2-d and 3-d,
 // groups, stride, padding, dilation; static shapes) as `linalg.generic`s in

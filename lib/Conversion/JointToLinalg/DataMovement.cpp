@@ -1,4 +1,4 @@
-//===- DataMovement.cpp - Views, slices, cat, pad and copies ----*- C++ -*-===//
+//===- DataMovement.cpp - Views, slices, cat, pad and copies --------------===//
 //
 // The DataMovement family of convert-joint-to-linalg. Views lower to value
 // semantics tensor ops (the joint graph's aliasing is already explicit, see

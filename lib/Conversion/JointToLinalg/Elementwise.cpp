@@ -1,4 +1,4 @@
-//===- Elementwise.cpp - Pointwise aten ops to linalg.generic ---*- C++ -*-===//
+//===- Elementwise.cpp - Pointwise aten ops to linalg.generic -------------===//
 //
 // One pattern and one table of scalar bodies for every pointwise aten op:
 // arithmetic, math functions, activations and their backward, comparisons,

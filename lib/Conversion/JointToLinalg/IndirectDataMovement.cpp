@@ -1,4 +1,4 @@
-//===- IndirectDataMovement.cpp - Gathers and scatters -----------*- C++
+//===- IndirectDataMovement.cpp - Gathers and scatters --------------------===//
 //-*-===//
 //
 // Data movement through index tensors. `aten::embedding` and

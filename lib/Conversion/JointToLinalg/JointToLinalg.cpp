@@ -1,4 +1,4 @@
-//===- JointToLinalg.cpp - Driver of convert-joint-to-linalg ----*- C++ -*-===//
+//===- JointToLinalg.cpp - Driver of convert-joint-to-linalg --------------===//
 //
 // The pass refuses RNG ops, makes in-place writes explicit (later readers of
 // a written value read the op's result; the final value of a written graph

@@ -1,4 +1,4 @@
-//===- Linear.cpp - mm, bmm, addmm to linalg -------------------*- C++ -*-===//
+//===- Linear.cpp - mm, bmm, addmm to linalg ------------------------------===//
 //
 // The matmul family: `aten::mm`, `aten::bmm` and `aten::addmm` become
 // `linalg.matmul` / `linalg.batch_matmul` on a zero-filled accumulator. bf16

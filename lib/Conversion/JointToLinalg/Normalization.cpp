@@ -1,4 +1,4 @@
-//===- Normalization.cpp - Layer norm forward/backward to linalg -*- C++
+//===- Normalization.cpp - Layer norm forward/backward to linalg ----------===//
 //-*-===//
 //
 // `aten::native_layer_norm` and `aten::native_layer_norm_backward` over the

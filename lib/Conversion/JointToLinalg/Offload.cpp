@@ -1,4 +1,4 @@
-//===- Offload.cpp - ao ops as host copies on the CPU target ----*- C++ -*-===//
+//===- Offload.cpp - ao ops as host copies on the CPU target --------------===//
 //
 // The Offload family of convert-joint-to-linalg. On the CPU target "host"
 // and "device" are one memory, but the protocol must still run: ao.offload

@@ -1,4 +1,4 @@
-//===- Reduction.cpp - Reductions, softmax and nll_loss to linalg -*- C++
+//===- Reduction.cpp - Reductions, softmax and nll_loss to linalg ---------===//
 //-*-===//
 //
 // Reductions become one `linalg.generic` with reduction iterators into an

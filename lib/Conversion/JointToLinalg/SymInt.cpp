@@ -1,4 +1,4 @@
-//===- SymInt.cpp - SymInt queries and arithmetic ---------------*- C++ -*-===//
+//===- SymInt.cpp - SymInt queries and arithmetic -------------------------===//
 //
 // The SymInt family of convert-joint-to-linalg. SymInt values are `i64`:
 // `sym_size.int` is `tensor.dim` (a constant for static dims), `sym_numel`

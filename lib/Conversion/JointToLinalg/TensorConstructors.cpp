@@ -1,4 +1,4 @@
-//===- TensorConstructors.cpp - arange and fills to linalg ------*- C++ -*-===//
+//===- TensorConstructors.cpp - arange and fills to linalg ----------------===//
 //
 // The TensorConstructors family of convert-joint-to-linalg: arange as a
 // `linalg.generic` over `linalg.index` (computed in f64 for float results,

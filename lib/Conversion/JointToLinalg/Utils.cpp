@@ -1,4 +1,4 @@
-//===- Utils.cpp - Helpers shared by the JointToLinalg families -*- C++ -*-===//
+//===- Utils.cpp - Helpers shared by the JointToLinalg families -----------===//
 //
 // Implements the base pattern (target matching and refusal reporting) and
 // the registration of lowering functions,

@@ -1,4 +1,4 @@
-//===- UtilsOps.h - Helpers of the ops families ----------------*- C++ -*-===//
+//===- UtilsOps.h - Helpers of the ops families -----------------*- C++ -*-===//
 //
 // Building blocks shared by the "ops" families of convert-joint-to-linalg
 // (Linear, Reduction, Normalization, Attention, IndirectDataMovement): the

@@ -1,4 +1,4 @@
-//===- BF16Storage.cpp - bf16 as 16-bit integers in LLVM --------*- C++ -*-===//
+//===- BF16Storage.cpp - bf16 as 16-bit integers in LLVM ------------------===//
 //
 // Implements `joint-llvm-bf16-storage`: once bf16 is storage only, every
 // bf16 type of the module becomes i16 (bf16 constants their bit patterns),

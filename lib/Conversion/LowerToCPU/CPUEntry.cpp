@@ -1,4 +1,4 @@
-//===- CPUEntry.cpp - Destination-passing entry of a step -------*- C++ -*-===//
+//===- CPUEntry.cpp - Destination-passing entry of a step -----------------===//
 //
 // Implements `joint-cpu-entry`: the converted step function (tensors in,
 // tensors out) becomes `@joint_entry`, which reads caller-owned input buffers

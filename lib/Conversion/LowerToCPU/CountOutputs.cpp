@@ -1,4 +1,4 @@
-//===- CountOutputs.cpp - Outputs counted from their first write -*- C++ -*-=//
+//===- CountOutputs.cpp - Outputs counted from their first write ----------===//
 //
 // Implements `joint-cpu-count-outputs`: a call to the step runtime's
 // `joint_step_output_written(bytes)` before the first op of `@joint_entry`

@@ -1,4 +1,4 @@
-//===- OutlineLoops.cpp - One function per top-level loop nest --*- C++ -*-===//
+//===- OutlineLoops.cpp - One function per top-level loop nest ------------===//
 //
 // Implements `joint-outline-loops`: every loop nest at the top level of a
 // bufferized function moves into its own private `noinline` function, with

@@ -1,4 +1,4 @@
-//===- Pipeline.cpp - The joint-lower-to-cpu pipeline -----------*- C++ -*-===//
+//===- Pipeline.cpp - The joint-lower-to-cpu pipeline ---------------------===//
 //
 // Builds and registers `joint-lower-to-cpu`: converted joint graphs become a
 // destination-passing entry on tensors, the matmul family is tiled and

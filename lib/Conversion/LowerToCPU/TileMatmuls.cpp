@@ -1,4 +1,4 @@
-//===- TileMatmuls.cpp - Tile and vectorize the matmul family ---*- C++ -*-===//
+//===- TileMatmuls.cpp - Tile and vectorize the matmul family -------------===//
 //
 // Implements `joint-tile-matmuls`: every linalg contraction (matmul,
 // batch_matmul, and contraction-shaped generics such as the f32-accumulating

@@ -1,4 +1,4 @@
-//===- AttentionCalls.cpp - SDPA through the runtime's cuDNN shim -*- C++ -*-=//
+//===- AttentionCalls.cpp - SDPA through the runtime's cuDNN shim ---------===//
 //
 // Implements `joint-gpu-attention-calls`: before convert-joint-to-linalg
 // (which decomposes every SDPA variant into contractions and softmax

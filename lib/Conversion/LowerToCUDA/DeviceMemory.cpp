@@ -1,4 +1,4 @@
-//===- DeviceMemory.cpp - Device allocations freed at last use -*- C++ -*-===//
+//===- DeviceMemory.cpp - Device allocations freed at last use ------------===//
 //
 // Implements `joint-gpu-device-memory`. After bufferization every temporary
 // is a host `memref.alloc`; on the CUDA target each top-level allocation

@@ -1,4 +1,4 @@
-//===- EmulateKernels.cpp - Kernels as host functions -------*- C++ -*-===//
+//===- EmulateKernels.cpp - Kernels as host functions ---------------------===//
 //
 // Implements `joint-gpu-emulate-kernels`: every kernel of a `gpu.module`
 // becomes a host LLVM function `void k(void **params, const JointEmuLaunch

@@ -1,4 +1,4 @@
-//===- EmulateLaunches.cpp - Kernel tables for emulation ----*- C++ -*-===//
+//===- EmulateLaunches.cpp - Kernel tables for emulation ------------------===//
 //
 // Implements `joint-gpu-emulate-launches`: on the host module in the LLVM
 // dialect, the host kernel functions of every `gpu.module` (from

@@ -1,4 +1,4 @@
-//===- HostToDevice.cpp - Host compute into one-iteration loops -*- C++ -*-===//
+//===- HostToDevice.cpp - Host compute into one-iteration loops -----------===//
 //
 // Implements `joint-gpu-host-to-device`. Upstream's route maps only
 // `scf.parallel` loops to kernels; a linalg op with no parallel dimension (a

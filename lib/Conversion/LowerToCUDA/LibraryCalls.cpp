@@ -1,4 +1,4 @@
-//===- LibraryCalls.cpp - GEMMs through the cuBLAS shim ---------*- C++ -*-===//
+//===- LibraryCalls.cpp - GEMMs through the cuBLAS shim -------------------===//
 //
 // Implements `joint-gpu-library-calls`: on the bufferized step, every
 // top-level `linalg.matmul` / `linalg.batch_matmul` that cuBLAS supports

@@ -1,4 +1,4 @@
-//===- NodeNames.cpp - Node names for the CUDA runtime's errors -*- C++ -*-===//
+//===- NodeNames.cpp - Node names for the CUDA runtime's errors -----------===//
 //
 // Implements `joint-gpu-name-locations` and `joint-gpu-set-node`, which let
 // a failed kernel launch or library call name the graph node it came from

@@ -1,4 +1,4 @@
-//===- Offload.cpp - ao ops as transfers on CUDA streams --------*- C++ -*-===//
+//===- Offload.cpp - ao ops as transfers on CUDA streams ------------------===//
 //
 // Implements `joint-gpu-offload`: on the tensor form of the step (after
 // convert-joint-to-linalg{keep-ao}), every `ao` chain becomes calls into the

@@ -1,4 +1,4 @@
-//===- ParallelFirst.cpp - Parallel loops outermost -------------*- C++ -*-===//
+//===- ParallelFirst.cpp - Parallel loops outermost -----------------------===//
 //
 // Implements `joint-gpu-parallel-first`: buffer copies become linalg.copy,
 // and every linalg op on buffers is generalized and interchanged so that its

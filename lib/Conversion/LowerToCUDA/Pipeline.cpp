@@ -1,4 +1,4 @@
-//===- Pipeline.cpp - The joint-lower-to-cuda pipeline ----------*- C++ -*-===//
+//===- Pipeline.cpp - The joint-lower-to-cuda pipeline --------------------===//
 //
 // Builds and registers `joint-lower-to-cuda`: the destination-passing entry
 // of joint-lower-to-cpu on tensors, the bufferization the CPU pipeline runs

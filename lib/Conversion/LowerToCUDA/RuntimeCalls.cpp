@@ -1,4 +1,4 @@
-//===- RuntimeCalls.cpp - Building calls into the CUDA runtime --*- C++ -*-===//
+//===- RuntimeCalls.cpp - Building calls into the CUDA runtime ------------===//
 //
 // Implements the helpers of RuntimeCalls.h: runtime declarations, buffer
 // pointers and the node-name strings the runtime's messages quote.

@@ -1,4 +1,4 @@
-//===- StreamOrder.cpp - The step's device ops on one stream --*- C++ -*-===//
+//===- StreamOrder.cpp - The step's device ops on one stream --------------===//
 //
 // Implements `joint-gpu-stream-order`: every top-level async-capable GPU op
 // (launch, alloc, dealloc, memcpy, memset) becomes async and depends on the

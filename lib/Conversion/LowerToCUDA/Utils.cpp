@@ -1,4 +1,4 @@
-//===- Utils.cpp - Helpers shared by the CUDA lowering passes ---*- C++ -*-===//
+//===- Utils.cpp - Helpers shared by the CUDA lowering passes -------------===//
 //
 // Implements the nesting and layout helpers of Utils.h.
 //

@@ -1,4 +1,4 @@
-//===- Diagnostics.cpp - Excerpts for JSON and long lines -------*- C++ -*-===//
+//===- Diagnostics.cpp - Excerpts for JSON and long lines -----------------===//
 //
 // Prints diagnostics located in joint-graph JSON, or on long source lines,
 // with a short excerpt instead of the source line, in

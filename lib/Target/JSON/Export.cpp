@@ -1,4 +1,4 @@
-//===- Export.cpp - The joint dialect to joint-graph JSON -------*- C++ -*-===//
+//===- Export.cpp - The joint dialect to joint-graph JSON -----------------===//
 //
 // Writes a module with one joint.graph as a format v1 document: placeholders
 // from the graph arguments, one node per joint.call_function (FX getitem nodes

@@ -1,4 +1,4 @@
-//===- Import.cpp - joint-graph JSON (format v1) to MLIR --------*- C++ -*-===//
+//===- Import.cpp - joint-graph JSON (format v1) to MLIR ------------------===//
 //
 // Reads a format v1 document (docs/format.md) with nlohmann/json's
 // non-throwing API (exceptions are off) and builds one joint.graph plus the

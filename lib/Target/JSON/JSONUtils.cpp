@@ -1,4 +1,4 @@
-//===- JSONUtils.cpp - Generic JSON <-> attribute conversion ----*- C++ -*-===//
+//===- JSONUtils.cpp - Generic JSON <-> attribute conversion --------------===//
 //
 // Lossless conversion used for metadata the passes keep but do not read.
 //

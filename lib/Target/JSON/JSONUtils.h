@@ -1,4 +1,4 @@
-//===- JSONUtils.h - Shared helpers of the JSON importer/exporter -*- C++ -*-//
+//===- JSONUtils.h - Helpers of the JSON importer/exporter ------*- C++ -*-===//
 //
 // Generic JSON <-> attribute conversion for graph-level metadata that passes
 // do not interpret (producer, symbols, model structure), kept losslessly.

@@ -1,4 +1,4 @@
-//===- EmulatedCApiTest.cpp - The C ABI on the emulated device --*- C++ -*-===//
+//===- EmulatedCApiTest.cpp - The C ABI on the emulated device ------------===//
 //
 // Runs a tiny offload/reload round trip, one kernel, one race (an offload
 // without its wait) and the library shims' CPU references through the C ABI of

@@ -1,4 +1,4 @@
-//===- EmulatorTest.cpp - Runtime tests on the emulated device --*- C++ -*-===//
+//===- EmulatorTest.cpp - Runtime tests on the emulated device ------------===//
 //
 // `joint-cuda-emulator-test CASE` runs the runtime core over
 // `emulatedDriver()` with host C++ functions as kernels (a kernel table as

@@ -1,4 +1,4 @@
-//===- FakeDriver.cpp - Recording DriverApi for runtime tests ---*- C++ -*-===//
+//===- FakeDriver.cpp - Recording DriverApi for runtime tests -------------===//
 //
 // Each fake entry point formats one log line "cuName(args)", consults the
 // failure injection, and on success creates or destroys its symbolic object.

@@ -1,4 +1,4 @@
-//===- RuntimeTest.cpp - Runtime unit tests over a fake driver --*- C++ -*-===//
+//===- RuntimeTest.cpp - Runtime unit tests over a fake driver ------------===//
 //
 // `joint-cuda-runtime-test CASE` runs one case against FakeDriver, prints the
 // driver calls it made (one per line, symbolic handles) for FileCheck, checks

@@ -1,4 +1,4 @@
-//===- StubTest.cpp - The runtime library over the libcuda stub -*- C++ -*-===//
+//===- StubTest.cpp - The runtime library over the libcuda stub -----------===//
 //
 // Calls every C entry point of libjoint_cuda_runtime.so with the toolkit's
 // libcuda stub loaded (every driver call returns CUDA_ERROR_STUB_LIBRARY, 34)

@@ -1,5 +1,4 @@
-//===- Import.h - joint-graph JSON (format v1) to the joint dialect -*- C++
-//-*-//
+//===- Import.h - joint-graph JSON to the joint dialect ---------*- C++ -*-===//
 //
 // Reads a joint-graph file written by the exporter (docs/format.md) into a
 // module holding one joint.graph and the joint.schema table.

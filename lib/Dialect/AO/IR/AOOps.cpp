@@ -1,4 +1,4 @@
-//===- AOOps.cpp - The ao (activation offload) dialect ----------*- C++ -*-===//
+//===- AOOps.cpp - The ao (activation offload) dialect --------------------===//
 //
 // Verifiers that encode the offload protocol: offload -> one forward wait
 // (keepalive = the offloaded source) -> host tensor read only by reloads;

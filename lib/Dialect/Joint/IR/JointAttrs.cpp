@@ -1,4 +1,4 @@
-//===- JointAttrs.cpp - Attributes of the joint dialect ---------*- C++ -*-===//
+//===- JointAttrs.cpp - Attributes of the joint dialect -------------------===//
 //
 // Printing and parsing of SymInt values and tensor facts, and the tensor-fact
 // verifier (strides rank, non-negative static sizes, hints).

@@ -1,4 +1,4 @@
-//===- JointDialect.cpp - The joint dialect ---------------------*- C++ -*-===//
+//===- JointDialect.cpp - The joint dialect -------------------------------===//
 //
 // Registers the joint dialect's operations and attributes, and verifies the
 // dialect's discardable attributes: `joint.model` on a graph (its shape, once,

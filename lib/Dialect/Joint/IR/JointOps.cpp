@@ -1,4 +1,4 @@
-//===- JointOps.cpp - Operations of the joint dialect -----------*- C++ -*-===//
+//===- JointOps.cpp - Operations of the joint dialect ---------------------===//
 //
 // Assembly and verifiers of joint.graph, joint.output, joint.call_function and
 // joint.schema. The verifiers enforce the invariants passes rely on: roles

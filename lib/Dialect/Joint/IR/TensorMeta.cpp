@@ -1,4 +1,4 @@
-//===- TensorMeta.cpp - Per-value tensor facts -----------------*- C++ -*-===//
+//===- TensorMeta.cpp - Per-value tensor facts ----------------------------===//
 //
 // torch dtype <-> MLIR element type mapping and the one query API passes use
 // for sizes, strides, storage and bytes of any value.

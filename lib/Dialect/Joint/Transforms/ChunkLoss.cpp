@@ -13,7 +13,7 @@
 
 #include "joint/Dialect/Joint/Transforms/ChunkLoss.h"
 #include "joint/Analysis/LossHeadRegion.h"
-#include "joint/Dialect/Joint/IR/SchemaTable.h"
+#include "joint/Dialect/Joint/IR/BuiltinSchemas.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "joint/Support/BlockOrder.h"

@@ -1,4 +1,4 @@
-//===- CpuOffload.cpp - Apply must_cpu_offload decisions --------*- C++ -*-===//
+//===- CpuOffload.cpp - Apply must_cpu_offload decisions ------------------===//
 //
 // joint-apply-cpu-offload, the applier of offload decisions. A forward op
 // tagged `policy = must_cpu_offload` has the base storage of each saved

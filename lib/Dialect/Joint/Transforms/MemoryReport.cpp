@@ -1,4 +1,4 @@
-//===- MemoryReport.cpp - Memory and cost report of a joint graph -*- C++ -*-//
+//===- MemoryReport.cpp - Memory and cost report of a joint graph ---------===//
 //
 // joint-memory-report: queries the MemoryModel and CostModel analyses and
 // writes one table (text) or one JSON document (same numbers plus the per-op

@@ -1,4 +1,4 @@
-//===- PrintStorageGroups.cpp - Report storage groups -----------*- C++ -*-===//
+//===- PrintStorageGroups.cpp - Report storage groups ---------------------===//
 //
 // joint-print-storage-groups: one remark per interesting storage group, so a
 // user (and the lit suite) can see the aliasing the memory passes rely on.

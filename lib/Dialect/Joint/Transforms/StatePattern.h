@@ -1,5 +1,4 @@
-//===- StatePattern.h - Patterns that forward to an applier's state -*- C++
-//-*-===//
+//===- StatePattern.h - Patterns forwarding to a state ----------*- C++ -*-===//
 //
 // The appliers (remat, CPU offload) keep what their roots share (storage
 // groups, fresh names, a summary) in one state object; each root is a

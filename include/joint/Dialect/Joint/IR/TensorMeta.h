@@ -1,4 +1,4 @@
-//===- TensorMeta.h - One query API for per-value tensor facts -*- C++ -*-===//
+//===- TensorMeta.h - One query API for per-value tensor facts --*- C++ -*-===//
 //
 // Passes read dtype, sizes, strides, storage offset, device and storage
 // identity of any SSA value through these helpers instead of re-parsing

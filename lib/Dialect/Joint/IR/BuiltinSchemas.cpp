@@ -1,11 +1,11 @@
-//===- SchemaTable.cpp - Operator-table entries passes create -------------===//
+//===- BuiltinSchemas.cpp - Operator-table entries passes create ----------===//
 //
 // torch's schemas of the aten ops passes create (joint-chunk-loss's slices,
 // sums, accumulations and concatenation), as the exporter records them.
 //
 //===----------------------------------------------------------------------===//
 
-#include "joint/Dialect/Joint/IR/SchemaTable.h"
+#include "joint/Dialect/Joint/IR/BuiltinSchemas.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 

@@ -1,12 +1,12 @@
-//===- SchemaTable.h - Operator-table entries passes create -----*- C++ -*-===//
+//===- BuiltinSchemas.h - Operator-table entries passes create --*- C++ -*-===//
 //
 // The joint.schema entries of the aten ops a pass may create in a graph whose
 // operator table (written by the exporter for the ops it traced) lacks them.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JOINT_DIALECT_JOINT_IR_SCHEMATABLE_H
-#define JOINT_DIALECT_JOINT_IR_SCHEMATABLE_H
+#ifndef JOINT_DIALECT_JOINT_IR_BUILTINSCHEMAS_H
+#define JOINT_DIALECT_JOINT_IR_BUILTINSCHEMAS_H
 
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -23,4 +23,4 @@ LogicalResult addBuiltinSchemas(ModuleOp module, ArrayRef<StringRef> targets);
 } // namespace joint
 } // namespace mlir
 
-#endif // JOINT_DIALECT_JOINT_IR_SCHEMATABLE_H
+#endif // JOINT_DIALECT_JOINT_IR_BUILTINSCHEMAS_H
