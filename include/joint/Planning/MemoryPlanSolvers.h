@@ -48,6 +48,9 @@ struct MemoryPlan {
   /// One line per decision: "recompute <storage>", "offload <op> prefetch N
   /// defer N", then the totals.
   void print(const MemoryPlanProblem &p, raw_ostream &os) const;
+  /// The same as one JSON object: recomputed storages, every formed group
+  /// (chosen or not, with its distances) and the totals.
+  void printJSON(raw_ostream &os) const;
 };
 
 struct GreedyOptions {
