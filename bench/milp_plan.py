@@ -337,13 +337,16 @@ class _Builder:
 def solve_milp(m: Model, target: int, time_limit: float = 60.0,
                mip_rel_gap: float = 1e-6, allow_offload: bool = True,
                excluded_ops: frozenset[int] = frozenset(),
-               fixed: Optional[Plan] = None) -> MilpResult:
+               fixed: Optional[Plan] = None,
+               free: Optional[tuple[set[int], set[int]]] = None
+               ) -> MilpResult:
     """Least added seconds within `target` transient bytes, under the
     interval model of `evaluate`. `allow_offload` false: recompute only;
     `excluded_ops`: no offload of a group whose producer or a member's
     defining op is at one of these positions (GreedyOptions::excludedOps);
     `fixed` pins every decision to a plan (to check a plan against the
-    formulation)."""
+    formulation), except, with `free` = (storages, groups), the decisions
+    of those storages and groups (a subproblem around `fixed`)."""
     import numpy as np
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_array
@@ -516,10 +519,13 @@ def solve_milp(m: Model, target: int, time_limit: float = 60.0,
         b.row({mk: 1.0}, -inf, (target - max(timeline[lo:hi + 1])) / MIB)
         previous = mk
     if fixed is not None:
+        free_storages, free_groups = free or (set(), set())
         for s, v in r.items():
-            b.lo[v] = b.hi[v] = float(s in fixed.recompute)
+            if s not in free_storages:
+                b.lo[v] = b.hi[v] = float(s in fixed.recompute)
         for ci, v in z.items():
-            b.lo[v] = b.hi[v] = float(ci in fixed.offloads)
+            if m.choices[ci].group not in free_groups:
+                b.lo[v] = b.hi[v] = float(ci in fixed.offloads)
     # Assemble.
     rows, cols, vals, lows, highs = [], [], [], [], []
     for i, (coefs, lo, hi) in enumerate(b.rows):
