@@ -68,7 +68,7 @@ struct GreedyOptions {
 };
 
 /// The greedy's state, resumable: lowerPeakTo may be called again with a
-/// lower target and continues the same decision sequence.
+/// lower target and continues from the decisions kept so far.
 class GreedyPlanner {
 public:
   GreedyPlanner(const MemoryPlanProblem &problem, const GreedyOptions &options);
