@@ -49,6 +49,10 @@ public:
       add(1, 0, n - 1, lo, std::min<size_t>(hi, n - 1), delta);
   }
   int64_t max() const { return n ? mx[1] : 0; }
+  /// The maximum over [lo, hi] (lo <= hi < n).
+  int64_t max(unsigned lo, unsigned hi) const {
+    return max(1, 0, n - 1, lo, hi);
+  }
   /// The first position holding the maximum.
   unsigned argmax() const {
     unsigned node = 1;
@@ -68,6 +72,17 @@ public:
   }
 
 private:
+  int64_t max(unsigned node, size_t lo, size_t hi, size_t l, size_t r) const {
+    if (l <= lo && hi <= r)
+      return mx[node];
+    size_t mid = (lo + hi) / 2;
+    int64_t best = std::numeric_limits<int64_t>::min() / 4;
+    if (l <= mid)
+      best = std::max(best, max(2 * node, lo, mid, l, r));
+    if (r > mid)
+      best = std::max(best, max(2 * node + 1, mid + 1, hi, l, r));
+    return best + lazy[node];
+  }
   void build(unsigned node, size_t lo, size_t hi, ArrayRef<int64_t> init) {
     if (lo == hi) {
       mx[node] = init[lo];
@@ -177,6 +192,33 @@ public:
   Impl(const MemoryPlanProblem &problem, const GreedyOptions &options);
   bool greedy(int64_t target);
   MemoryPlan plan() const;
+  /// One decision of the greedy: recompute unit `index`, or offload group
+  /// `index` at the distances.
+  struct Decision {
+    bool offload = false;
+    unsigned index = 0, prefetch = 0, defer = 0;
+  };
+  /// Applies `d` as the greedy would.
+  void apply(const Decision &d) {
+    if (d.offload)
+      offload(d.index, d.prefetch, d.defer);
+    else
+      recompute(d.index);
+    decisions.push_back(d);
+  }
+  /// The modelled transient peak, bytes.
+  int64_t peak() const { return tree->max(); }
+  /// Bytes `u` would add at most were it saved again: its bytes on top of
+  /// the highest point of the gap its recompute opens.
+  int64_t peakIfSaved(const Unit &u) const {
+    unsigned need = needOf(u);
+    if (need <= u.s->lastForward + 1)
+      return peak();
+    return tree->max(u.s->lastForward + 1, need - 1) + u.s->bytes;
+  }
+
+  /// The decisions so far, in order.
+  std::vector<Decision> decisions;
 
   const MemoryPlanProblem &problem;
   GreedyOptions options;
@@ -542,6 +584,8 @@ bool GreedyPlanner::Impl::greedy(int64_t target) {
     std::optional<std::tuple<unsigned, unsigned, unsigned>> bestOffload, hidden;
     double hiddenValue = -1;
     for (auto [gi, g] : llvm::enumerate(groups)) {
+      if (options.offloadLast && best)
+        break;
       // Only a member live at `p` only for the backward can lower it (the
       // span test first: it is the one that rejects most groups).
       if (p <= g.spanBegin || p >= g.spanEnd || g.chosen || g.disabled ||
@@ -593,12 +637,12 @@ bool GreedyPlanner::Impl::greedy(int64_t target) {
       bestOffload = hidden;
     if (bestOffload) {
       auto [gi, prefetch, defer] = *bestOffload;
-      offload(gi, prefetch, defer);
+      apply({/*offload=*/true, gi, prefetch, defer});
       continue;
     }
     if (!best)
       return false;
-    recompute(*best);
+    apply({/*offload=*/false, *best, 0, 0});
   }
   return true;
 }
@@ -626,7 +670,47 @@ GreedyPlanner::GreedyPlanner(const MemoryPlanProblem &problem,
     : impl(std::make_unique<Impl>(problem, options)) {}
 GreedyPlanner::~GreedyPlanner() = default;
 
-bool GreedyPlanner::lowerPeakTo(int64_t target) { return impl->greedy(target); }
+bool GreedyPlanner::lowerPeakTo(int64_t target) {
+  if (!impl->greedy(target))
+    return false;
+  prune(target);
+  return true;
+}
+
+void GreedyPlanner::prune(int64_t target) {
+  // The greedy only looks at the current peak, so a recompute taken for an
+  // early peak may be redundant once later decisions lowered the peaks
+  // around it. Undo such recomputes, the dearest replay first: one whose
+  // gap has no room for its bytes is kept at once (a tree query); any other
+  // is confirmed by replaying the other decisions on a fresh state (undoing
+  // one changes replay points and who brings shared replays back).
+  using Decision = Impl::Decision;
+  std::vector<Decision> kept = impl->decisions;
+  SmallVector<std::pair<double, unsigned>> order; // (replay seconds, unit)
+  for (const Decision &d : kept) {
+    if (d.offload)
+      continue;
+    double seconds = 0;
+    for (unsigned op : impl->units[d.index].s->closure)
+      seconds += impl->problem.ops[op].seconds;
+    order.push_back({seconds, d.index});
+  }
+  llvm::stable_sort(order, [](auto a, auto b) { return a.first > b.first; });
+  for (auto [seconds, ui] : order) {
+    if (impl->peakIfSaved(impl->units[ui]) > target)
+      continue;
+    auto fresh = std::make_unique<Impl>(impl->problem, impl->options);
+    for (const Decision &d : kept)
+      if (d.offload || d.index != ui)
+        fresh->apply(d);
+    if (fresh->peak() > target)
+      continue;
+    llvm::erase_if(kept, [&, ui = ui](const Decision &d) {
+      return !d.offload && d.index == ui;
+    });
+    impl = std::move(fresh);
+  }
+}
 MemoryPlan GreedyPlanner::getPlan() const { return impl->plan(); }
 size_t GreedyPlanner::getNumOffloadable() const { return impl->groups.size(); }
 

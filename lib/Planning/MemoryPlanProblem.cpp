@@ -8,6 +8,7 @@
 #include "joint/Planning/MemoryPlanProblem.h"
 #include "joint/Planning/MemoryPlanSolvers.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 
 using namespace mlir;
 using namespace mlir::joint;
@@ -156,6 +157,79 @@ void MemoryPlanProblem::print(raw_ostream &os) const {
   }
 }
 
+/// A position, or null for kNoPosition.
+static llvm::json::Value jsonPosition(unsigned p) {
+  if (p == kNoPosition)
+    return nullptr;
+  return int64_t(p);
+}
+
+template <typename Range>
+static llvm::json::Value jsonArray(Range &&r) {
+  llvm::json::Array out;
+  for (auto v : r)
+    out.push_back(int64_t(v));
+  return out;
+}
+
+/// Prints `items` as a JSON array of one element per line under `key`.
+static void printJSONLines(raw_ostream &os, StringRef key,
+                           ArrayRef<llvm::json::Value> items) {
+  os << ",\n \"" << key << "\": [";
+  for (auto [i, item] : llvm::enumerate(items))
+    os << (i ? ",\n  " : "\n  ") << item;
+  os << "]";
+}
+
+void MemoryPlanProblem::printJSON(raw_ostream &os) const {
+  // One line for the scalars, one per op, storage and candidate (keys in
+  // llvm::json's sorted order).
+  llvm::json::Object head{
+      {"budget_bytes", budgetBytes},
+      {"host_budget_bytes", hostBudgetBytes},
+      {"resident_bytes", residentBytes},
+      {"boundary", jsonPosition(boundary ? *boundary : kNoPosition)},
+      {"num_blocks", int64_t(numBlocks)},
+      {"link_bytes_per_second", linkBytesPerSecond},
+      {"forward_anchors", jsonArray(getForwardAnchors())},
+      {"backward_anchors", jsonArray(getBackwardAnchors())}};
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(head));
+  os << StringRef(text).drop_back(); // reopen the object
+  os << ",\n \"timeline\": " << jsonArray(timeline);
+  std::vector<llvm::json::Value> items;
+  for (const PlanOp &op : ops)
+    items.push_back(llvm::json::Object{
+        {"name", op.name},
+        {"seconds", op.seconds},
+        {"block", jsonPosition(op.block ? *op.block : kNoPosition)},
+        {"defines", jsonArray(op.resultStorages)}});
+  printJSONLines(os, "ops", items);
+  items.clear();
+  for (const PlanStorage &s : storages)
+    items.push_back(
+        llvm::json::Object{{"name", s.name},
+                           {"bytes", s.bytes},
+                           {"alloc", int64_t(s.alloc)},
+                           {"free", int64_t(s.free)},
+                           {"last_forward", int64_t(s.lastForward)},
+                           {"first_backward", jsonPosition(s.firstBackward)},
+                           {"recomputable", s.recomputable},
+                           {"closure", jsonArray(s.closure)},
+                           {"frontier", jsonArray(s.frontier)}});
+  printJSONLines(os, "storages", items);
+  items.clear();
+  for (const PlanOffloadCandidate &c : offloadCandidates) {
+    llvm::json::Array targets;
+    for (auto [def, s] : c.targets)
+      targets.push_back(llvm::json::Array{int64_t(def), jsonPosition(s)});
+    items.push_back(llvm::json::Object{{"producer", int64_t(c.producer)},
+                                       {"targets", std::move(targets)}});
+  }
+  printJSONLines(os, "offload_candidates", items);
+  os << "}";
+}
+
 llvm::DenseSet<unsigned>
 MemoryPlan::getReplayedOps(const MemoryPlanProblem &p) const {
   llvm::DenseSet<unsigned> out;
@@ -177,4 +251,28 @@ void MemoryPlan::print(const MemoryPlanProblem &p, raw_ostream &os) const {
      << recomputedBytes << " B), offloaded " << numOffloaded << " of "
      << offloads.size() << " (" << offloadedBytes
      << " B), modelled transient peak " << modelledTransientBytes << " B\n";
+}
+
+void MemoryPlan::printJSON(raw_ostream &os) const {
+  llvm::json::Array recomputed;
+  for (auto [i, r] : llvm::enumerate(recompute))
+    if (r)
+      recomputed.push_back(int64_t(i));
+  os << "{\"recompute\": " << llvm::json::Value(std::move(recomputed))
+     << ",\n \"recomputed_bytes\": " << recomputedBytes
+     << ", \"offloaded_bytes\": " << offloadedBytes
+     << ", \"modelled_transient_bytes\": " << modelledTransientBytes;
+  std::vector<llvm::json::Value> items;
+  for (const PlannedOffload &o : offloads)
+    items.push_back(llvm::json::Object{
+        {"producer", int64_t(o.producer)},
+        {"members", jsonArray(o.members)},
+        {"defs", jsonArray(o.defs)},
+        {"bytes", o.bytes},
+        {"block", jsonPosition(o.block ? *o.block : kNoPosition)},
+        {"chosen", o.chosen},
+        {"prefetch", int64_t(o.prefetch)},
+        {"defer", int64_t(o.defer)}});
+  printJSONLines(os, "groups", items);
+  os << "}";
 }

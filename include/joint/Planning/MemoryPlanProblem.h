@@ -98,6 +98,10 @@ struct MemoryPlanProblem {
   LogicalResult check(Location loc) const;
   /// Prints the problem, one line per op, storage and candidate.
   void print(raw_ostream &os) const;
+  /// Prints the problem as one JSON object, one line per op, storage and
+  /// candidate, no trailing newline (bytes, seconds, positions; null for
+  /// kNoPosition), for tools outside the compiler (bench/plan_optimality).
+  void printJSON(raw_ostream &os) const;
 };
 
 } // namespace joint

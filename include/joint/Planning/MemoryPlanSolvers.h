@@ -48,6 +48,9 @@ struct MemoryPlan {
   /// One line per decision: "recompute <storage>", "offload <op> prefetch N
   /// defer N", then the totals.
   void print(const MemoryPlanProblem &p, raw_ostream &os) const;
+  /// The same as one JSON object: recomputed storages, every formed group
+  /// (chosen or not, with its distances) and the totals.
+  void printJSON(raw_ostream &os) const;
 };
 
 struct GreedyOptions {
@@ -56,20 +59,25 @@ struct GreedyOptions {
   /// Lowest peak first: any offload that lowers the peak goes before any
   /// recompute, whatever its exposed transfer time.
   bool preferOffload = false;
+  /// Recompute first: an offload is taken only when no recompute lowers the
+  /// peak (few copies, so few that the link cannot hide).
+  bool offloadLast = false;
   /// Offload candidates excluded when their producer or a target's defining
   /// op is at one of these positions.
   llvm::DenseSet<unsigned> excludedOps;
 };
 
 /// The greedy's state, resumable: lowerPeakTo may be called again with a
-/// lower target and continues the same decision sequence.
+/// lower target and continues from the decisions kept so far.
 class GreedyPlanner {
 public:
   GreedyPlanner(const MemoryPlanProblem &problem, const GreedyOptions &options);
   ~GreedyPlanner();
-  /// Decides until the modelled transient peak is at most `target` bytes;
-  /// false when no decision lowers the peak any more. O(#decisions *
-  /// (#candidates + #groups) * closure) worst case, O(log #ops) per update.
+  /// Decides until the modelled transient peak is at most `target` bytes,
+  /// then undoes the recomputes no longer needed for it; false when no
+  /// decision lowers the peak any more. O(#decisions * (#candidates +
+  /// #groups) * closure) worst case, O(log #ops) per update, plus one
+  /// replay of the decisions per undo tried.
   bool lowerPeakTo(int64_t targetTransientBytes);
   /// The decisions so far.
   MemoryPlan getPlan() const;
@@ -78,6 +86,8 @@ public:
 
 private:
   class Impl;
+  /// Undoes redundant recomputes while the peak stays within `target`.
+  void prune(int64_t target);
   std::unique_ptr<Impl> impl;
 };
 

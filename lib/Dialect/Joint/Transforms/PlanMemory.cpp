@@ -7,9 +7,10 @@
 // (PlanMemorySimulator.cpp: the real appliers and models on a copy). Rounds:
 // when the applied plan overshoots the budget the greedy continues with the
 // overshoot taken off its target; offloads whose copies stall are excluded
-// in the next plan, and the fastest measured plan within the budget (the
-// recompute-only plan is always one) is written; when none fits, a last plan
-// offloads before it recomputes (lowest peak first). Only the final
+// in the next plan; one more plan recomputes first and offloads only where
+// no recompute lowers the peak; the fastest measured plan within the budget
+// (the recompute-only plan is always one) is written; when none fits, a last
+// plan offloads before it recomputes (lowest peak first). Only the final
 // `policy` values, distances and `joint.plan` touch the input.
 //
 //===----------------------------------------------------------------------===//
@@ -301,6 +302,7 @@ planGraph(ModuleOp module, GraphOp graph, const StorageAliasAnalysis &aliases,
       best = std::move(p);
   };
   llvm::DenseSet<unsigned> excluded;
+  bool canOffload = false;
   for (unsigned round = 0; round <= kOffloadRounds; ++round) {
     bool offload = round < kOffloadRounds;
     GreedyOptions options;
@@ -311,6 +313,7 @@ planGraph(ModuleOp module, GraphOp graph, const StorageAliasAnalysis &aliases,
     if (failed(p))
       return failure();
     bool again = false;
+    canOffload |= offload && p->numOffloadable;
     // Nothing can be offloaded: the recompute-only plan is this one.
     if (offload && !p->numOffloadable) {
       consider(std::move(*p), fits);
@@ -327,6 +330,18 @@ planGraph(ModuleOp module, GraphOp graph, const StorageAliasAnalysis &aliases,
     consider(std::move(*p), fits);
     if (offload && !again)
       round = kOffloadRounds - 1; // no stall left: only recompute-only remains
+  }
+  if (canOffload) {
+    // Recompute first, offloading only where no recompute lowers the peak:
+    // where the link cannot hide the copies the rounds above keep, a plan
+    // with a few copies is often the fastest.
+    GreedyOptions options;
+    options.offloadLast = true;
+    bool fits = false;
+    FailureOr<MeasuredPlan> p = planner.run(options, fits);
+    if (failed(p))
+      return failure();
+    consider(std::move(*p), fits);
   }
   if (!best) {
     // Nothing fits: the lowest peak comes first. Offload everything that

@@ -4,19 +4,24 @@
 // test passes), that let lit check the planner's problem and solver apart:
 // test-print-memory-plan-problem prints the MemoryPlanProblem that
 // joint-plan-memory builds from each graph (and, with solve=true, the greedy's
-// decisions on it); test-solve-memory-plan-problem reads a hand-made problem
-// from the module attribute `test.plan_problem`, checks it and prints the
-// greedy's decisions.
+// decisions on it; with price=true, what a given plan costs once applied;
+// with format=json, all of it as one JSON object per graph);
+// test-solve-memory-plan-problem reads a hand-made problem from the module
+// attribute `test.plan_problem`, checks it and prints the greedy's decisions.
 //
 //===----------------------------------------------------------------------===//
 
 #include "joint/Analysis/CostModel.h"
 #include "joint/Analysis/MemoryModel.h"
+#include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/Transforms/PlanMemory.h"
 #include "joint/Planning/MemoryPlanSolvers.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InterleavedRange.h"
+#include "llvm/Support/JSON.h"
 
 using namespace mlir;
 using namespace mlir::joint;
@@ -41,6 +46,10 @@ struct TestPrintPlanProblemPass
   StringRef getDescription() const final {
     return "Print the memory plan problem of each joint.graph (test only)";
   }
+  /// price=true runs the offload applier on a copy, which builds ao ops.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<ao::AODialect>();
+  }
 
   Option<int64_t> budget{*this, "budget-bytes",
                          llvm::cl::desc("Device budget, bytes"),
@@ -48,9 +57,79 @@ struct TestPrintPlanProblemPass
   Option<bool> solve{*this, "solve",
                      llvm::cl::desc("Also print the greedy's decisions"),
                      llvm::cl::init(false)};
+  Option<bool> allowOffload{
+      *this, "allow-offload",
+      llvm::cl::desc("With solve=true: let the greedy offload"),
+      llvm::cl::init(true)};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("text (one line per element) or json (one object per "
+                     "graph, for bench/plan_optimality)"),
+      llvm::cl::init("text")};
+  Option<bool> price{
+      *this, "price",
+      llvm::cl::desc("Also price the plan given by recompute= and offload= "
+                     "with the planner's simulator (the real appliers, "
+                     "memory and cost models)"),
+      llvm::cl::init(false)};
+  ListOption<unsigned> recomputeList{
+      *this, "recompute",
+      llvm::cl::desc("With price=true: storage indices to recompute")};
+  ListOption<std::string> offloadList{
+      *this, "offload",
+      llvm::cl::desc("With price=true: offloads as producer:prefetch:defer "
+                     "(producer: op position of a formed group)")};
+
+  /// The plan named by recompute= and offload=, over the groups the greedy
+  /// forms for `problem`; fails with an error naming a bad entry.
+  FailureOr<MemoryPlan> givenPlan(GraphOp graph,
+                                  const MemoryPlanProblem &problem) {
+    MemoryPlan plan = GreedyPlanner(problem, GreedyOptions()).getPlan();
+    plan.recompute.assign(problem.storages.size(), false);
+    for (unsigned si : recomputeList) {
+      if (si >= problem.storages.size() || !problem.storages[si].recomputable)
+        return graph.emitError()
+               << "price: storage " << si << " is not a recompute candidate";
+      plan.recompute[si] = true;
+      ++plan.numRecomputed;
+      plan.recomputedBytes += problem.storages[si].bytes;
+    }
+    for (StringRef entry : offloadList) {
+      SmallVector<StringRef, 3> fields;
+      entry.split(fields, ':');
+      unsigned producer = 0, prefetch = 0, defer = 0;
+      if (fields.size() != 3 || fields[0].getAsInteger(10, producer) ||
+          fields[1].getAsInteger(10, prefetch) ||
+          fields[2].getAsInteger(10, defer) || prefetch >= kPlanDistances ||
+          defer >= kPlanDistances)
+        return graph.emitError()
+               << "price: offload '" << entry
+               << "' is not producer:prefetch:defer with distances < "
+               << kPlanDistances;
+      auto it = llvm::find_if(plan.offloads, [&](const PlannedOffload &o) {
+        return o.producer == producer;
+      });
+      if (it == plan.offloads.end())
+        return graph.emitError()
+               << "price: op " << producer << " heads no offload group";
+      it->chosen = true;
+      it->prefetch = prefetch;
+      it->defer = defer;
+      ++plan.numOffloaded;
+      plan.offloadedBytes += it->bytes;
+    }
+    return plan;
+  }
 
   void runOnOperation() override {
     HardwareModel hw;
+    bool json = format == "json";
+    if (!json && format != "text") {
+      emitError(getOperation().getLoc()) << "test-print-memory-plan-problem: "
+                                            "format must be text or json, got '"
+                                         << format << "'";
+      return signalPassFailure();
+    }
     for (GraphOp graph : getOperation().getOps<GraphOp>()) {
       StorageAliasAnalysis &aliases =
           getChildAnalysis<StorageAliasAnalysis>(graph);
@@ -60,14 +139,62 @@ struct TestPrintPlanProblemPass
           graph, aliases, memory, cost, hw, budget, /*hostBudgetBytes=*/0);
       if (failed(gp) || failed(gp->problem.check(graph.getLoc())))
         return signalPassFailure();
-      llvm::outs() << "graph @" << graph.getSymName() << "\n";
-      gp->problem.print(llvm::outs());
-      if (!solve)
-        continue;
-      bool reached = false;
-      MemoryPlan plan = solveGreedy(gp->problem, GreedyOptions(), reached);
-      plan.print(gp->problem, llvm::outs());
-      llvm::outs() << (reached ? "reached" : "not reached") << "\n";
+      // A bad plan to price fails before anything is printed.
+      std::optional<MemoryPlan> given;
+      if (price) {
+        FailureOr<MemoryPlan> plan = givenPlan(graph, gp->problem);
+        if (failed(plan))
+          return signalPassFailure();
+        given = std::move(*plan);
+      }
+      raw_ostream &os = llvm::outs();
+      if (json) {
+        // One object per graph: {"graph", "problem", "greedy"?, "price"?}.
+        os << "{\"graph\": " << llvm::json::Value(graph.getSymName().str())
+           << ",\n \"problem\": ";
+        gp->problem.printJSON(os);
+      } else {
+        os << "graph @" << graph.getSymName() << "\n";
+        gp->problem.print(os);
+      }
+      if (solve) {
+        bool reached = false;
+        GreedyOptions options;
+        options.allowOffload = allowOffload;
+        MemoryPlan plan = solveGreedy(gp->problem, options, reached);
+        if (json) {
+          os << ",\n \"greedy\": ";
+          plan.printJSON(os);
+          os << ",\n \"reached\": " << (reached ? "true" : "false");
+        } else {
+          plan.print(gp->problem, os);
+          os << (reached ? "reached" : "not reached") << "\n";
+        }
+      }
+      if (given) {
+        FailureOr<PlanMeasurement> m =
+            simulateMemoryPlan(getOperation(), graph, *gp, *given, hw);
+        if (failed(m))
+          return signalPassFailure();
+        if (json)
+          os << ",\n \"price\": {\"peak_bytes\": " << m->peakBytes
+             << ", \"step_seconds\": " << llvm::format("%.17g", m->stepSeconds)
+             << ", \"recompute_seconds\": "
+             << llvm::format("%.17g", m->recomputeSeconds)
+             << ", \"exposed_seconds\": "
+             << llvm::format("%.17g", m->exposedSeconds)
+             << ", \"exposed_offloads\": ["
+             << llvm::interleaved(m->exposedOffloads, ", ")
+             << "], \"exposed_block_offloads\": ["
+             << llvm::interleaved(m->exposedBlockOffloads, ", ") << "]}";
+        else
+          os << "priced: peak " << m->peakBytes << " B, step "
+             << llvm::format("%g", m->stepSeconds) << " s, recompute "
+             << llvm::format("%g", m->recomputeSeconds) << " s, exposed "
+             << llvm::format("%g", m->exposedSeconds) << " s\n";
+      }
+      if (json)
+        os << "}\n";
     }
     markAllAnalysesPreserved();
   }
