@@ -6,7 +6,9 @@ True and False, ceil_mode, divisor_override) and adaptive average pooling
 f32 and bf16, compiled and compared with torch within the compiled
 tolerances: the loss, every gradient (through the three backwards), and the
 max pooling values and int64 indices (exactly). The ReLU in front of the max
-pools makes ties (zeros), which keep the first index as torch does.
+pools makes ties (zeros), which keep the first index as torch does. The bf16
+net also runs as a CUDA step on the emulated device (the same lowering
+through the GPU pipeline's kernels).
 """
 
 from __future__ import annotations
@@ -57,17 +59,39 @@ class _PoolNet(nn.Module):
                       "indices_dilated": idx_dil}
 
 
+def _trace(dtype: torch.dtype) -> dict:
+    g = torch.Generator().manual_seed(7)
+    inputs = {"x": torch.randn(2, 3, 9, 9, generator=g).to(dtype)}
+    return trace_joint_graph(_PoolNet(dtype), lambda m, **kw: m(**kw),
+                             inputs).to_json_dict()
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16],
                          ids=["f32", "bf16"])
 def test_pooling_matches_torch(dtype: torch.dtype, tmp_path: Path,
                                monkeypatch: pytest.MonkeyPatch) -> None:
-    g = torch.Generator().manual_seed(7)
-    inputs = {"x": torch.randn(2, 3, 9, 9, generator=g).to(dtype)}
-    doc = trace_joint_graph(_PoolNet(dtype), lambda m, **kw: m(**kw),
-                            inputs).to_json_dict()
+    doc = _trace(dtype)
     targets = {n["target"] for n in doc["nodes"]}
     for op in ("max_pool2d_with_indices", "avg_pool2d",
                "_adaptive_avg_pool2d"):
         assert f"aten::{op}.default" in targets
         assert f"aten::{op}_backward.default" in targets
     assert_compiled_matches_torch(doc, tmp_path / "pool.json", monkeypatch)
+
+
+def test_pooling_on_the_emulated_cuda_device(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from graph_tools import build_dir, tool
+    from joint_mlir.executor import compare_scaled, format_differences, run
+
+    tool("joint-compile")
+    monkeypatch.setenv("JOINT_MLIR_CACHE",
+                       str(build_dir() / "joint_mlir_cache"))
+    path = tmp_path / "pool-bf16.json"
+    path.write_text(json.dumps(_trace(torch.bfloat16)))
+    want = run(str(path), seed=0)
+    got = run(str(path), seed=0, backend="mlir-cuda-emulated")
+    diffs = compare_scaled(got, want)
+    assert diffs and all(d.ok for d in diffs), format_differences(diffs)
