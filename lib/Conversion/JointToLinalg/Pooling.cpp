@@ -625,8 +625,8 @@ static Value divideByBins(OpBuilder &b, Location l, Value s, Value oh, Value ow,
   return s;
 }
 
-/// Reads the static [N, C, H, W] input (`index` 0 or 1) and [N, C, OH, OW]
-/// pooled shape of an adaptive pooling.
+/// Reads the static [N, C, H, W] input and [N, C, OH, OW] pooled shapes of
+/// an adaptive pooling (forward: its result; backward: grad_output).
 static LogicalResult readAdaptive(CallFunctionOp op, RankedTensorType input,
                                   RankedTensorType pooled, PoolParams &p,
                                   ConversionPatternRewriter &rw) {
