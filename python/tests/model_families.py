@@ -61,6 +61,63 @@ def vit() -> Recipe:
              "labels": torch.randint(0, 5, (_BATCH,), generator=g)})
 
 
+class _BasicBlock(nn.Module):
+    """ResNet's basic block: two 3x3 conv-BN, a 1x1 conv-BN shortcut when
+    the shape changes, ReLU after the residual add."""
+
+    def __init__(self, cin: int, cout: int, stride: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.shortcut = nn.Sequential()
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Sequential(
+                nn.Conv2d(cin, cout, 1, stride, bias=False),
+                nn.BatchNorm2d(cout))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.bn1(self.conv1(x)))
+        return torch.relu(self.bn2(self.conv2(y)) + self.shortcut(x))
+
+
+class _TinyResNet(nn.Module):
+    """Stem conv-BN-ReLU, 3x3 max pool, two basic blocks (the second
+    downsampling), adaptive average pooling to 2x2, a linear head."""
+
+    def __init__(self, classes: int) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, 1, 1, bias=False),
+                                  nn.BatchNorm2d(8), nn.ReLU(),
+                                  nn.MaxPool2d(3, 2, 1))
+        # Blocks layers.0 and layers.1, as torchvision's layerN.M.
+        self.layers = nn.Sequential(_BasicBlock(8, 8, 1),
+                                    _BasicBlock(8, 16, 2))
+        self.pool = nn.AdaptiveAvgPool2d((2, 2))
+        self.fc = nn.Linear(16 * 4, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.layers(self.stem(x))
+        return self.fc(self.pool(y).flatten(1))
+
+
+def resnet() -> Recipe:
+    """A small ResNet-style conv net (conv, BatchNorm in training, ReLU,
+    max pooling, residual adds, adaptive average pooling, linear head) on
+    16x16 images, cross-entropy over 5 classes."""
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(1)
+
+    def loss(model: nn.Module, images: torch.Tensor,
+             labels: torch.Tensor) -> torch.Tensor:
+        return nn.functional.cross_entropy(model(images), labels)
+
+    return (_TinyResNet(5), loss,
+            {"images": torch.randn(_BATCH, 3, 16, 16, generator=g),
+             "labels": torch.randint(0, 5, (_BATCH,), generator=g)})
+
+
 def bert() -> Recipe:
     """BERT (masked LM, dropout off): token types gathered from a buffer."""
     from transformers import BertConfig, BertForMaskedLM

@@ -1,7 +1,8 @@
 """Third-party model families, tiny configurations.
 
 Each family traces, goes through full and selective checkpointing, and runs
-bitwise equal to the untransformed graph, or refuses with the one-line error
+bitwise equal to the untransformed graph (offload scope=attention only
+where the family has attention), or refuses with the one-line error
 of its case (Mixtral's eager experts: the data-dependent-op refusal). Factories: ``model_families``.
 torchtitan is optional (not a project requirement): its families skip
 without it.
@@ -29,6 +30,9 @@ PIPELINES = {
                              f"--joint-cpu-offload=min-bytes=1024 scope={s}")
        for s in ("attention", "block", "all")},
 }
+# Families without an attention module: offload scope=attention refuses them
+# by design (it names scope=block / scope=all instead).
+NO_ATTENTION = {"resnet"}
 NEEDS_TORCHTITAN = pytest.mark.skipif(
     importlib.util.find_spec("torchtitan") is None,
     reason="torchtitan is not installed (optional: pip install --no-deps "
@@ -41,6 +45,8 @@ def _check_family(name: str, tmp_path: Path) -> dict[str, Any]:
     doc = trace_joint_graph(model, fn, inputs).save(str(src))
     base = run(str(src))
     for pid, flags in PIPELINES.items():
+        if name in NO_ATTENTION and pid.endswith("attention"):
+            continue
         out = run_pipeline(src, flags, tmp_path)
         diffs = compare(run(str(out)), base)
         assert all(d.ok for d in diffs), (
@@ -50,7 +56,7 @@ def _check_family(name: str, tmp_path: Path) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", [
-    "olmo", "vit", "mixtral_batched_mm",
+    "olmo", "vit", "mixtral_batched_mm", "resnet",
     pytest.param("deepseek_v3", marks=NEEDS_TORCHTITAN),
     pytest.param("qwen3_moe", marks=NEEDS_TORCHTITAN),
 ])
@@ -84,16 +90,38 @@ def test_mixtral_eager_experts_refuse_in_one_line() -> None:
             "static-shape implementation") in msg
 
 
-@pytest.mark.parametrize("name", ["bert", "phi3", "vit", "mixtral_batched_mm"])
+@pytest.mark.parametrize("name", ["bert", "phi3", "vit", "mixtral_batched_mm",
+                                  "resnet"])
 def test_family_compiles_and_matches_torch(name: str, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch
                                            ) -> None:
     """Families whose ops the lowering once lacked compile for the CPU and
     match torch within the compiled tolerances: BERT (gather), Phi3 (an empty
     slice), ViT (convolution and its backward), Mixtral (topk, index_put,
-    scatter)."""
+    scatter), the ResNet-style net (batch norm in training, max and adaptive
+    average pooling and their backwards)."""
     from helpers import assert_compiled_matches_torch
     model, fn, inputs = getattr(model_families, name)()
     doc = trace_joint_graph(model, fn, inputs).to_json_dict()
     assert_compiled_matches_torch(doc, tmp_path / f"{name}.json", monkeypatch,
                                   opt_level=0)
+
+
+def test_resnet_compiles_under_full_checkpointing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ResNet-style net under full checkpointing (the convolutions, batch
+    norms and residual adds of its two blocks recomputed in the backward)
+    compiles for the CPU and matches torch on the same checkpointed graph."""
+    import json
+
+    from helpers import assert_compiled_matches_torch
+    model, fn, inputs = model_families.resnet()
+    src = tmp_path / "resnet.json"
+    trace_joint_graph(model, fn, inputs).save(str(src))
+    out = run_pipeline(src, PIPELINES["ckpt-full"], tmp_path)
+    doc = json.loads(out.read_text())
+    convs = [n for n in doc["nodes"]
+             if n["target"] == "aten::convolution.default"]
+    assert len(convs) == 6 + 5  # the blocks' five convolutions recomputed
+    assert_compiled_matches_torch(doc, tmp_path / "resnet-ckpt.json",
+                                  monkeypatch, opt_level=0)

@@ -358,6 +358,7 @@ void ConvertJointToLinalgPass::runOnOperation() {
   populateAttentionPatterns(typeConverter, patterns, sdpaRowBlock);
   populateIndirectDataMovementPatterns(typeConverter, patterns);
   populateConvolutionPatterns(typeConverter, patterns);
+  populatePoolingPatterns(typeConverter, patterns);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
   if (failed(checkLoweredContract(module, target, typeConverter)))

@@ -1,4 +1,4 @@
-// Refusals of the linear/reduction/normalization/attention/indirect families:
+// Refusals of the linear/reduction/normalization/attention/indirect/pooling families:
 // one error naming the target, the node and the pattern's reason.
 // RUN: joint-opt %s -split-input-file -verify-diagnostics -convert-joint-to-linalg -mlir-print-op-on-diagnostic=false
 
@@ -71,4 +71,28 @@ joint.graph @batch_norm_vector_input(%x: tensor<3xf32> {joint.role = #joint.role
   // expected-error @+1 {{no lowering for 'aten::native_batch_norm.default' (node 'bn'): input must be [N, C, *]}}
   %0, %1, %2 = joint.call_function "aten::native_batch_norm.default"(%x) {args = [#joint.operand<0>, unit, unit, unit, unit, true, 1.000000e-01, 1.000000e-05], name = "bn"} : (tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
   joint.output %0 : tensor<3xf32>
+}
+
+// -----
+
+joint.graph @max_pool_unbatched_input(%x: tensor<2x5x5xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x2x2xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::max_pool2d_with_indices.default' (node 'mp'): expects static [N, C, H, W] input and output (3-d [C, H, W] and dynamic shapes are not lowered)}}
+  %0:2 = joint.call_function "aten::max_pool2d_with_indices.default"(%x) {args = [#joint.operand<0>, [2, 2]], name = "mp"} : (tensor<2x5x5xf32>) -> (tensor<2x2x2xf32>, tensor<2x2x2xi64>)
+  joint.output %0#0 : tensor<2x2x2xf32>
+}
+
+// -----
+
+joint.graph @avg_pool_output_size_mismatch(%x: tensor<1x1x5x5xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x1x3x3xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::avg_pool2d.default' (node 'ap'): output size does not match kernel_size, stride, padding, dilation and ceil_mode}}
+  %0 = joint.call_function "aten::avg_pool2d.default"(%x) {args = [#joint.operand<0>, [2, 2]], name = "ap"} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+  joint.output %0 : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+joint.graph @adaptive_avg_pool_dynamic_input(%x: tensor<1x2x?x6xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x2x3xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::_adaptive_avg_pool2d.default' (node 'aap'): expects static [N, C, H, W] input and output (3-d [C, H, W] and dynamic shapes are not lowered)}}
+  %0 = joint.call_function "aten::_adaptive_avg_pool2d.default"(%x) {args = [#joint.operand<0>, [2, 3]], name = "aap"} : (tensor<1x2x?x6xf32>) -> tensor<1x2x2x3xf32>
+  joint.output %0 : tensor<1x2x2x3xf32>
 }

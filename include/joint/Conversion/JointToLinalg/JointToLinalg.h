@@ -86,6 +86,9 @@ PopulateFamilyPatternsFn populateIndirectDataMovementPatterns;
 /// convolution (+ backward): 1-3 spatial dims, groups, stride, padding,
 /// dilation; static shapes; not transposed.
 PopulateFamilyPatternsFn populateConvolutionPatterns;
+/// max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d (+ backward):
+/// static [N, C, H, W], padding, stride, dilation, ceil_mode.
+PopulateFamilyPatternsFn populatePoolingPatterns;
 
 } // namespace joint
 } // namespace mlir

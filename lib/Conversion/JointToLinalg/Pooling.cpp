@@ -1,0 +1,802 @@
+//===- Pooling.cpp - 2-d pooling and its backward to linalg -----*- C++ -*-===//
+//
+// Max, average and adaptive average pooling over the two trailing dims of a
+// static [N, C, H, W] tensor, with torch's CPU semantics (NCHW kernels):
+// - `max_pool2d_with_indices`: one `linalg.generic` over (n, c, oh, ow, kh,
+//   kw) reading the input at oh * stride + kh * dilation of its padded copy,
+//   carrying the maximum and its int64 index ih * W + iw; padded positions
+//   are skipped, NaN wins (the last NaN, as torch's `val > max || isnan`),
+//   ties keep the first index, compared explicitly so that the visiting order
+//   does not matter;
+// - `avg_pool2d`: `linalg.pooling_nchw_sum` over the zero-padded input into
+//   an f32 (bf16/f16) accumulator, then a generic dividing each sum by its
+//   window's divisor (torch's: the window clipped to the padded input, or to
+//   the input without count_include_pad, or divisor_override);
+// - `_adaptive_avg_pool2d`: bins [floor(i * H / O), ceil((i + 1) * H / O));
+//   `linalg.pooling_nchw_sum` when O divides H, else a generic over the
+//   largest bin with the smaller bins masked; sum / kh / kw as torch;
+// - the three backwards are gathers, one generic over (n, c, ih, iw) with
+//   reduction loops over the windows that cover the input position (each
+//   element is written once), visiting them in torch's increasing output
+//   order: max pool adds grad_output where `indices` names the position (the
+//   scatter-add of torch, for indices the forward with the same arguments
+//   produced), average pooling adds grad_output / divisor.
+// bf16/f16 sums accumulate in f32 and round once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "UtilsOps.h"
+#include "joint/Conversion/JointToLinalg/JointToLinalg.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::joint;
+using namespace mlir::joint::lowering;
+
+namespace {
+
+/// Kernel, stride, padding and dilation of a 2-d pooling (one entry per
+/// spatial dim), ceil_mode, and the static sizes it pools: input [N, C, H, W]
+/// (`in`) into [N, C, OH, OW] (`out`).
+struct PoolParams {
+  int64_t kernel[2], stride[2], padding[2], dilation[2] = {1, 1};
+  bool ceilMode = false;
+  SmallVector<int64_t> in, out;
+};
+
+/// A 2-entry int list argument `name` (a single value applies to both dims);
+/// `dflt` when absent or empty (torch's `stride=[]` means the kernel size).
+static LogicalResult readPair(CallFunctionOp op, const OpArgs &args,
+                              unsigned index, StringRef name,
+                              ArrayRef<int64_t> dflt, int64_t (&out)[2],
+                              ConversionPatternRewriter &rw) {
+  SmallVector<int64_t> list(dflt);
+  if (!args.isNone(index, name)) {
+    FailureOr<SmallVector<int64_t>> read = args.getIntList(index, name);
+    if (failed(read)) {
+      FailureOr<int64_t> one = args.getInt(index, name);
+      if (failed(one))
+        return rw.notifyMatchFailure(op, Twine(name) + " must be constant");
+      read = SmallVector<int64_t>{*one};
+    }
+    if (!read->empty())
+      list = *read;
+  }
+  if (list.size() == 1)
+    list.push_back(list.front());
+  if (list.size() != 2)
+    return rw.notifyMatchFailure(op, Twine(name) + " must have 1 or 2 entries");
+  out[0] = list[0];
+  out[1] = list[1];
+  return success();
+}
+
+/// Static [N, C, H, W] `input` and [N, C, OH, OW] `result`, or a refusal.
+static LogicalResult readPoolShapes(CallFunctionOp op, RankedTensorType input,
+                                    RankedTensorType result, PoolParams &p,
+                                    ConversionPatternRewriter &rw) {
+  if (!input || !result || input.getRank() != 4 || result.getRank() != 4 ||
+      !input.hasStaticShape() || !result.hasStaticShape() ||
+      input.getDimSize(0) != result.getDimSize(0) ||
+      input.getDimSize(1) != result.getDimSize(1))
+    return rw.notifyMatchFailure(
+        op, "expects static [N, C, H, W] input and output (3-d [C, H, W] and "
+            "dynamic shapes are not lowered)");
+  if (!isa<FloatType>(input.getElementType()))
+    return rw.notifyMatchFailure(op, "expects floating-point tensors");
+  p.in.assign(input.getShape().begin(), input.getShape().end());
+  p.out.assign(result.getShape().begin(), result.getShape().end());
+  return success();
+}
+
+/// Reads kernel_size, stride, padding (at `first`, `first + 1`, `first + 2`),
+/// dilation (at `dilation` when set) and ceil_mode (at `ceil`) and checks
+/// them against torch's output size.
+static LogicalResult readPoolParams(CallFunctionOp op, const OpArgs &args,
+                                    unsigned first,
+                                    std::optional<unsigned> dilation,
+                                    unsigned ceil, PoolParams &p,
+                                    ConversionPatternRewriter &rw) {
+  if (failed(readPair(op, args, first, "kernel_size", {}, p.kernel, rw)) ||
+      failed(readPair(op, args, first + 1, "stride", p.kernel, p.stride, rw)) ||
+      failed(readPair(op, args, first + 2, "padding", {0}, p.padding, rw)) ||
+      (dilation &&
+       failed(readPair(op, args, *dilation, "dilation", {1}, p.dilation, rw))))
+    return failure();
+  FailureOr<bool> ceilMode = args.getBool(ceil, "ceil_mode", false);
+  if (failed(ceilMode))
+    return rw.notifyMatchFailure(op, "ceil_mode must be constant");
+  p.ceilMode = *ceilMode;
+  for (unsigned i = 0; i < 2; ++i) {
+    if (p.kernel[i] < 1 || p.stride[i] < 1 || p.dilation[i] < 1 ||
+        p.padding[i] < 0 ||
+        2 * p.padding[i] > (p.kernel[i] - 1) * p.dilation[i] + 1)
+      return rw.notifyMatchFailure(
+          op, "bad kernel_size, stride, padding or dilation");
+    // torch's pooling_output_shape.
+    int64_t span =
+        p.in[2 + i] + 2 * p.padding[i] - p.dilation[i] * (p.kernel[i] - 1) - 1;
+    int64_t o = (span + (p.ceilMode ? p.stride[i] - 1 : 0)) / p.stride[i] + 1;
+    if (p.ceilMode && (o - 1) * p.stride[i] >= p.in[2 + i] + p.padding[i])
+      --o;
+    if (span < 0 || o != p.out[2 + i])
+      return rw.notifyMatchFailure(
+          op, "output size does not match kernel_size, stride, padding, "
+              "dilation and ceil_mode");
+  }
+  return success();
+}
+
+/// The high padding that keeps every window read of `p` in bounds (padding,
+/// plus what ceil_mode's last window reaches past it).
+static int64_t highPadding(const PoolParams &p, unsigned i) {
+  int64_t reach =
+      (p.out[2 + i] - 1) * p.stride[i] + (p.kernel[i] - 1) * p.dilation[i] + 1;
+  return std::max(p.padding[i], reach - p.in[2 + i] - p.padding[i]);
+}
+
+/// `x` [N, C, H, W] padded with `fill` by `low` and `high` in H and W.
+static Value padHW(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
+                   ArrayRef<int64_t> high, double fill) {
+  if (llvm::all_of(low, [](int64_t q) { return q == 0; }) &&
+      llvm::all_of(high, [](int64_t q) { return q == 0; }))
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> lo(2, b.getIndexAttr(0)), hi(2, b.getIndexAttr(0));
+  for (unsigned i = 0; i < 2; ++i) {
+    shape[2 + i] += low[i] + high[i];
+    lo.push_back(b.getIndexAttr(low[i]));
+    hi.push_back(b.getIndexAttr(high[i]));
+  }
+  Value v = createScalarConstant(b, loc, type.getElementType(), fill);
+  return tensor::PadOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), x, lo, hi,
+      v);
+}
+
+static Value indexConst(OpBuilder &b, Location l, int64_t v) {
+  return arith::ConstantIndexOp::create(b, l, v);
+}
+
+/// torch's adaptive bin bounds: start = floor(i * in / out),
+/// end = ceil((i + 1) * in / out).
+static int64_t binStart(int64_t i, int64_t out, int64_t in) {
+  return i * in / out;
+}
+static int64_t binEnd(int64_t i, int64_t out, int64_t in) {
+  return ((i + 1) * in + out - 1) / out;
+}
+static Value binStart(OpBuilder &b, Location l, Value i, int64_t out,
+                      int64_t in) {
+  return arith::DivUIOp::create(
+      b, l, arith::MulIOp::create(b, l, i, indexConst(b, l, in)),
+      indexConst(b, l, out));
+}
+static Value binEnd(OpBuilder &b, Location l, Value i, int64_t out, int64_t in);
+/// The length of adaptive bin `i`: a constant when `out` divides `in`.
+static Value binLength(OpBuilder &b, Location l, Value i, int64_t out,
+                       int64_t in) {
+  if (in % out == 0)
+    return indexConst(b, l, in / out);
+  Value start = binStart(b, l, i, out, in);
+  Value end = binEnd(b, l, i, out, in);
+  return arith::SubIOp::create(b, l, end, start);
+}
+static Value binEnd(OpBuilder &b, Location l, Value i, int64_t out,
+                    int64_t in) {
+  Value next = arith::AddIOp::create(b, l, i, indexConst(b, l, 1));
+  return arith::DivUIOp::create(
+      b, l,
+      arith::AddIOp::create(
+          b, l, arith::MulIOp::create(b, l, next, indexConst(b, l, in)),
+          indexConst(b, l, out - 1)),
+      indexConst(b, l, out));
+}
+
+/// The reading of input position (ih, iw) by the windows of a gather: the
+/// output position (oh, ow) of one window, clamped to 0 where `valid` is
+/// false.
+struct WindowRead {
+  Value n, c, ih, iw, oh, ow, valid;
+};
+
+/// Produces the new accumulator of a gather from one window read and the
+/// current accumulator.
+using GatherBody =
+    function_ref<Value(OpBuilder &, Location, const WindowRead &, Value acc)>;
+
+/// The windows covering input position `inPos` along one dim, as `reach`
+/// reduction steps: for step r, the output position and whether it is one.
+using WindowStep = function_ref<std::pair<Value, Value>(OpBuilder &, Location,
+                                                        Value inPos, Value r)>;
+
+/// One generic over (n, c, ih, iw, rh, rw) into a zero-filled `acc`-typed
+/// [N, C, H, W] tensor: for each reduction step, `stepH` / `stepW` give the
+/// covering output position, and `body` the new accumulator.
+static Value buildWindowGather(OpBuilder &b, Location loc, ArrayRef<int64_t> in,
+                               Type acc, const int64_t (&reach)[2],
+                               WindowStep stepH, WindowStep stepW,
+                               GatherBody body) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t s : in)
+    sizes.push_back(b.getIndexAttr(s));
+  Value init = createFilledTensor(b, loc, sizes, acc, 0.0);
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  AffineMap out = AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx);
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  iters.append(2, utils::IteratorType::reduction);
+  // The reduction loops' extents come from a [reach_h, reach_w] operand.
+  Value shape = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{reach[0], reach[1]}, acc);
+  AffineMap shapeMap = AffineMap::get(6, 0, {d(4), d(5)}, ctx);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{shape}, ValueRange{init},
+             ArrayRef<AffineMap>{shapeMap, out}, iters,
+             [&](OpBuilder &nb, Location l, ValueRange a) {
+               WindowRead w;
+               w.n = linalg::IndexOp::create(nb, l, 0);
+               w.c = linalg::IndexOp::create(nb, l, 1);
+               w.ih = linalg::IndexOp::create(nb, l, 2);
+               w.iw = linalg::IndexOp::create(nb, l, 3);
+               auto [oh, vh] =
+                   stepH(nb, l, w.ih, linalg::IndexOp::create(nb, l, 4));
+               auto [ow, vw] =
+                   stepW(nb, l, w.iw, linalg::IndexOp::create(nb, l, 5));
+               w.valid = arith::AndIOp::create(nb, l, vh, vw);
+               Value zero = indexConst(nb, l, 0);
+               w.oh = arith::SelectOp::create(nb, l, w.valid, oh, zero);
+               w.ow = arith::SelectOp::create(nb, l, w.valid, ow, zero);
+               linalg::YieldOp::create(nb, l, body(nb, l, w, a[1]));
+             })
+      .getResult(0);
+}
+
+/// The strided windows of `p` along dim `i` (0: H, 1: W) covering an input
+/// position: step r visits kernel offset k = K - 1 - r (so the output
+/// position increases with r, torch's order), output (pos + pad - k * dil) /
+/// stride where exact and in range.
+static std::pair<Value, Value> stridedStep(OpBuilder &b, Location l,
+                                           const PoolParams &p, unsigned i,
+                                           Value pos, Value r) {
+  Value zero = indexConst(b, l, 0);
+  Value k = arith::SubIOp::create(b, l, indexConst(b, l, p.kernel[i] - 1), r);
+  Value padded =
+      arith::AddIOp::create(b, l, pos, indexConst(b, l, p.padding[i]));
+  Value offset =
+      arith::MulIOp::create(b, l, k, indexConst(b, l, p.dilation[i]));
+  Value t = arith::SubIOp::create(b, l, padded, offset);
+  Value s = indexConst(b, l, p.stride[i]);
+  Value o = arith::DivSIOp::create(b, l, t, s);
+  Value nonNegative =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, t, zero);
+  Value rem = arith::RemSIOp::create(b, l, t, s);
+  Value exact =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, rem, zero);
+  Value ok = arith::AndIOp::create(b, l, nonNegative, exact);
+  ok = arith::AndIOp::create(
+      b, l, ok,
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, o,
+                            indexConst(b, l, p.out[2 + i])));
+  return {o, ok};
+}
+
+/// torch's avg_pool2d divisor of output position (oh, ow) as an `acc` float:
+/// divisor_override, else the window clipped to the padded input
+/// (count_include_pad), else to the input; at least 1 (an empty window's sum
+/// is 0, and torch writes 0).
+static Value avgDivisor(OpBuilder &b, Location l, const PoolParams &p,
+                        bool countIncludePad,
+                        std::optional<int64_t> divisorOverride, Value oh,
+                        Value ow, Type acc) {
+  if (divisorOverride)
+    return createScalarConstant(b, l, acc, *divisorOverride);
+  Value size = indexConst(b, l, 1);
+  Value at[2] = {oh, ow};
+  for (unsigned i = 0; i < 2; ++i) {
+    Value start = arith::SubIOp::create(
+        b, l, arith::MulIOp::create(b, l, at[i], indexConst(b, l, p.stride[i])),
+        indexConst(b, l, p.padding[i]));
+    Value end = arith::MinSIOp::create(
+        b, l, arith::AddIOp::create(b, l, start, indexConst(b, l, p.kernel[i])),
+        indexConst(b, l, p.in[2 + i] + p.padding[i]));
+    if (!countIncludePad) {
+      start = arith::MaxSIOp::create(b, l, start, indexConst(b, l, 0));
+      end = arith::MinSIOp::create(b, l, end, indexConst(b, l, p.in[2 + i]));
+    }
+    Value len = arith::MaxSIOp::create(
+        b, l, arith::SubIOp::create(b, l, end, start), indexConst(b, l, 0));
+    size = arith::MulIOp::create(b, l, size, len);
+  }
+  size = arith::MaxSIOp::create(b, l, size, indexConst(b, l, 1));
+  return indexToScalar(b, l, size, acc);
+}
+
+/// `t` [N, C, OH, OW] mapped elementwise by `fn(b, l, x, oh, ow)` into a
+/// tensor of `elem`.
+static Value
+mapOutput(OpBuilder &b, Location loc, Value t, Type elem,
+          function_ref<Value(OpBuilder &, Location, Value, Value, Value)> fn) {
+  AffineMap id = b.getMultiDimIdentityMap(4);
+  return buildElementwiseMap(
+      b, loc, t, elem, {t}, {id}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        return fn(nb, l, a[0], linalg::IndexOp::create(nb, l, 2),
+                  linalg::IndexOp::create(nb, l, 3));
+      });
+}
+
+/// `linalg.pooling_nchw_sum` of `x` (already padded) with `kernel` and
+/// `stride` into a zero-filled `acc` tensor of `out`.
+static Value poolingSum(OpBuilder &b, Location loc, Value x,
+                        ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                        ArrayRef<int64_t> out, Type acc) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t s : out)
+    sizes.push_back(b.getIndexAttr(s));
+  Value init = createFilledTensor(b, loc, sizes, acc, 0.0);
+  Value window = tensor::EmptyOp::create(b, loc, kernel, acc);
+  return linalg::PoolingNchwSumOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{x, window},
+             ValueRange{init}, b.getI64TensorAttr(stride),
+             b.getI64TensorAttr({1, 1}))
+      .getResult(0);
+}
+
+/// aten::max_pool2d_with_indices.default(self, kernel_size, stride=[],
+/// padding=0, dilation=1, ceil_mode=False) -> (values, int64 indices).
+static LogicalResult lowerMaxPool(CallFunctionOp op, const OpArgs &args,
+                                  ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
+  RankedTensorType valuesType = getResultTensorType(op, 0);
+  RankedTensorType indicesType = getResultTensorType(op, 1);
+  if (failed(input) || !indicesType ||
+      !indicesType.getElementType().isInteger(64))
+    return rw.notifyMatchFailure(op, "expects a tensor input, values and "
+                                     "int64 indices");
+  PoolParams p;
+  if (failed(readPoolShapes(op, input->getType(), valuesType, p, rw)) ||
+      failed(readPoolParams(op, args, 1, 4, 5, p, rw)))
+    return failure();
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  Type elem = valuesType.getElementType();
+  Type i64 = rw.getI64Type();
+  double inf = std::numeric_limits<double>::infinity();
+  Value x = padHW(rw, loc, *input, {p.padding[0], p.padding[1]},
+                  {highPadding(p, 0), highPadding(p, 1)}, -inf);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t s : p.out)
+    sizes.push_back(rw.getIndexAttr(s));
+  // "Nothing taken yet": larger than any index.
+  int64_t noIndex = int64_t(1) << 62;
+  Value values0 = createFilledTensor(rw, loc, sizes, elem, -inf);
+  Value indices0 =
+      createFilledTensor(rw, loc, sizes, i64, static_cast<double>(noIndex));
+  // Loops: n, c, oh, ow, kh, kw.
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  AffineMap inMap =
+      AffineMap::get(6, 0,
+                     {d(0), d(1), d(2) * p.stride[0] + d(4) * p.dilation[0],
+                      d(3) * p.stride[1] + d(5) * p.dilation[1]},
+                     ctx);
+  AffineMap windowMap = AffineMap::get(6, 0, {d(4), d(5)}, ctx);
+  AffineMap outMap = AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx);
+  Value window = tensor::EmptyOp::create(
+      rw, loc, ArrayRef<int64_t>{p.kernel[0], p.kernel[1]}, elem);
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  iters.append(2, utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      rw, loc, TypeRange{values0.getType(), indices0.getType()},
+      ValueRange{x, window}, ValueRange{values0, indices0},
+      ArrayRef<AffineMap>{inMap, windowMap, outMap, outMap}, iters,
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value xv = a[0], acc = a[2], accIdx = a[3];
+        // The unpadded position and whether it is inside the input.
+        Value valid = arith::ConstantIntOp::create(b, l, 1, 1);
+        Value pos[2];
+        for (unsigned i = 0; i < 2; ++i) {
+          Value o = linalg::IndexOp::create(b, l, 2 + i);
+          Value k = linalg::IndexOp::create(b, l, 4 + i);
+          Value start =
+              arith::MulIOp::create(b, l, o, indexConst(b, l, p.stride[i]));
+          Value offset =
+              arith::MulIOp::create(b, l, k, indexConst(b, l, p.dilation[i]));
+          Value at = arith::AddIOp::create(b, l, start, offset);
+          pos[i] =
+              arith::SubIOp::create(b, l, at, indexConst(b, l, p.padding[i]));
+          Value above = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                              pos[i], indexConst(b, l, 0));
+          Value below =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos[i],
+                                    indexConst(b, l, p.in[2 + i]));
+          Value inside = arith::AndIOp::create(b, l, above, below);
+          valid = arith::AndIOp::create(b, l, valid, inside);
+        }
+        Value flat = arith::AddIOp::create(
+            b, l,
+            arith::MulIOp::create(b, l, pos[0], indexConst(b, l, p.in[3])),
+            pos[1]);
+        Value idx = arith::IndexCastOp::create(b, l, i64, flat);
+        Value xNan =
+            arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, xv, xv);
+        Value aNan =
+            arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, acc, acc);
+        Value notANan = arith::XOrIOp::create(
+            b, l, aNan, arith::ConstantIntOp::create(b, l, 1, 1));
+        Value later =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, idx, accIdx);
+        Value earlier =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, idx, accIdx);
+        Value none = arith::CmpIOp::create(
+            b, l, arith::CmpIPredicate::eq, accIdx,
+            arith::ConstantIntOp::create(b, l, i64, noIndex));
+        // NaN replaces any number and an earlier NaN; a number replaces a
+        // smaller one, or an equal one at a later index.
+        Value nanWins = arith::AndIOp::create(
+            b, l, xNan, arith::OrIOp::create(b, l, notANan, later));
+        Value greater =
+            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, xv, acc);
+        Value tie = arith::AndIOp::create(
+            b, l,
+            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, xv, acc),
+            earlier);
+        Value first = arith::OrIOp::create(b, l, none, nanWins);
+        Value larger = arith::OrIOp::create(b, l, greater, tie);
+        Value take = arith::OrIOp::create(b, l, first, larger);
+        take = arith::AndIOp::create(b, l, valid, take);
+        linalg::YieldOp::create(
+            b, l,
+            ValueRange{arith::SelectOp::create(b, l, take, xv, acc),
+                       arith::SelectOp::create(b, l, take, idx, accIdx)});
+      });
+  rw.replaceOp(op, generic.getResults());
+  return success();
+}
+
+/// aten::max_pool2d_with_indices_backward.default(grad_output, self,
+/// kernel_size, stride, padding, dilation, ceil_mode, indices).
+static LogicalResult lowerMaxPoolBackward(CallFunctionOp op, const OpArgs &args,
+                                          ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> gradOut = args.tensor(0, "grad_output");
+  FailureOr<RankedTensor> input = args.tensor(1, "self");
+  FailureOr<RankedTensor> indices = args.tensor(7, "indices");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(gradOut) || failed(input) || failed(indices) || !resultType)
+    return rw.notifyMatchFailure(
+        op, "expects grad_output, self and indices tensors");
+  PoolParams p;
+  if (failed(readPoolShapes(op, input->getType(), gradOut->getType(), p, rw)) ||
+      failed(readPoolParams(op, args, 2, 5, 6, p, rw)))
+    return failure();
+  if (indices->getType().getShape() != ArrayRef<int64_t>(p.out) ||
+      !indices->getType().getElementType().isInteger(64))
+    return rw.notifyMatchFailure(op, "indices must be int64 of grad_output's "
+                                     "shape");
+  Location loc = op.getLoc();
+  Type acc = getAccumulatorType(resultType.getElementType());
+  Type i64 = rw.getI64Type();
+  int64_t reach[2] = {p.kernel[0], p.kernel[1]};
+  Value go = *gradOut, ix = *indices;
+  Value sum = buildWindowGather(
+      rw, loc, p.in, acc, reach,
+      [&](OpBuilder &b, Location l, Value pos, Value r) {
+        return stridedStep(b, l, p, 0, pos, r);
+      },
+      [&](OpBuilder &b, Location l, Value pos, Value r) {
+        return stridedStep(b, l, p, 1, pos, r);
+      },
+      [&](OpBuilder &b, Location l, const WindowRead &w, Value accv) -> Value {
+        SmallVector<Value> at{w.n, w.c, w.oh, w.ow};
+        Value flat = arith::AddIOp::create(
+            b, l, arith::MulIOp::create(b, l, w.ih, indexConst(b, l, p.in[3])),
+            w.iw);
+        Value flatI64 = arith::IndexCastOp::create(b, l, i64, flat);
+        Value argmax = tensor::ExtractOp::create(b, l, ix, at);
+        Value match = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                            argmax, flatI64);
+        Value hit = arith::AndIOp::create(b, l, w.valid, match);
+        Value g =
+            convertScalar(b, l, tensor::ExtractOp::create(b, l, go, at), acc);
+        return arith::SelectOp::create(
+            b, l, hit, arith::AddFOp::create(b, l, accv, g), accv);
+      });
+  return replaceWithResult(rw, op, finishResult(rw, loc, sum, resultType),
+                           resultType);
+}
+
+/// count_include_pad and divisor_override of avg_pool2d (+ backward).
+static LogicalResult readAvgOptions(CallFunctionOp op, const OpArgs &args,
+                                    unsigned first, bool &countIncludePad,
+                                    std::optional<int64_t> &divisorOverride,
+                                    ConversionPatternRewriter &rw) {
+  FailureOr<bool> include = args.getBool(first, "count_include_pad", true);
+  if (failed(include))
+    return rw.notifyMatchFailure(op, "count_include_pad must be constant");
+  countIncludePad = *include;
+  if (!args.isNone(first + 1, "divisor_override")) {
+    FailureOr<int64_t> d = args.getInt(first + 1, "divisor_override");
+    if (failed(d) || *d == 0)
+      return rw.notifyMatchFailure(
+          op, "divisor_override must be a non-zero constant or None");
+    divisorOverride = *d;
+  }
+  return success();
+}
+
+/// aten::avg_pool2d.default(self, kernel_size, stride=[], padding=0,
+/// ceil_mode=False, count_include_pad=True, divisor_override=None).
+static LogicalResult lowerAvgPool(CallFunctionOp op, const OpArgs &args,
+                                  ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(input))
+    return rw.notifyMatchFailure(op, "expects a tensor input");
+  PoolParams p;
+  bool countIncludePad;
+  std::optional<int64_t> divisorOverride;
+  if (failed(readPoolShapes(op, input->getType(), resultType, p, rw)) ||
+      failed(readPoolParams(op, args, 1, std::nullopt, 4, p, rw)) ||
+      failed(readAvgOptions(op, args, 5, countIncludePad, divisorOverride, rw)))
+    return failure();
+  Location loc = op.getLoc();
+  Type elem = resultType.getElementType();
+  Type acc = getAccumulatorType(elem);
+  Value x = padHW(rw, loc, *input, {p.padding[0], p.padding[1]},
+                  {highPadding(p, 0), highPadding(p, 1)}, 0.0);
+  Value sum = poolingSum(rw, loc, x, {p.kernel[0], p.kernel[1]},
+                         {p.stride[0], p.stride[1]}, p.out, acc);
+  Value result = mapOutput(
+      rw, loc, sum, elem,
+      [&](OpBuilder &b, Location l, Value s, Value oh, Value ow) {
+        Value div =
+            avgDivisor(b, l, p, countIncludePad, divisorOverride, oh, ow, acc);
+        return convertScalar(b, l, arith::DivFOp::create(b, l, s, div), elem);
+      });
+  return replaceWithResult(rw, op, result, resultType);
+}
+
+/// aten::avg_pool2d_backward.default(grad_output, self, kernel_size, stride,
+/// padding, ceil_mode, count_include_pad, divisor_override).
+static LogicalResult lowerAvgPoolBackward(CallFunctionOp op, const OpArgs &args,
+                                          ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> gradOut = args.tensor(0, "grad_output");
+  FailureOr<RankedTensor> input = args.tensor(1, "self");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(gradOut) || failed(input) || !resultType)
+    return rw.notifyMatchFailure(op, "expects grad_output and self tensors");
+  PoolParams p;
+  bool countIncludePad;
+  std::optional<int64_t> divisorOverride;
+  if (failed(readPoolShapes(op, input->getType(), gradOut->getType(), p, rw)) ||
+      failed(readPoolParams(op, args, 2, std::nullopt, 5, p, rw)) ||
+      failed(readAvgOptions(op, args, 6, countIncludePad, divisorOverride, rw)))
+    return failure();
+  Location loc = op.getLoc();
+  Type acc = getAccumulatorType(resultType.getElementType());
+  // grad_output / divisor per window, then each input position gathers the
+  // windows that cover it.
+  Value delta = mapOutput(
+      rw, loc, *gradOut, acc,
+      [&](OpBuilder &b, Location l, Value g, Value oh, Value ow) -> Value {
+        Value div =
+            avgDivisor(b, l, p, countIncludePad, divisorOverride, oh, ow, acc);
+        return arith::DivFOp::create(b, l, convertScalar(b, l, g, acc), div);
+      });
+  int64_t reach[2] = {p.kernel[0], p.kernel[1]};
+  Value sum = buildWindowGather(
+      rw, loc, p.in, acc, reach,
+      [&](OpBuilder &b, Location l, Value pos, Value r) {
+        return stridedStep(b, l, p, 0, pos, r);
+      },
+      [&](OpBuilder &b, Location l, Value pos, Value r) {
+        return stridedStep(b, l, p, 1, pos, r);
+      },
+      [&](OpBuilder &b, Location l, const WindowRead &w, Value accv) -> Value {
+        Value g = tensor::ExtractOp::create(b, l, delta,
+                                            ValueRange{w.n, w.c, w.oh, w.ow});
+        return arith::SelectOp::create(
+            b, l, w.valid, arith::AddFOp::create(b, l, accv, g), accv);
+      });
+  return replaceWithResult(rw, op, finishResult(rw, loc, sum, resultType),
+                           resultType);
+}
+
+/// The largest adaptive bin of `out` bins over `in` elements.
+static int64_t largestBin(int64_t out, int64_t in) {
+  int64_t largest = 0;
+  for (int64_t i = 0; i < out; ++i)
+    largest = std::max(largest, binEnd(i, out, in) - binStart(i, out, in));
+  return largest;
+}
+
+/// sum / (bin height) / (bin width) of adaptive output position (oh, ow), as
+/// torch divides.
+static Value divideByBins(OpBuilder &b, Location l, Value s, Value oh, Value ow,
+                          const PoolParams &p, Type acc) {
+  Value at[2] = {oh, ow};
+  for (unsigned i = 0; i < 2; ++i) {
+    Value len = binLength(b, l, at[i], p.out[2 + i], p.in[2 + i]);
+    s = arith::DivFOp::create(b, l, s, indexToScalar(b, l, len, acc));
+  }
+  return s;
+}
+
+/// Reads the static [N, C, H, W] input and [N, C, OH, OW] pooled shapes of
+/// an adaptive pooling (forward: its result; backward: grad_output).
+static LogicalResult readAdaptive(CallFunctionOp op, RankedTensorType input,
+                                  RankedTensorType pooled, PoolParams &p,
+                                  ConversionPatternRewriter &rw) {
+  if (failed(readPoolShapes(op, input, pooled, p, rw)))
+    return failure();
+  if (p.out[2] < 1 || p.out[3] < 1)
+    return rw.notifyMatchFailure(op, "output_size must be positive");
+  return success();
+}
+
+/// aten::_adaptive_avg_pool2d.default(self, output_size).
+static LogicalResult lowerAdaptiveAvgPool(CallFunctionOp op, const OpArgs &args,
+                                          ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  FailureOr<SmallVector<int64_t>> size = args.getIntList(1, "output_size");
+  if (failed(input) || failed(size))
+    return rw.notifyMatchFailure(
+        op, "expects a tensor input and a constant output_size");
+  PoolParams p;
+  if (failed(readAdaptive(op, input->getType(), resultType, p, rw)))
+    return failure();
+  if (ArrayRef<int64_t>(*size) != ArrayRef<int64_t>(p.out).drop_front(2))
+    return rw.notifyMatchFailure(op, "output_size differs from the result");
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  Type elem = resultType.getElementType();
+  Type acc = getAccumulatorType(elem);
+  Value sum;
+  if (p.in[2] % p.out[2] == 0 && p.in[3] % p.out[3] == 0) {
+    int64_t k[2] = {p.in[2] / p.out[2], p.in[3] / p.out[3]};
+    sum = poolingSum(rw, loc, *input, k, k, p.out, acc);
+  } else {
+    // Loops: n, c, oh, ow, kh, kw over the largest bin; the input padded so
+    // that every read is in bounds, smaller bins masked.
+    int64_t reach[2] = {largestBin(p.out[2], p.in[2]),
+                        largestBin(p.out[3], p.in[3])};
+    int64_t high[2];
+    for (unsigned i = 0; i < 2; ++i)
+      high[i] = std::max<int64_t>(
+          0, binStart(p.out[2 + i] - 1, p.out[2 + i], p.in[2 + i]) + reach[i] -
+                 p.in[2 + i]);
+    Value x = padHW(rw, loc, *input, {0, 0}, high, 0.0);
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    AffineMap inMap =
+        AffineMap::get(6, 0,
+                       {d(0), d(1), (d(2) * p.in[2]).floorDiv(p.out[2]) + d(4),
+                        (d(3) * p.in[3]).floorDiv(p.out[3]) + d(5)},
+                       ctx);
+    AffineMap windowMap = AffineMap::get(6, 0, {d(4), d(5)}, ctx);
+    AffineMap outMap = AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t s : p.out)
+      sizes.push_back(rw.getIndexAttr(s));
+    Value init = createFilledTensor(rw, loc, sizes, acc, 0.0);
+    Value window = tensor::EmptyOp::create(
+        rw, loc, ArrayRef<int64_t>{reach[0], reach[1]}, acc);
+    SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+    iters.append(2, utils::IteratorType::reduction);
+    sum = linalg::GenericOp::create(
+              rw, loc, init.getType(), ValueRange{x, window}, ValueRange{init},
+              ArrayRef<AffineMap>{inMap, windowMap, outMap}, iters,
+              [&](OpBuilder &b, Location l, ValueRange a) {
+                Value in = arith::ConstantIntOp::create(b, l, 1, 1);
+                for (unsigned i = 0; i < 2; ++i) {
+                  Value o = linalg::IndexOp::create(b, l, 2 + i);
+                  Value k = linalg::IndexOp::create(b, l, 4 + i);
+                  Value len = binLength(b, l, o, p.out[2 + i], p.in[2 + i]);
+                  in = arith::AndIOp::create(
+                      b, l, in,
+                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k,
+                                            len));
+                }
+                Value next = arith::AddFOp::create(
+                    b, l, a[2], convertScalar(b, l, a[0], acc));
+                linalg::YieldOp::create(
+                    b, l,
+                    arith::SelectOp::create(b, l, in, next, a[2]).getResult());
+              })
+              .getResult(0);
+  }
+  Value result = mapOutput(
+      rw, loc, sum, elem,
+      [&](OpBuilder &b, Location l, Value s, Value oh, Value ow) {
+        return convertScalar(b, l, divideByBins(b, l, s, oh, ow, p, acc), elem);
+      });
+  return replaceWithResult(rw, op, result, resultType);
+}
+
+/// aten::_adaptive_avg_pool2d_backward.default(grad_output, self).
+static LogicalResult
+lowerAdaptiveAvgPoolBackward(CallFunctionOp op, const OpArgs &args,
+                             ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> gradOut = args.tensor(0, "grad_output");
+  FailureOr<RankedTensor> input = args.tensor(1, "self");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(gradOut) || failed(input) || !resultType)
+    return rw.notifyMatchFailure(op, "expects grad_output and self tensors");
+  PoolParams p;
+  if (failed(readAdaptive(op, input->getType(), gradOut->getType(), p, rw)))
+    return failure();
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  Type acc = getAccumulatorType(resultType.getElementType());
+  // grad_output / kh / kw per bin (torch's grad_delta).
+  Value delta = mapOutput(
+      rw, loc, *gradOut, acc,
+      [&](OpBuilder &b, Location l, Value g, Value oh, Value ow) {
+        return divideByBins(b, l, convertScalar(b, l, g, acc), oh, ow, p, acc);
+      });
+  Value sum;
+  if (p.in[2] % p.out[2] == 0 && p.in[3] % p.out[3] == 0) {
+    // One bin per input position: a copy through floordiv.
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    AffineMap read =
+        AffineMap::get(4, 0,
+                       {d(0), d(1), d(2).floorDiv(p.in[2] / p.out[2]),
+                        d(3).floorDiv(p.in[3] / p.out[3])},
+                       ctx);
+    Value like = tensor::EmptyOp::create(rw, loc, p.in, acc);
+    sum = buildElementwiseMap(
+        rw, loc, like, acc, {delta}, {read},
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  } else {
+    // The bins covering input position i are [floor(i * O / H),
+    // ceil((i + 1) * O / H)).
+    int64_t reach[2];
+    for (unsigned i = 0; i < 2; ++i) {
+      reach[i] = 0;
+      for (int64_t j = 0; j < p.in[2 + i]; ++j)
+        reach[i] =
+            std::max(reach[i], binEnd(j, p.in[2 + i], p.out[2 + i]) -
+                                   binStart(j, p.in[2 + i], p.out[2 + i]));
+    }
+    auto step = [&](unsigned i) {
+      return [&, i](OpBuilder &b, Location l, Value pos,
+                    Value r) -> std::pair<Value, Value> {
+        Value o = arith::AddIOp::create(
+            b, l, binStart(b, l, pos, p.in[2 + i], p.out[2 + i]), r);
+        Value ok =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, o,
+                                  binEnd(b, l, pos, p.in[2 + i], p.out[2 + i]));
+        return {o, ok};
+      };
+    };
+    sum = buildWindowGather(
+        rw, loc, p.in, acc, reach, step(0), step(1),
+        [&](OpBuilder &b, Location l, const WindowRead &w,
+            Value accv) -> Value {
+          Value g = tensor::ExtractOp::create(b, l, delta,
+                                              ValueRange{w.n, w.c, w.oh, w.ow});
+          return arith::SelectOp::create(
+              b, l, w.valid, arith::AddFOp::create(b, l, accv, g), accv);
+        });
+  }
+  return replaceWithResult(rw, op, finishResult(rw, loc, sum, resultType),
+                           resultType);
+}
+
+} // namespace
+
+void mlir::joint::populatePoolingPatterns(const TypeConverter &typeConverter,
+                                          RewritePatternSet &patterns) {
+  LoweringTable table(typeConverter, patterns);
+  table.add({"aten::max_pool2d_with_indices.default"}, lowerMaxPool);
+  table.add({"aten::max_pool2d_with_indices_backward.default"},
+            lowerMaxPoolBackward);
+  table.add({"aten::avg_pool2d.default"}, lowerAvgPool);
+  table.add({"aten::avg_pool2d_backward.default"}, lowerAvgPoolBackward);
+  table.add({"aten::_adaptive_avg_pool2d.default"}, lowerAdaptiveAvgPool);
+  table.add({"aten::_adaptive_avg_pool2d_backward.default"},
+            lowerAdaptiveAvgPoolBackward);
+}
