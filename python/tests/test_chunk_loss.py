@@ -228,6 +228,26 @@ def test_optimize_with_chunk_loss_matches_eager() -> None:
         assert float((grads[n] - p.grad).abs().max()) <= 1e-5 * scale, n
 
 
+def test_chunked_step_runs_on_the_emulated_cuda_device(
+        tmp_path: Any, monkeypatch: Any) -> None:
+    """The same chunked step as a CUDA step (slices, cat and the addmm
+    accumulation through the GPU pipeline and the cuBLAS shim's reference)
+    on the emulated device matches torch."""
+    import json
+
+    from graph_tools import build_dir, tool
+    from joint_mlir.executor import compare_scaled, format_differences
+
+    tool("joint-compile")
+    monkeypatch.setenv("JOINT_MLIR_CACHE", str(build_dir() / "joint_mlir_cache"))
+    doc = make_head_doc(smoothing=0.1, bias=True)
+    path = tmp_path / "chunked.json"
+    path.write_text(_chunked(doc, 3, after=FULL).text)
+    diffs = compare_scaled(run(str(path), backend="mlir-cuda-emulated"),
+                           run(doc))
+    assert diffs and all(d.ok for d in diffs), format_differences(diffs)
+
+
 def _lowest_peak(doc: Any, before: str = "") -> int:
     """The lowest peak the planner reaches (bytes), from its error."""
     import re
