@@ -78,8 +78,9 @@ def _assert_within(ref: Any, got: Any, tol: float, what: str) -> None:
 
 
 def _remarks(out: Any) -> list[str]:
-    """The remarks without their source location."""
-    return [r.split(" remark: ", 1)[1] for r in out.remarks]
+    """joint-chunk-loss's remarks without their source location."""
+    return [r.split(" remark: ", 1)[1] for r in out.remarks
+            if " remark: joint-chunk-loss: " in r]
 
 
 def _chunked(doc: Any, chunks: int, after: str = "joint-remat") -> Any:
@@ -284,10 +285,72 @@ def test_planner_chooses_chunks_only_when_allowed() -> None:
         r"joint-plan-memory: the loss head in ([248]) token chunks "
         r"\(joint-chunk-loss\) plans to [\d.]+ [um]?s per step; whole, no "
         r"plan fits the budget(?: \(graph 'head'\))?", r.split(" remark: ", 1)[1])
-        for r in out.remarks if "token chunks" in r]
+        for r in out.remarks if "joint-plan-memory: the loss head" in r]
     assert len(said) == 1 and said[0], out.remarks
     n = int(said[0].group(1))
     names = {n["name"] for n in out.document["nodes"]}
     assert f"mm_chunk{n - 1}" in names and f"mm_chunk{n}" not in names
     assert out.report["peak_bytes"] <= budget * 1e9
     _assert_within(run(doc), run(out.document), 1e-5, "planned chunks")
+
+
+def test_one_remark_each_for_chunked_already_chunked_and_no_head() -> None:
+    doc = make_head_doc()
+    once = _chunked(doc, 2, after="")
+    assert _remarks(once) == [
+        "joint-chunk-loss: the loss head 'mm' in 2 token chunks: 28 ops in "
+        "place of 14"]
+    # Again, also after the JSON round trip: nothing changes.
+    twice = _chunked(once.document, 2, after="")
+    assert _remarks(twice) == [
+        "joint-chunk-loss: the loss head is already in token chunks (node "
+        "'nll_loss_forward_chunk0' reads a slice of the targets); nothing "
+        "changed"]
+    assert twice.text == once.text
+
+    def mse(m: Head, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return F.mse_loss(m.head(torch.tanh(m.layers[0](x))), y)
+
+    torch.manual_seed(0)
+    _, plain = trace_doc(Head(), mse, {"x": torch.randn(2, 3, 4),
+                                       "y": torch.randn(2, 3, 6)}, name="head")
+    out = _chunked(plain, 2, after="")
+    assert _remarks(out) == [
+        "joint-chunk-loss: no cross-entropy over a linear head (an "
+        "aten::nll_loss_forward over the log-softmax of an mm/addmm); nothing "
+        "changed"]
+
+
+def test_unreachable_budget_names_the_lowest_chunked_floor() -> None:
+    """With allow-chunk-loss, a budget no candidate reaches fails naming the
+    floor of the most chunks tried, not the whole head's higher one."""
+    import re
+
+    from joint_mlir import PipelineError
+
+    doc = make_head_doc(vocab=4096, tokens=(4, 16))
+    chunked = _lowest_peak(doc, "joint-chunk-loss{chunks=8},")
+    with pytest.raises(PipelineError) as info:
+        run_pipeline(doc, "joint-optimize-memory{budget-gb=1e-9 "
+                          "allow-chunk-loss=true}")
+    m = re.search(r"the lowest modelled peak is (?:[\d.]+ \w+ \()?(\d+) B",
+                  str(info.value))
+    assert m and int(m.group(1)) == chunked, str(info.value)
+
+
+def test_run_cli_checks_a_chunked_step_within_the_scaled_tolerance(
+        tmp_path: Any) -> None:
+    """`python -m joint_mlir.run chunked.json --compare whole.json --scaled`
+    passes where the bitwise default (rightly) reports the rounding."""
+    import json
+
+    from joint_mlir.cli.run import main
+
+    doc = make_head_doc(smoothing=0.1)
+    whole, chunked = tmp_path / "whole.json", tmp_path / "chunked.json"
+    whole.write_text(json.dumps(doc))
+    chunked.write_text(_chunked(doc, 3).text)
+    assert main([str(chunked), "--compare", str(whole)]) == 1
+    assert main([str(chunked), "--compare", str(whole), "--scaled"]) == 0
+    assert main([str(chunked), "--compare", str(whole), "--scaled",
+                 "--rtol", "1e-5"]) == 2

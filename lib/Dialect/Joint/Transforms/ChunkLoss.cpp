@@ -494,9 +494,30 @@ FailureOr<ChunkLossSummary> mlir::joint::chunkLoss(GraphOp graph,
   ChunkLossSummary summary;
   if (chunks == 1)
     return summary;
+  // A chunk's nll_loss_forward reads a dim-0 slice of the targets; torch's
+  // reads a view of them.
+  for (CallFunctionOp op : graph.getBody().front().getOps<CallFunctionOp>()) {
+    if (op.getTarget() != "aten::nll_loss_forward.default" ||
+        op->getNumOperands() < 2)
+      continue;
+    auto slice = op->getOperand(1).getDefiningOp<CallFunctionOp>();
+    if (slice && slice.getTarget() == "aten::slice.Tensor" &&
+        getIntArg(slice, 1) == 0) {
+      emitRemark(graph.getLoc())
+          << "joint-chunk-loss: the loss head is already in token chunks "
+             "(node '"
+          << op.getName() << "' reads a slice of the targets); nothing changed";
+      return summary;
+    }
+  }
   SmallVector<CallFunctionOp> heads = LossHeadRegion::findHeads(graph);
-  if (heads.empty())
+  if (heads.empty()) {
+    emitRemark(graph.getLoc())
+        << "joint-chunk-loss: no cross-entropy over a linear head (an "
+           "aten::nll_loss_forward over the log-softmax of an mm/addmm); "
+           "nothing changed";
     return summary;
+  }
 
   Namespace names(graph.getContext());
   names.addGraph(graph);
@@ -535,8 +556,15 @@ FailureOr<ChunkLossSummary> mlir::joint::chunkLoss(GraphOp graph,
     }
     summary.numOriginalOps += region.getOps().size();
     HeadChunker chunker(graph, region, names, nextStorage);
+    std::string headName = head.getName().str();
+    size_t regionOps = region.getOps().size();
+    unsigned n = std::min<int64_t>(chunks, region.getTokens());
     if (failed(chunker.rewrite(chunks)))
       return failure();
+    emitRemark(graph.getLoc())
+        << "joint-chunk-loss: the loss head '" << headName << "' in " << n
+        << " token chunks: " << chunker.numChunkOps << " ops in place of "
+        << regionOps;
     summary.numChunkOps += chunker.numChunkOps;
     ++summary.numChunked;
   }

@@ -367,8 +367,10 @@ planGraph(ModuleOp module, GraphOp graph, const StorageAliasAnalysis &aliases,
 
 /// The token chunks of `graph`'s loss head (1: whole, 2, 4 or 8) whose plan
 /// is the fastest within the budget, each planned on a clone of `module`
-/// with its diagnostics dropped; 1 when no chunked plan is faster. Costs one
-/// planner run per candidate (only with allow-chunk-loss).
+/// with its diagnostics dropped; 1 when no chunked plan is faster. When no
+/// candidate fits, the most chunks tried (whose floor is the lowest), so the
+/// infeasible-budget error names the lowest peak any candidate reaches.
+/// Costs one planner run per candidate (only with allow-chunk-loss).
 static unsigned chooseLossChunks(ModuleOp module, GraphOp graph,
                                  const HardwareModel &hw, int64_t budget,
                                  int64_t hostBudget, double &wholeSeconds,
@@ -380,7 +382,7 @@ static unsigned chooseLossChunks(ModuleOp module, GraphOp graph,
     ++index;
   }
   std::optional<double> best;
-  unsigned bestChunks = 1;
+  unsigned bestChunks = 1, mostChunks = 1;
   for (unsigned chunks : {1u, 2u, 4u, 8u}) {
     OwningOpRef<ModuleOp> copy = module.clone();
     GraphOp g = *std::next(copy->getOps<GraphOp>().begin(), index);
@@ -390,6 +392,7 @@ static unsigned chooseLossChunks(ModuleOp module, GraphOp graph,
       FailureOr<ChunkLossSummary> s = chunkLoss(g, chunks);
       if (failed(s) || !s->numChunked)
         break; // no head to chunk
+      mostChunks = chunks;
     }
     StorageAliasAnalysis aliases(g);
     MemoryModel memory(aliases);
@@ -406,7 +409,7 @@ static unsigned chooseLossChunks(ModuleOp module, GraphOp graph,
     }
   }
   chunkedSeconds = best ? *best : 0;
-  return bestChunks;
+  return best ? bestChunks : mostChunks;
 }
 
 struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
@@ -493,12 +496,16 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
           planMemory = &*chunkedMemory;
           InFlightDiagnostic remark = emitRemark(graph.getLoc());
           remark << "joint-plan-memory: the loss head in " << chunks
-                 << " token chunks (joint-chunk-loss) plans to "
-                 << formatSeconds(chunked) << " per step";
-          if (whole > 0)
-            remark << " against " << formatSeconds(whole) << " whole";
+                 << " token chunks (joint-chunk-loss)";
+          if (chunked == 0)
+            remark << ", the lowest floor of the chunk counts tried: no "
+                      "candidate fits the budget";
+          else if (whole > 0)
+            remark << " plans to " << formatSeconds(chunked)
+                   << " per step against " << formatSeconds(whole) << " whole";
           else
-            remark << "; whole, no plan fits the budget";
+            remark << " plans to " << formatSeconds(chunked)
+                   << " per step; whole, no plan fits the budget";
           ++numLossChunked;
         }
       }

@@ -269,7 +269,8 @@ def JointChunkLoss : Pass<"joint-chunk-loss", "::mlir::joint::GraphOp"> {
   }];
   let options = [
     Option<"chunks", "chunks", "unsigned", /*default=*/"4",
-           "Token chunks of the loss head (>= 1; 1 changes nothing)">,
+           "Token chunks of the loss head (default 4; 1 changes nothing; "
+           "at most one chunk per token)">,
   ];
   let statistics = [
     Statistic<"numChunked", "chunked", "Loss heads split into chunks">,
