@@ -285,6 +285,23 @@ static std::pair<Value, Value> stridedStep(OpBuilder &b, Location l,
   return {o, ok};
 }
 
+/// buildWindowGather over the strided windows of `p` (kernel, stride,
+/// padding, dilation): the gather of both strided pooling backwards.
+static Value buildStridedWindowGather(OpBuilder &b, Location loc,
+                                      const PoolParams &p, Type acc,
+                                      GatherBody body) {
+  int64_t reach[2] = {p.kernel[0], p.kernel[1]};
+  return buildWindowGather(
+      b, loc, p.in, acc, reach,
+      [&](OpBuilder &nb, Location l, Value pos, Value r) {
+        return stridedStep(nb, l, p, 0, pos, r);
+      },
+      [&](OpBuilder &nb, Location l, Value pos, Value r) {
+        return stridedStep(nb, l, p, 1, pos, r);
+      },
+      body);
+}
+
 /// torch's avg_pool2d divisor of output position (oh, ow) as an `acc` float:
 /// divisor_override, else the window clipped to the padded input
 /// (count_include_pad), else to the input; at least 1 (an empty window's sum
@@ -479,16 +496,9 @@ static LogicalResult lowerMaxPoolBackward(CallFunctionOp op, const OpArgs &args,
   Location loc = op.getLoc();
   Type acc = getAccumulatorType(resultType.getElementType());
   Type i64 = rw.getI64Type();
-  int64_t reach[2] = {p.kernel[0], p.kernel[1]};
   Value go = *gradOut, ix = *indices;
-  Value sum = buildWindowGather(
-      rw, loc, p.in, acc, reach,
-      [&](OpBuilder &b, Location l, Value pos, Value r) {
-        return stridedStep(b, l, p, 0, pos, r);
-      },
-      [&](OpBuilder &b, Location l, Value pos, Value r) {
-        return stridedStep(b, l, p, 1, pos, r);
-      },
+  Value sum = buildStridedWindowGather(
+      rw, loc, p, acc,
       [&](OpBuilder &b, Location l, const WindowRead &w, Value accv) -> Value {
         SmallVector<Value> at{w.n, w.c, w.oh, w.ow};
         Value flat = arith::AddIOp::create(
@@ -586,15 +596,8 @@ static LogicalResult lowerAvgPoolBackward(CallFunctionOp op, const OpArgs &args,
             avgDivisor(b, l, p, countIncludePad, divisorOverride, oh, ow, acc);
         return arith::DivFOp::create(b, l, convertScalar(b, l, g, acc), div);
       });
-  int64_t reach[2] = {p.kernel[0], p.kernel[1]};
-  Value sum = buildWindowGather(
-      rw, loc, p.in, acc, reach,
-      [&](OpBuilder &b, Location l, Value pos, Value r) {
-        return stridedStep(b, l, p, 0, pos, r);
-      },
-      [&](OpBuilder &b, Location l, Value pos, Value r) {
-        return stridedStep(b, l, p, 1, pos, r);
-      },
+  Value sum = buildStridedWindowGather(
+      rw, loc, p, acc,
       [&](OpBuilder &b, Location l, const WindowRead &w, Value accv) -> Value {
         Value g = tensor::ExtractOp::create(b, l, delta,
                                             ValueRange{w.n, w.c, w.oh, w.ow});
