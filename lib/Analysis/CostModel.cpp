@@ -412,6 +412,32 @@ uint64_t bytesMoved(CallFunctionOp op, bool view) {
   return bytes;
 }
 
+/// Bytes one rank sends for collective `op` (ring algorithms, NCCL's bus
+/// bandwidth convention): all-gather (n-1)/n of its result, reduce-scatter
+/// (n-1)/n of its input, all-reduce 2(n-1)/n of its input (n unknown: 2x),
+/// other collectives their input; waits 0. n is the op's group_size.
+uint64_t collectiveBytes(CallFunctionOp op) {
+  StringRef target = op.getTarget();
+  if (isInOpSet(OpSet::Transparent, target) || op->getNumOperands() == 0)
+    return 0;
+  auto ranks = [&](unsigned i) -> uint64_t {
+    auto n = dyn_cast_or_null<IntegerAttr>(argAttr(op, i));
+    return n && n.getInt() > 0 ? uint64_t(n.getInt()) : 0;
+  };
+  auto share = [](uint64_t bytes, uint64_t n) {
+    return n ? bytes / n * (n - 1) : bytes;
+  };
+  uint64_t in = getNumBytesHint(op->getOperand(0)).value_or(0);
+  StringRef name = target.split("::").second.split('.').first;
+  if (name == "all_gather_into_tensor" && op->getNumResults())
+    return share(getNumBytesHint(op->getResult(0)).value_or(0), ranks(1));
+  if (name == "reduce_scatter_tensor")
+    return share(in, ranks(2));
+  if (name == "all_reduce" || name == "allreduce_")
+    return add(in, in);
+  return in;
+}
+
 } // namespace
 
 CostModel::CostModel(const StorageAliasAnalysis &aliases,
@@ -438,8 +464,10 @@ CostModel::CostModel(const StorageAliasAnalysis &aliases,
       }
       uint64_t f = flops.value_or(0);
       double seconds =
-          std::max(double(f) / hw.flopsPerSecond,
-                   double(bytesMoved(op, view)) / hw.hbmBytesPerSecond);
+          isCollective(op.getTarget())
+              ? double(collectiveBytes(op)) / hw.collectiveBytesPerSecond
+              : std::max(double(f) / hw.flopsPerSecond,
+                         double(bytesMoved(op, view)) / hw.hbmBytesPerSecond);
       flopsOf[op] = f;
       secondsOf[op] = seconds;
       totalFlops = add(totalFlops, f);

@@ -82,7 +82,7 @@ OffloadEligibility::OffloadEligibility(Operation *graph, AnalysisManager &am)
 
 OffloadEligibility::OffloadEligibility(GraphOp graph,
                                        const StorageAliasAnalysis &aliases)
-    : graph(graph), aliases(aliases) {
+    : graph(graph), aliases(aliases), unshard(graph) {
   Block &body = graph.getBody().front();
   for (BlockArgument arg : body.getArguments())
     if (TensorMetaAttr m = getTensorMeta(arg))
@@ -111,11 +111,14 @@ bool OffloadEligibility::isOffloaded(const Storage *s) const {
 /// bits it drew and never runs it again (only a recompute replays RNG), so
 /// its result reloads bitwise equal, as graph_trainer's offload allows.
 static std::string opRefusal(CallFunctionOp op,
-                             const StorageAliasAnalysis &aliases) {
+                             const StorageAliasAnalysis &aliases,
+                             const UnshardChain &unshard) {
   if (op.getTarget().starts_with("ao::"))
     return "is an ao transfer op";
   if (isCollectiveOrWait(op))
     return "is a collective or its wait: its result stays on the device";
+  if (unshard.contains(op))
+    return "unshards FSDP parameters: re-gathering replaces a copy";
   if (aliases.isWriter(op))
     return "writes its input in place";
   return "";
@@ -153,7 +156,7 @@ OffloadEligibility::resolve(const Storage *s, OffloadTarget &t,
   auto producer = s->owner.getDefiningOp<CallFunctionOp>();
   if (!producer || !producer.isForward())
     return std::string("its storage is not allocated by a forward op");
-  if (std::string why = opRefusal(producer, aliases); !why.empty())
+  if (std::string why = opRefusal(producer, aliases, unshard); !why.empty())
     return "its storage is allocated by '" + producer.getName().str() +
            "', which " + why;
   // The recompute rule (recomputeRefusal) comes here; it reads policy tags,
@@ -285,7 +288,7 @@ OffloadEligibility::check(CallFunctionOp op, std::string &why) {
     why = "is not a forward op";
     return failure();
   }
-  if (why = opRefusal(op, aliases); !why.empty())
+  if (why = opRefusal(op, aliases, unshard); !why.empty())
     return failure();
   SmallVector<const OffloadTarget *> targets;
   std::string notRead;

@@ -259,6 +259,9 @@ private:
   std::vector<double> seconds;
   llvm::DenseMap<unsigned, SmallVector<unsigned, 2>> closureUsers;
   llvm::DenseSet<unsigned> cloned;
+  /// Storages of cloned ops already counted at a replay point (a storage is
+  /// defined by its producer and each of its views).
+  llvm::DenseSet<unsigned> replayed;
   std::unique_ptr<LiveBytesTree> tree;
   unsigned numRecomputed = 0;
 
@@ -477,12 +480,15 @@ int64_t GreedyPlanner::Impl::deltaAt(unsigned ui, unsigned p) const {
     delta += f.s->bytes *
              (int64_t(covers(fNext, p)) - int64_t(covers(f.applied, p)));
   }
-  if (need == p)
+  if (need == p) {
+    // Each storage once: views in the closure define their base's storage.
+    llvm::SmallDenseSet<unsigned, 8> counted;
     for (unsigned op : u.s->closure)
       if (!cloned.contains(op))
         for (unsigned si : problem.ops[op].resultStorages)
-          if (si != ui)
+          if (si != ui && !replayed.contains(si) && counted.insert(si).second)
             delta += units[si].s->bytes;
+  }
   return delta;
 }
 
@@ -520,7 +526,7 @@ void GreedyPlanner::Impl::recompute(unsigned root) {
       continue;
     markCloned(op);
     for (unsigned si : problem.ops[op].resultStorages)
-      if (si != root)
+      if (si != root && replayed.insert(si).second)
         tree->add(need, need, units[si].s->bytes);
   }
   u.recompute = true;

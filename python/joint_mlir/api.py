@@ -45,6 +45,7 @@ from .errors import JointMlirError
 from .fx import build_graph_module
 from .pipeline import PipelineError, run_pipeline
 from .executor import run_graph
+from .sharded import is_sharded, local_state, write_local_grad
 from .tracer import TraceError, _key_path_str, extract_module_state, \
     trace_joint_graph
 
@@ -396,7 +397,7 @@ class OptimizedStep:
         paths, leaves = _flatten(inputs)
         tensors = {p: x for p, x in zip(paths, leaves)
                    if isinstance(x, torch.Tensor)}
-        result = run_graph(variant.gm, state, tensors, seed=None)
+        result = run_graph(variant.gm, local_state(state), tensors, seed=None)
         self._write_grads(result.grads)
         if variant.loss_dict_keys:
             return result.loss, dict(result.loss_dict)
@@ -407,6 +408,9 @@ class OptimizedStep:
         stolen: set[int] = set()
         for fqn, g in grads.items():
             p = params[fqn]
+            if is_sharded(p):
+                write_local_grad(p, g)
+                continue
             if p.grad is not None:
                 # AccumulateGrad outside grad mode: in place.
                 p.grad += g

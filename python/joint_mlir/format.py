@@ -215,6 +215,13 @@ class _Storages:
             self._keep.append(st)
         return got
 
+    def alias(self, t: torch.Tensor, of: torch.Tensor) -> None:
+        """Give ``t``'s storage (and every later view of it) ``of``'s id."""
+        st = t.untyped_storage()
+        if st._cdata not in self.ids:
+            self.ids[st._cdata] = self.id_of(of)
+            self._keep.append(st)
+
 
 def encode_result(v: Any, ctx: _SymContext, storages: _Storages,
                   where: str) -> dict[str, Any]:
@@ -247,6 +254,17 @@ def _getitem_results(node: torch.fx.Node, ctx: _SymContext,
     return [encode_result(val[idx], ctx, storages, f"node {node.name}")]
 
 
+# Operators that return their argument itself (the same tensor) at run time.
+def _returns_its_input() -> frozenset[Any]:
+    try:
+        return frozenset({torch.ops._c10d_functional.wait_tensor.default})
+    except (AttributeError, RuntimeError):  # torch without distributed
+        return frozenset()
+
+
+_RETURNS_ITS_INPUT = _returns_its_input()
+
+
 def _node_results(node: torch.fx.Node, ctx: _SymContext,
                   storages: _Storages) -> list[dict[str, Any]]:
     if node.op == "output":
@@ -264,6 +282,13 @@ def _node_results(node: torch.fx.Node, ctx: _SymContext,
             return []
         raise FormatError(f"node {node.name}: no 'val' metadata")
     val = node.meta["val"]
+    src = node.args[0] if node.args else None
+    if (node.target in _RETURNS_ITS_INPUT and isinstance(val, torch.Tensor)
+            and isinstance(src, torch.fx.Node)
+            and isinstance(src.meta.get("val"), torch.Tensor)):
+        # Fake tensors give the result a storage of its own; the real op
+        # returns its input, so it and its views live in the input's.
+        storages.alias(val, src.meta["val"])
     if isinstance(val, (list, tuple)):
         return [encode_result(x, ctx, storages, f"node {node.name}")
                 for x in val]

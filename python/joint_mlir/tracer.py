@@ -695,6 +695,9 @@ def trace_joint_graph(
     state_tensors = list(state.values())
     state_is_param = [id(t) in param_ids for t in state_tensors]
     state_requires_grad = [bool(t.requires_grad) for t in state_tensors]
+    # Sharded (DTensor) state enters the graph as this rank's local shard.
+    from .sharded import functional_fsdp, local_tensor  # imports TraceError
+    state_tensors = [local_tensor(t) for t in state_tensors]
     grad_idx = [i for i, (p, rg) in enumerate(zip(state_is_param,
                                                    state_requires_grad))
                 if p and rg]
@@ -779,6 +782,7 @@ def trace_joint_graph(
         es.enter_context(_inline_nested_compile())
         es.enter_context(torch.autograd.set_multithreading_enabled(False))
         es.enter_context(_non_strict())
+        es.enter_context(functional_fsdp(model))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             # The native constant_pad_nd specializes symbolic sizes (e.g. the

@@ -22,11 +22,13 @@ namespace joint {
 
 /// The machine the estimate is for. Defaults: one H200 (989 TFLOP/s dense
 /// bf16 tensor-core peak, 4.8 TB/s HBM3e, ~55 GB/s achieved per direction on
-/// PCIe Gen5 x16).
+/// PCIe Gen5 x16), 100 GB/s collective bus bandwidth per rank (between
+/// NVLink within a node and 400 Gb/s InfiniBand across nodes).
 struct HardwareModel {
   double flopsPerSecond = 989e12;    // FLOP/s
   double hbmBytesPerSecond = 4.8e12; // bytes/s
   double linkBytesPerSecond = 55e9;  // bytes/s, each direction
+  double collectiveBytesPerSecond = 100e9; // bytes/s a rank sends, busbw
 };
 
 /// One ao.offload (device to host) or ao.reload (host to device) copy.

@@ -11,6 +11,7 @@
 #define JOINT_ANALYSIS_OFFLOADELIGIBILITY_H
 
 #include "joint/Analysis/StorageAliasAnalysis.h"
+#include "joint/Analysis/UnshardChain.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/OpSets.h"
 #include "mlir/Pass/AnalysisManager.h"
@@ -115,6 +116,7 @@ private:
 
   GraphOp graph;
   const StorageAliasAnalysis &aliases;
+  UnshardChain unshard;
   llvm::DenseMap<Operation *, unsigned> positions;
   bool accelerator = false;
   bool ignoreForwardPolicies = false;

@@ -105,7 +105,7 @@ std::string formatSeconds(double s) {
 struct ReportWriter {
   ReportFormat format;
   std::string label;
-  double peakTflops, hbmGbps, linkGbps;
+  double peakTflops, hbmGbps, linkGbps, collectiveGbps;
 
   /// Validates the options: an error without location (about the command
   /// line, printed as the driver's own error) naming the pass and option.
@@ -140,7 +140,8 @@ struct MemoryReport : joint::impl::JointMemoryReportBase<MemoryReport> {
 
   /// Option errors once per run, before any graph.
   LogicalResult initialize(MLIRContext *context) override {
-    return ReportWriter{format, label, peakTflops, hbmGbps, linkGbps}
+    return ReportWriter{format, label, peakTflops, hbmGbps, linkGbps,
+                        collectiveGbps}
         .checkOptions(context);
   }
   void runOnOperation() override;
@@ -150,7 +151,8 @@ LogicalResult ReportWriter::checkOptions(MLIRContext *context) {
   for (auto [name, value] :
        {std::pair<StringRef, double>{"peak-tflops", peakTflops},
         {"hbm-gbps", hbmGbps},
-        {"link-gbps", linkGbps}})
+        {"link-gbps", linkGbps},
+        {"collective-gbps", collectiveGbps}})
     if (!(value > 0) || !std::isfinite(value))
       return emitError(UnknownLoc::get(context))
              << "joint-memory-report: " << name
@@ -384,7 +386,9 @@ void ReportWriter::writeJSON(raw_ostream &os, GraphOp graph,
       j.attributeObject("hardware", [&] {
         writeFields(j, {{"flops_per_second", hw.flopsPerSecond},
                         {"hbm_bytes_per_second", hw.hbmBytesPerSecond},
-                        {"link_bytes_per_second", hw.linkBytesPerSecond}});
+                        {"link_bytes_per_second", hw.linkBytesPerSecond},
+                        {"collective_bytes_per_second",
+                         hw.collectiveBytesPerSecond}});
       });
     });
     j.attributeArray("transfers", [&] {
@@ -453,6 +457,7 @@ size_t ReportWriter::write(raw_ostream &os, GraphOp graph,
   hw.flopsPerSecond = peakTflops * 1e12;
   hw.hbmBytesPerSecond = hbmGbps * 1e9;
   hw.linkBytesPerSecond = linkGbps * 1e9;
+  hw.collectiveBytesPerSecond = collectiveGbps * 1e9;
   CostModel cost(aliases, hw);
   ArrayRef<CallFunctionOp> withoutRule = cost.getGuessedFlopOps();
   warnAboutFacts(graph, mem, cost, withoutRule);
@@ -466,7 +471,8 @@ size_t ReportWriter::write(raw_ostream &os, GraphOp graph,
 
 void MemoryReport::runOnOperation() {
   GraphOp graph = getOperation();
-  ReportWriter writer{format, label, peakTflops, hbmGbps, linkGbps};
+  ReportWriter writer{format,  label,    peakTflops,
+                      hbmGbps, linkGbps, collectiveGbps};
   // The sibling graphs are only counted (no IR is read or written there).
   if (!writer.checkGraphs(llvm::to_vector(graph->getBlock()->getOps<GraphOp>()),
                           graph.getLoc()))
@@ -505,7 +511,8 @@ void MemoryReport::runOnOperation() {
 LogicalResult mlir::joint::writeMemoryReport(
     ModuleOp module, const JointMemoryReportOptions &options, raw_ostream &os) {
   ReportWriter writer{options.format, options.label, options.peakTflops,
-                      options.hbmGbps, options.linkGbps};
+                      options.hbmGbps, options.linkGbps,
+                      options.collectiveGbps};
   if (failed(writer.checkOptions(module.getContext())))
     return failure();
   auto graphs = llvm::to_vector(module.getOps<GraphOp>());

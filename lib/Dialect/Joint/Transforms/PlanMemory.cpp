@@ -430,7 +430,8 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
     for (auto [name, value] :
          {std::pair<StringRef, double>{"peak-tflops", peakTflops},
           {"hbm-gbps", hbmGbps},
-          {"link-gbps", linkGbps}})
+          {"link-gbps", linkGbps},
+          {"collective-gbps", collectiveGbps}})
       if (!(value > 0) || !std::isfinite(value))
         return emitError(loc) << "joint-plan-memory: " << name
                               << " must be a positive number, got "
@@ -454,6 +455,7 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
     hw.flopsPerSecond = peakTflops * 1e12;
     hw.hbmBytesPerSecond = hbmGbps * 1e9;
     hw.linkBytesPerSecond = linkGbps * 1e9;
+    hw.collectiveBytesPerSecond = collectiveGbps * 1e9;
     for (GraphOp graph : graphs) {
       StorageAliasAnalysis &aliases =
           getChildAnalysis<StorageAliasAnalysis>(graph);

@@ -11,6 +11,7 @@
 
 #include "joint/Analysis/OffloadEligibility.h"
 #include "joint/Analysis/RecomputeEligibility.h"
+#include "joint/Analysis/UnshardChain.h"
 #include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/Transforms/CpuOffload.h"
 #include "joint/Dialect/Joint/Transforms/PlanMemory.h"
@@ -106,15 +107,17 @@ LogicalResult ProblemBuilder::findRecomputable() {
       graph, aliases, options, RecomputeEligibility::ExistingPolicies::Ignore);
   if (failed(rules))
     return failure();
+  UnshardChain unshard(graph);
   for (auto [i, op] : llvm::enumerate(graph.getBody().front())) {
     auto call = dyn_cast<CallFunctionOp>(op);
     if (!call || !call.isForward())
       continue;
     std::optional<CheckpointPolicy> policy = rules->getPolicy(call);
     gp.fullPolicies[i] = policy;
-    // A plan never replays a collective, not even a forward all-gather that
-    // mode=full's rule recomputes (torch's partitioner forbids it too).
-    if (isCollective(call.getTarget()))
+    // A plan never replays a collective, except an FSDP unshard chain's
+    // all-gather: re-gathering from the resident shards is FSDP's
+    // reshard_after_forward, priced at the collective bandwidth.
+    if (isCollective(call.getTarget()) && !unshard.contains(call))
       gp.fullPolicies[i] = CheckpointPolicy::must_save;
     else if (policy == CheckpointPolicy::must_recompute)
       recomputable.insert(ops[i]);

@@ -24,7 +24,7 @@
 // NEGATIVE: {{^}}joint-opt: error: joint-plan-memory: budget-gb must be a finite number > 0, got -2{{$}}
 // HOST: {{^}}joint-opt: error: joint-plan-memory: give host-budget-gb or host-budget-gib, not both
 // LINK: {{^}}joint-opt: error: joint-plan-memory: link-gbps must be a positive number, got 0
-// UNKNOWN: joint-opt: error: joint-optimize-memory: no such option 'bogus'; valid options: allow-chunk-loss, allow-unbounded-sizes, budget-gb, budget-gib, hbm-gbps, host-budget-gb, host-budget-gib, link-gbps, peak-tflops (joint-opt --help describes them)
+// UNKNOWN: joint-opt: error: joint-optimize-memory: no such option 'bogus'; valid options: allow-chunk-loss, allow-unbounded-sizes, budget-gb, budget-gib, collective-gbps, hbm-gbps, host-budget-gb, host-budget-gib, link-gbps, peak-tflops (joint-opt --help describes them)
 // TWICE: error: 'joint.call_function' op joint-plan-memory plans an untransformed graph, but this graph already holds remat clones; plan the graph before joint-remat / joint-cpu-offload
 // TWICE-OFFLOAD: error: 'ao.offload' op joint-plan-memory plans an untransformed graph, but this graph already holds ao transfers; plan the graph before joint-remat / joint-cpu-offload
 // OFFLOAD-FIRST: remark: joint-plan-memory: budget 500 B; recompute 0 of 4 saved storages (0 B); offload 4 op(s) (256 B to host, 5.12e+08 s transfer exposed); modelled peak 452 B (save-all 648 B), step 5.12e+08 s (+63999978.0% over save-all){{$}}

@@ -311,6 +311,9 @@ defvar JointPlanMemoryOptions = [
   Option<"linkGbps", "link-gbps", "double", /*default=*/"55.0",
          "Host link bandwidth per direction in GB/s (1e9 bytes/s), as "
          "joint-memory-report">,
+  Option<"collectiveGbps", "collective-gbps", "double", /*default=*/"100.0",
+         "Collective bus bandwidth per rank in GB/s (1e9 bytes/s): the "
+         "price of re-gathering FSDP parameters, as joint-memory-report">,
   Option<"allowChunkLoss", "allow-chunk-loss", "bool", /*default=*/"false",
          "Also plan with the loss head in 2, 4 and 8 token chunks "
          "(joint-chunk-loss) and keep the fastest plan within the budget; "
@@ -433,6 +436,11 @@ def JointMemoryReport : Pass<"joint-memory-report", "::mlir::joint::GraphOp"> {
     Option<"linkGbps", "link-gbps", "double", /*default=*/"55.0",
            "Host link bandwidth per direction in GB/s (1e9 bytes/s); "
            "default: PCIe Gen5 x16 as achieved">,
+    Option<"collectiveGbps", "collective-gbps", "double",
+           /*default=*/"100.0",
+           "Collective bus bandwidth per rank in GB/s (1e9 bytes/s): "
+           "all-gather (n-1)/n of its result, reduce-scatter of its input, "
+           "all-reduce twice its input">,
   ];
   let statistics = [
     Statistic<"numOps", "ops", "Ops in the graph (ao ops included)">,
