@@ -32,7 +32,6 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <cmath>
-#include <map>
 
 namespace mlir {
 namespace joint {
@@ -48,6 +47,9 @@ namespace {
 
 // joint_cuda_runtime.h's JOINT_DTYPE_* codes.
 constexpr int32_t kBF16 = 1, kF16 = 2;
+
+// Symbol prefix of the constant size and stride arrays.
+constexpr llvm::StringLiteral kSizesPrefix = "__joint_sdpa_sizes_";
 
 /// One SDPA call cuDNN runs, with its sizes.
 struct Plan {
@@ -77,8 +79,6 @@ struct AttentionCallsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    arrays.clear();
-    counter = 0;
     SmallVector<CallFunctionOp> forward, backward;
     DenseMap<Operation *, SdpaCall> calls;
     module.walk([&](CallFunctionOp op) {
@@ -107,9 +107,8 @@ struct AttentionCallsPass
       onLibrary.insert(op);
       plans.push_back(plan);
     }
-    NodeNameTable names(module);
     for (Plan &plan : plans)
-      rewrite(module, names, plan);
+      rewrite(module, plan);
   }
 
   /// Why cuDNN cannot run `p.op` (empty when it can); fills the sizes.
@@ -198,7 +197,7 @@ struct AttentionCallsPass
   }
 
   /// Replaces `p.op` by the shim call.
-  void rewrite(ModuleOp module, NodeNameTable &names, Plan &p) {
+  void rewrite(ModuleOp module, Plan &p) {
     MLIRContext *ctx = &getContext();
     OpBuilder b(p.op);
     Location loc = p.op.getLoc();
@@ -224,7 +223,8 @@ struct AttentionCallsPass
           b, loc, MemRefType::get(type.getShape(), type.getElementType()), t,
           /*read_only=*/true);
       add(getBufferPointer(b, loc, buffer));
-      add(int64Array(module, b, loc, contiguousStrides(type.getShape())));
+      add(getInt64ArrayPointer(b, loc, kSizesPrefix,
+                               contiguousStrides(type.getShape())));
     };
     // A result of type `type` written by the shim: its pointer (and strides
     // unless `stats`); returns the tensor that replaces the op's result.
@@ -234,10 +234,11 @@ struct AttentionCallsPass
       Value buffer = memref::AllocOp::create(b, loc, bufferType);
       add(getBufferPointer(b, loc, buffer));
       if (!stats)
-        add(int64Array(module, b, loc, contiguousStrides(t.getShape())));
+        add(getInt64ArrayPointer(b, loc, kSizesPrefix,
+                                 contiguousStrides(t.getShape())));
       return buffer;
     };
-    add(names.getPointer(b, loc, p.op.getName()));
+    add(getNodeNamePointer(b, loc, p.op.getName()));
     auto elem = cast<RankedTensorType>(c.q.getType()).getElementType();
     i32Const(elem.isBF16() ? kBF16 : kF16);
     for (int64_t size :
@@ -278,16 +279,17 @@ struct AttentionCallsPass
           b, loc, MemRefType::get(m.getShape(), m.getElementType()), c.mask,
           /*read_only=*/true);
       add(getBufferPointer(b, loc, buffer));
-      add(int64Array(module, b, loc, m.getShape()));
-      add(int64Array(module, b, loc, contiguousStrides(m.getShape())));
+      add(getInt64ArrayPointer(b, loc, kSizesPrefix, m.getShape()));
+      add(getInt64ArrayPointer(b, loc, kSizesPrefix,
+                               contiguousStrides(m.getShape())));
     } else {
       for (int i = 0; i < 3; ++i)
         add(LLVM::ZeroOp::create(b, loc, ptr));
     }
     StringRef name =
         c.backward ? "joint_cudnn_sdpa_backward" : "joint_cudnn_sdpa_forward";
-    func::FuncOp fn = declareRuntimeFunction(
-        module, name, FunctionType::get(ctx, types, {i32}));
+    func::FuncOp fn = lookupOrDeclareRuntimeFunction(
+        b, module, name, FunctionType::get(ctx, types, {i32}));
     func::CallOp::create(b, loc, fn, args);
     for (auto [i, buffer] : llvm::enumerate(buffers)) {
       Value tensor = bufferization::ToTensorOp::create(
@@ -297,30 +299,6 @@ struct AttentionCallsPass
     }
     p.op->erase();
   }
-
-  /// `!llvm.ptr` to a private constant i64 array holding `values` (one
-  /// global per distinct array).
-  Value int64Array(ModuleOp module, OpBuilder &b, Location loc,
-                   ArrayRef<int64_t> values) {
-    LLVM::GlobalOp &global = arrays[SmallVector<int64_t>(values)];
-    if (!global) {
-      OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-      auto type = LLVM::LLVMArrayType::get(mb.getI64Type(), values.size());
-      auto value = DenseElementsAttr::get(
-          RankedTensorType::get({int64_t(values.size())}, mb.getI64Type()),
-          values);
-      std::string symbol = "__joint_sdpa_sizes_" + std::to_string(counter++);
-      while (module.lookupSymbol(symbol))
-        symbol = "__joint_sdpa_sizes_" + std::to_string(counter++);
-      global = LLVM::GlobalOp::create(mb, module.getLoc(), type,
-                                      /*isConstant=*/true,
-                                      LLVM::Linkage::Private, symbol, value);
-    }
-    return LLVM::AddressOfOp::create(b, loc, global);
-  }
-
-  std::map<SmallVector<int64_t>, LLVM::GlobalOp> arrays;
-  unsigned counter = 0;
 };
 
 } // namespace

@@ -38,27 +38,26 @@ using namespace mlir;
 
 namespace {
 
-using joint::declareRuntimeFunction;
+using joint::lookupOrDeclareRuntimeFunction;
 
 struct OffloadPass : public joint::impl::JointGPUOffloadBase<OffloadPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    joint::NodeNameTable table(module);
-    names = &table;
+    OpBuilder db(ctx);
     Type ptr = LLVM::LLVMPointerType::get(ctx);
     Type i64 = IntegerType::get(ctx, 64);
     Type i32 = IntegerType::get(ctx, 32);
-    offloadFn =
-        declareRuntimeFunction(module, "joint_ao_offload",
-                               FunctionType::get(ctx, {ptr, i64, ptr}, ptr));
-    waitFn = declareRuntimeFunction(module, "joint_ao_wait",
-                                    FunctionType::get(ctx, {ptr}, i32));
-    reloadFn =
-        declareRuntimeFunction(module, "joint_ao_reload_into",
-                               FunctionType::get(ctx, {ptr, ptr, ptr}, i32));
-    releaseFn = declareRuntimeFunction(module, "joint_ao_release",
-                                       FunctionType::get(ctx, {ptr}, i32));
+    offloadFn = lookupOrDeclareRuntimeFunction(
+        db, module, "joint_ao_offload",
+        FunctionType::get(ctx, {ptr, i64, ptr}, ptr));
+    waitFn = lookupOrDeclareRuntimeFunction(db, module, "joint_ao_wait",
+                                            FunctionType::get(ctx, {ptr}, i32));
+    reloadFn = lookupOrDeclareRuntimeFunction(
+        db, module, "joint_ao_reload_into",
+        FunctionType::get(ctx, {ptr, ptr, ptr}, i32));
+    releaseFn = lookupOrDeclareRuntimeFunction(
+        db, module, "joint_ao_release", FunctionType::get(ctx, {ptr}, i32));
     bool any = false;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
       if (func.isDeclaration())
@@ -215,11 +214,11 @@ struct OffloadPass : public joint::impl::JointGPUOffloadBase<OffloadPass> {
   /// global per distinct name), for the runtime's error messages.
   Value nodeName(ModuleOp module, OpBuilder &b, Location loc, Operation *op) {
     auto attr = op->getAttrOfType<StringAttr>("name");
-    return names->getPointer(b, loc, attr ? attr.getValue() : StringRef());
+    return joint::getNodeNamePointer(b, loc,
+                                     attr ? attr.getValue() : StringRef());
   }
 
   func::FuncOp offloadFn, waitFn, reloadFn, releaseFn;
-  joint::NodeNameTable *names = nullptr;
 };
 
 } // namespace
