@@ -19,8 +19,14 @@
 // padding). Anything else stays the decomposition (the fallback), with a
 // remark under `remarks`.
 //
+// The rewrite is one conversion pattern (populateSdpaToCudnnCallPatterns)
+// run by applyPartialConversion: it visits a forward before its backward,
+// and the driver keeps the forward's bookkeeping results, which only the
+// backward reads, until the backward is replaced too.
+//
 //===----------------------------------------------------------------------===//
 
+#include "joint/Conversion/LowerToCUDA/AttentionCalls.h"
 #include "RuntimeCalls.h"
 
 #include "joint/Conversion/JointToLinalg/JointToLinalg.h"
@@ -28,11 +34,9 @@
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/Builders.h"
-#include "llvm/ADT/DenseSet.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <cmath>
-#include <map>
 
 namespace mlir {
 namespace joint {
@@ -48,6 +52,9 @@ namespace {
 
 // joint_cuda_runtime.h's JOINT_DTYPE_* codes.
 constexpr int32_t kBF16 = 1, kF16 = 2;
+
+// Symbol prefix of the constant size and stride arrays.
+constexpr llvm::StringLiteral kSizesPrefix = "__joint_sdpa_sizes_";
 
 /// One SDPA call cuDNN runs, with its sizes.
 struct Plan {
@@ -71,49 +78,49 @@ SmallVector<int64_t> contiguousStrides(ArrayRef<int64_t> shape) {
   return strides;
 }
 
-struct AttentionCallsPass
-    : public joint::impl::JointGPUAttentionCallsBase<AttentionCallsPass> {
-  using Base::Base;
+/// Replaces a recorded SDPA forward or backward call that cuDNN supports by
+/// the shim call; with `remarks`, says why any other SDPA call stays.
+struct SdpaToCudnnCall : public OpConversionPattern<CallFunctionOp> {
+  SdpaToCudnnCall(MLIRContext *ctx, bool remarks)
+      : OpConversionPattern(ctx), remarks(remarks) {}
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    arrays.clear();
-    counter = 0;
-    SmallVector<CallFunctionOp> forward, backward;
-    DenseMap<Operation *, SdpaCall> calls;
-    module.walk([&](CallFunctionOp op) {
-      std::string reason;
-      FailureOr<SdpaCall> call = readSdpaCall(op, op.getInputs(), reason);
-      if (failed(call))
-        return; // not SDPA, or refused by the decomposition with the reason
-      calls[op] = *call;
-      (call->backward ? backward : forward).push_back(op);
-    });
-    if (calls.empty())
-      return;
-    // A forward's bookkeeping results (RNG state, sequence offsets) may feed
-    // only backward calls that cuDNN runs too (they ignore them).
-    SmallVector<Plan> plans;
-    DenseSet<Operation *> onLibrary;
-    for (CallFunctionOp op : llvm::concat<CallFunctionOp>(backward, forward)) {
-      Plan plan{op, calls[op], 0, 0, 0, 0, 0, 0};
-      std::string reason = checkSupport(plan, onLibrary);
-      if (!reason.empty()) {
-        if (remarks)
-          op.emitRemark() << "SDPA of node '" << op.getName()
-                          << "' stays generated kernels: " << reason;
-        continue;
-      }
-      onLibrary.insert(op);
-      plans.push_back(plan);
+  // One-to-N adaptor: a forward's bookkeeping results, which feed only
+  // backward calls replaced here too, are replaced by no value. The shim
+  // call reads the op's own operands instead (replaced when it commits).
+  LogicalResult
+  matchAndRewrite(CallFunctionOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::string reason;
+    FailureOr<SdpaCall> call = readSdpaCall(op, op.getInputs(), reason);
+    if (failed(call)) // not SDPA, or refused by the decomposition
+      return rewriter.notifyMatchFailure(op, "not an SDPA call");
+    Plan plan{op, *call, 0, 0, 0, 0, 0, 0};
+    reason = checkSupport(plan);
+    if (!reason.empty()) {
+      if (remarks)
+        op.emitRemark() << "SDPA of node '" << op.getName()
+                        << "' stays generated kernels: " << reason;
+      return failure();
     }
-    NodeNameTable names(module);
-    for (Plan &plan : plans)
-      rewrite(module, names, plan);
+    rewrite(rewriter, plan);
+    return success();
+  }
+
+  /// True when `user` is a backward SDPA call that cuDNN runs.
+  static bool isCudnnBackward(Operation *user) {
+    auto op = dyn_cast<CallFunctionOp>(user);
+    if (!op)
+      return false;
+    std::string reason;
+    FailureOr<SdpaCall> call = readSdpaCall(op, op.getInputs(), reason);
+    if (failed(call) || !call->backward)
+      return false;
+    Plan plan{op, *call, 0, 0, 0, 0, 0, 0};
+    return checkSupport(plan).empty();
   }
 
   /// Why cuDNN cannot run `p.op` (empty when it can); fills the sizes.
-  std::string checkSupport(Plan &p, const DenseSet<Operation *> &onLibrary) {
+  static std::string checkSupport(Plan &p) {
     const SdpaCall &c = p.call;
     auto q = cast<RankedTensorType>(c.q.getType());
     auto k = cast<RankedTensorType>(c.k.getType());
@@ -174,9 +181,11 @@ struct AttentionCallsPass
       return c.math ? "the attention weights are used"
                     : "logsumexp " + str(second.getType()) +
                           " is not cuDNN's f32 [B, H, L] statistics";
+    // Its bookkeeping results (RNG state, sequence offsets) may feed only
+    // backward calls that cuDNN runs too (they ignore them).
     for (Value r : op->getResults().drop_front(2))
       for (Operation *user : r.getUsers())
-        if (!onLibrary.contains(user))
+        if (!isCudnnBackward(user))
           return "a result beyond output/logsumexp feeds node '" +
                  (isa<CallFunctionOp>(user)
                       ? cast<CallFunctionOp>(user).getName().str()
@@ -198,9 +207,8 @@ struct AttentionCallsPass
   }
 
   /// Replaces `p.op` by the shim call.
-  void rewrite(ModuleOp module, NodeNameTable &names, Plan &p) {
-    MLIRContext *ctx = &getContext();
-    OpBuilder b(p.op);
+  static void rewrite(ConversionPatternRewriter &b, Plan &p) {
+    MLIRContext *ctx = b.getContext();
     Location loc = p.op.getLoc();
     Type ptr = LLVM::LLVMPointerType::get(ctx);
     Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
@@ -224,7 +232,8 @@ struct AttentionCallsPass
           b, loc, MemRefType::get(type.getShape(), type.getElementType()), t,
           /*read_only=*/true);
       add(getBufferPointer(b, loc, buffer));
-      add(int64Array(module, b, loc, contiguousStrides(type.getShape())));
+      add(getInt64ArrayPointer(b, loc, kSizesPrefix,
+                               contiguousStrides(type.getShape())));
     };
     // A result of type `type` written by the shim: its pointer (and strides
     // unless `stats`); returns the tensor that replaces the op's result.
@@ -234,10 +243,11 @@ struct AttentionCallsPass
       Value buffer = memref::AllocOp::create(b, loc, bufferType);
       add(getBufferPointer(b, loc, buffer));
       if (!stats)
-        add(int64Array(module, b, loc, contiguousStrides(t.getShape())));
+        add(getInt64ArrayPointer(b, loc, kSizesPrefix,
+                                 contiguousStrides(t.getShape())));
       return buffer;
     };
-    add(names.getPointer(b, loc, p.op.getName()));
+    add(getNodeNamePointer(b, loc, p.op.getName()));
     auto elem = cast<RankedTensorType>(c.q.getType()).getElementType();
     i32Const(elem.isBF16() ? kBF16 : kF16);
     for (int64_t size :
@@ -278,49 +288,58 @@ struct AttentionCallsPass
           b, loc, MemRefType::get(m.getShape(), m.getElementType()), c.mask,
           /*read_only=*/true);
       add(getBufferPointer(b, loc, buffer));
-      add(int64Array(module, b, loc, m.getShape()));
-      add(int64Array(module, b, loc, contiguousStrides(m.getShape())));
+      add(getInt64ArrayPointer(b, loc, kSizesPrefix, m.getShape()));
+      add(getInt64ArrayPointer(b, loc, kSizesPrefix,
+                               contiguousStrides(m.getShape())));
     } else {
       for (int i = 0; i < 3; ++i)
         add(LLVM::ZeroOp::create(b, loc, ptr));
     }
     StringRef name =
         c.backward ? "joint_cudnn_sdpa_backward" : "joint_cudnn_sdpa_forward";
-    func::FuncOp fn = declareRuntimeFunction(
-        module, name, FunctionType::get(ctx, types, {i32}));
+    func::FuncOp fn = lookupOrDeclareRuntimeFunction(
+        b, p.op->getParentOfType<ModuleOp>(), name,
+        FunctionType::get(ctx, types, {i32}));
     func::CallOp::create(b, loc, fn, args);
-    for (auto [i, buffer] : llvm::enumerate(buffers)) {
-      Value tensor = bufferization::ToTensorOp::create(
+    // The other results are unused, or bookkeeping only cuDNN's backward
+    // calls take: replaced by nothing.
+    SmallVector<Value> replacements(p.op->getNumResults());
+    for (auto [i, buffer] : llvm::enumerate(buffers))
+      replacements[i] = bufferization::ToTensorOp::create(
           b, loc, p.op->getResult(i).getType(), buffer, /*restrict=*/true,
           /*writable=*/true);
-      p.op->getResult(i).replaceAllUsesWith(tensor);
-    }
-    p.op->erase();
+    b.replaceOp(p.op, replacements);
   }
 
-  /// `!llvm.ptr` to a private constant i64 array holding `values` (one
-  /// global per distinct array).
-  Value int64Array(ModuleOp module, OpBuilder &b, Location loc,
-                   ArrayRef<int64_t> values) {
-    LLVM::GlobalOp &global = arrays[SmallVector<int64_t>(values)];
-    if (!global) {
-      OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-      auto type = LLVM::LLVMArrayType::get(mb.getI64Type(), values.size());
-      auto value = DenseElementsAttr::get(
-          RankedTensorType::get({int64_t(values.size())}, mb.getI64Type()),
-          values);
-      std::string symbol = "__joint_sdpa_sizes_" + std::to_string(counter++);
-      while (module.lookupSymbol(symbol))
-        symbol = "__joint_sdpa_sizes_" + std::to_string(counter++);
-      global = LLVM::GlobalOp::create(mb, module.getLoc(), type,
-                                      /*isConstant=*/true,
-                                      LLVM::Linkage::Private, symbol, value);
-    }
-    return LLVM::AddressOfOp::create(b, loc, global);
-  }
+  bool remarks;
+};
 
-  std::map<SmallVector<int64_t>, LLVM::GlobalOp> arrays;
-  unsigned counter = 0;
+/// Converts every SDPA call cuDNN supports; the others stay.
+struct AttentionCallsPass
+    : public joint::impl::JointGPUAttentionCallsBase<AttentionCallsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    // A joint.call_function is left to the pattern: an SDPA call cuDNN does
+    // not run stays (the decomposition's fallback), as do all other calls.
+    target.addDynamicallyLegalOp<CallFunctionOp>(
+        [](Operation *) -> std::optional<bool> { return std::nullopt; });
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    populateSdpaToCudnnCallPatterns(patterns, remarks);
+    ConversionConfig config;
+    config.foldingMode = DialectConversionFoldingMode::Never;
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns), config)))
+      signalPassFailure();
+  }
 };
 
 } // namespace
+
+void joint::populateSdpaToCudnnCallPatterns(RewritePatternSet &patterns,
+                                            bool remarks) {
+  patterns.add<SdpaToCudnnCall>(patterns.getContext(), remarks);
+}

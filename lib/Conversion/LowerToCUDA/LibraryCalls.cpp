@@ -12,15 +12,18 @@
 // A/B/C all f32 (no TF32), or bf16/f16 A and B into an f32 C
 // (CUBLAS_COMPUTE_32F, the lowering's f32 accumulator, rounded afterwards by
 // its own kernel) or into a C of their type. Anything else (integers, mixed
-// A/B, strided views, other maps) stays a generated kernel.
+// A/B, strided views, other maps) stays a generated kernel. The rewrite is
+// one pattern (populateGemmToCublasCallPatterns), applied by a single walk.
 //
 //===----------------------------------------------------------------------===//
 
+#include "joint/Conversion/LowerToCUDA/LibraryCalls.h"
 #include "RuntimeCalls.h"
 #include "Utils.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir {
 namespace joint {
@@ -49,34 +52,33 @@ static int32_t gemmDtype(Type in, Type out) {
   return -1;
 }
 
-struct LibraryCallsPass
-    : public joint::impl::JointGPULibraryCallsBase<LibraryCallsPass> {
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isDeclaration())
-      return;
-    auto module = func->getParentOfType<ModuleOp>();
-    joint::NodeNameTable names(module);
-    SmallVector<linalg::LinalgOp> gemms;
-    for (Operation &op : func.getBody().front())
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-        gemms.push_back(cast<linalg::LinalgOp>(op));
-    for (linalg::LinalgOp op : gemms) {
-      Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
-      Value c = op.getDpsInits()[0];
-      auto typeA = dyn_cast<MemRefType>(a.getType());
-      auto typeB = dyn_cast<MemRefType>(b.getType());
-      auto typeC = dyn_cast<MemRefType>(c.getType());
-      if (!typeA || !typeB || !typeC || !hasIdentityLayout(a) ||
-          !hasIdentityLayout(b) || !hasIdentityLayout(c) ||
-          typeA.getElementType() != typeB.getElementType())
-        continue;
-      std::optional<std::pair<bool, bool>> trans = getTransposes(op);
-      int32_t dtype = gemmDtype(typeA.getElementType(), typeC.getElementType());
-      if (!trans || dtype < 0)
-        continue;
-      replace(module, names, op, a, b, c, dtype, trans->first, trans->second);
-    }
+/// Replaces a top-level `linalg.matmul` / `linalg.batch_matmul` that cuBLAS
+/// supports by the shim call computing C += op(A) op(B); others stay.
+struct GemmToCublasCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+      return failure();
+    auto func = dyn_cast<func::FuncOp>(op->getParentOp());
+    if (!func || op->getBlock() != &func.getBody().front())
+      return rewriter.notifyMatchFailure(op, "not in a step's top level");
+    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+    Value c = op.getDpsInits()[0];
+    auto typeA = dyn_cast<MemRefType>(a.getType());
+    auto typeB = dyn_cast<MemRefType>(b.getType());
+    auto typeC = dyn_cast<MemRefType>(c.getType());
+    if (!typeA || !typeB || !typeC || !hasIdentityLayout(a) ||
+        !hasIdentityLayout(b) || !hasIdentityLayout(c) ||
+        typeA.getElementType() != typeB.getElementType())
+      return rewriter.notifyMatchFailure(op, "unsupported operand types");
+    std::optional<std::pair<bool, bool>> trans = getTransposes(op);
+    int32_t dtype = gemmDtype(typeA.getElementType(), typeC.getElementType());
+    if (!trans || dtype < 0)
+      return rewriter.notifyMatchFailure(op, "unsupported maps or types");
+    replace(rewriter, op, a, b, c, dtype, trans->first, trans->second);
+    return success();
   }
 
   /// (transA, transB) when `op`'s maps read A as [(batch,) m, k] or
@@ -106,10 +108,9 @@ struct LibraryCallsPass
 
   /// C[(batch,) m, n] += op(A) op(B) as a shim call; op(A) = A[(batch,) m, k]
   /// or, with `transA`, the transpose of A[(batch,) k, m] (B likewise).
-  void replace(ModuleOp module, joint::NodeNameTable &names,
-               linalg::LinalgOp op, Value a, Value b, Value c, int32_t dtype,
-               bool transA, bool transB) {
-    OpBuilder b0(op);
+  static void replace(PatternRewriter &b0, linalg::LinalgOp op, Value a,
+                      Value b, Value c, int32_t dtype, bool transA,
+                      bool transB) {
     Location loc = op.getLoc();
     Type i64 = b0.getI64Type(), i32 = b0.getI32Type(), f32 = b0.getF32Type();
     Type ptr = LLVM::LLVMPointerType::get(b0.getContext());
@@ -132,8 +133,9 @@ struct LibraryCallsPass
     Value flagB = transB == transA ? flagA : i32Const(transB);
     // The node the GEMM came from (joint-gpu-name-locations), for messages.
     StringRef nodeName = joint::getNodeName(loc);
-    Value node = nodeName.empty() ? LLVM::ZeroOp::create(b0, loc, ptr)
-                                  : names.getPointer(b0, loc, nodeName);
+    Value node = nodeName.empty()
+                     ? Value(LLVM::ZeroOp::create(b0, loc, ptr))
+                     : joint::getNodeNamePointer(b0, loc, nodeName);
     // Row-major: lda = k (m when transposed), ldb = n (k), ldc = n.
     SmallVector<Value> args = {node, i32Const(dtype), flagA, flagB, m, n, k,
                                one};
@@ -166,10 +168,25 @@ struct LibraryCallsPass
     StringRef name =
         batched ? "joint_cublas_gemm_strided_batched" : "joint_cublas_gemm";
     auto fnType = FunctionType::get(b0.getContext(), types, {i32});
-    func::FuncOp fn = joint::declareRuntimeFunction(module, name, fnType);
+    func::FuncOp fn = joint::lookupOrDeclareRuntimeFunction(
+        b0, op->getParentOfType<ModuleOp>(), name, fnType);
     func::CallOp::create(b0, loc, fn, args);
-    op->erase();
+    b0.eraseOp(op);
+  }
+};
+
+/// Applies the pattern to every op of the function once, in order.
+struct LibraryCallsPass
+    : public joint::impl::JointGPULibraryCallsBase<LibraryCallsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateGemmToCublasCallPatterns(patterns);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 
 } // namespace
+
+void joint::populateGemmToCublasCallPatterns(RewritePatternSet &patterns) {
+  patterns.add<GemmToCublasCall>(patterns.getContext());
+}

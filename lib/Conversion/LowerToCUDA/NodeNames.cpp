@@ -50,7 +50,6 @@ struct SetNodePass : public joint::impl::JointGPUSetNodeBase<SetNodePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    NodeNameTable names(module);
     func::FuncOp setNode;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isDeclaration())
@@ -66,14 +65,14 @@ struct SetNodePass : public joint::impl::JointGPUSetNodeBase<SetNodePass> {
         StringRef node = getNodeName(op.getLoc());
         if (node.empty() || node == current)
           continue;
-        if (!setNode)
-          setNode = declareRuntimeFunction(
-              module, "joint_runtime_set_node",
-              FunctionType::get(ctx, {LLVM::LLVMPointerType::get(ctx)}, {}));
         OpBuilder b(&op);
+        if (!setNode)
+          setNode = lookupOrDeclareRuntimeFunction(
+              b, module, "joint_runtime_set_node",
+              FunctionType::get(ctx, {LLVM::LLVMPointerType::get(ctx)}, {}));
         func::CallOp::create(
             b, op.getLoc(), setNode,
-            ValueRange{names.getPointer(b, op.getLoc(), node)});
+            ValueRange{getNodeNamePointer(b, op.getLoc(), node)});
         current = node;
       }
     }

@@ -15,8 +15,16 @@
 // marked joint.reads_until_result_use, so the offloaded source stays alive
 // until the forward wait (BufferLiveness.h).
 //
+// Each ao op is one conversion pattern (populateAOToTransferCallPatterns):
+// the offload is replaced by its handle and the tensor's `?` sizes, the
+// forward wait passes them on to the reload, and the reload is replaced by
+// its tensor and the handle its wait releases. The pass first checks the
+// chains (diagnostics naming the node), then runs applyPartialConversion
+// with the ao ops illegal, so any op left over fails the pass.
+//
 //===----------------------------------------------------------------------===//
 
+#include "joint/Conversion/LowerToCUDA/Offload.h"
 #include "RuntimeCalls.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
@@ -24,8 +32,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir {
 namespace joint {
@@ -35,170 +42,96 @@ namespace joint {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::joint;
 
 namespace {
 
-using joint::declareRuntimeFunction;
+constexpr llvm::StringLiteral kOffloadFn = "joint_ao_offload",
+                              kWaitFn = "joint_ao_wait",
+                              kReloadFn = "joint_ao_reload_into",
+                              kReleaseFn = "joint_ao_release";
 
-struct OffloadPass : public joint::impl::JointGPUOffloadBase<OffloadPass> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
-    joint::NodeNameTable table(module);
-    names = &table;
-    Type ptr = LLVM::LLVMPointerType::get(ctx);
-    Type i64 = IntegerType::get(ctx, 64);
-    Type i32 = IntegerType::get(ctx, 32);
-    offloadFn =
-        declareRuntimeFunction(module, "joint_ao_offload",
-                               FunctionType::get(ctx, {ptr, i64, ptr}, ptr));
-    waitFn = declareRuntimeFunction(module, "joint_ao_wait",
-                                    FunctionType::get(ctx, {ptr}, i32));
-    reloadFn =
-        declareRuntimeFunction(module, "joint_ao_reload_into",
-                               FunctionType::get(ctx, {ptr, ptr, ptr}, i32));
-    releaseFn = declareRuntimeFunction(module, "joint_ao_release",
-                                       FunctionType::get(ctx, {ptr}, i32));
-    bool any = false;
-    for (func::FuncOp func : module.getOps<func::FuncOp>()) {
-      if (func.isDeclaration())
-        continue;
-      SmallVector<Operation *> ops;
-      func.walk([&](Operation *op) {
-        if (isa<ao::OffloadOp, ao::WaitTensorOp, ao::ReloadOp>(op))
-          ops.push_back(op);
-      });
-      any |= !ops.empty();
-      if (failed(lower(module, func, ops)))
-        return signalPassFailure();
-    }
-    if (!any) // nothing refers to the declarations
-      for (func::FuncOp fn : {offloadFn, waitFn, reloadFn, releaseFn})
-        fn.erase();
+/// The transfer protocol's entry point `name` in the module of `op`. The
+/// first look-up declares all four, in protocol order, so the declarations
+/// do not depend on which ops a step has.
+func::FuncOp lookupOrDeclareTransferFunction(OpBuilder &b, Operation *op,
+                                             StringRef name) {
+  MLIRContext *ctx = b.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  std::pair<StringRef, FunctionType> entries[] = {
+      {kOffloadFn, FunctionType::get(ctx, {ptr, i64, ptr}, ptr)},
+      {kWaitFn, FunctionType::get(ctx, {ptr}, i32)},
+      {kReloadFn, FunctionType::get(ctx, {ptr, ptr, ptr}, i32)},
+      {kReleaseFn, FunctionType::get(ctx, {ptr}, i32)}};
+  auto module = op->getParentOfType<ModuleOp>();
+  func::FuncOp result;
+  for (auto [entry, type] : entries) {
+    func::FuncOp fn = lookupOrDeclareRuntimeFunction(b, module, entry, type);
+    if (entry == name)
+      result = fn;
   }
+  return result;
+}
 
-  /// Rewrites the ao ops of `func` (in block order) into runtime calls.
-  LogicalResult lower(ModuleOp module, func::FuncOp func,
-                      ArrayRef<Operation *> ops) {
-    Block &body = func.getBody().front();
-    DenseMap<Value, Value> handles; // offload / forward-wait result -> handle
-    DenseMap<Value, SmallVector<Value>> dynamicSizes; // handle -> `?` sizes
-    DenseMap<Value, std::pair<Value, Value>> reloads; // -> (handle, tensor)
-    for (Operation *op : ops) {
-      if (op->getBlock() != &body)
-        return op->emitOpError()
-               << "is nested in a region; the CUDA target transfers only at "
-                  "the top level of the step"
-               << nodeSuffix(op);
-      OpBuilder b(op);
-      Location loc = op->getLoc();
-      if (auto offload = dyn_cast<ao::OffloadOp>(op)) {
-        SmallVector<Value> sizes;
-        FailureOr<Value> bytes =
-            byteSize(b, loc, offload.getInput(), op, sizes);
-        if (failed(bytes))
-          return failure();
-        Value src = pointerOf(b, loc, readBuffer(b, loc, offload.getInput()));
-        Value node = nodeName(module, b, loc, op);
-        auto call = func::CallOp::create(b, loc, offloadFn,
-                                         ValueRange{src, *bytes, node});
-        // The D2H copy reads the source until the forward wait.
-        call->setAttr(joint::kReadsUntilResultUseAttr, b.getUnitAttr());
-        Value handle = call.getResult(0);
-        handles[offload.getResult()] = handle;
-        dynamicSizes[handle] = std::move(sizes);
-        continue;
-      }
-      if (auto reload = dyn_cast<ao::ReloadOp>(op)) {
-        Value handle = handles.lookup(reload.getInput());
-        if (!handle)
-          return op->emitOpError()
-                 << "reloads a value that is not the forward wait of an "
-                    "ao.offload"
-                 << nodeSuffix(op);
-        auto type = cast<RankedTensorType>(reload.getType());
-        // Sizes measured at the offload: nothing on the device is read here.
-        ArrayRef<Value> sizes = dynamicSizes[handle];
-        auto bufferType =
-            MemRefType::get(type.getShape(), type.getElementType());
-        Value buffer = memref::AllocOp::create(b, loc, bufferType, sizes);
-        Value node = nodeName(module, b, loc, op);
-        func::CallOp::create(
-            b, loc, reloadFn,
-            ValueRange{handle, pointerOf(b, loc, buffer), node});
-        Value tensor = bufferization::ToTensorOp::create(
-            b, loc, type, buffer, /*restrict=*/true, /*writable=*/true);
-        reloads[reload.getResult()] = {handle, tensor};
-        continue;
-      }
-      auto wait = cast<ao::WaitTensorOp>(op);
-      if (Value handle = handles.lookup(wait.getInput())) {
-        // Forward wait: the compute stream waits on the D2H copy's event.
-        func::CallOp::create(b, loc, waitFn, ValueRange{handle});
-        // The verifier lets only ao.reload read the host copy (and its
-        // wait keep it alive).
-        bool reloaded = llvm::any_of(wait.getResult().getUsers(),
-                                     llvm::IsaPred<ao::ReloadOp>);
-        if (!reloaded) // never brought back: the pinned buffer is free now
-          func::CallOp::create(b, loc, releaseFn, ValueRange{handle});
-        handles[wait.getResult()] = handle;
-        continue;
-      }
-      auto it = reloads.find(wait.getInput());
-      if (it == reloads.end())
-        return op->emitOpError()
-               << "waits on a value that is neither an ao.offload nor an "
-                  "ao.reload"
-               << nodeSuffix(op);
-      // Backward wait: before the first consumer of the reloaded tensor.
-      auto [handle, tensor] = it->second;
-      func::CallOp::create(b, loc, waitFn, ValueRange{handle});
-      func::CallOp::create(b, loc, releaseFn, ValueRange{handle});
-      wait.getResult().replaceAllUsesWith(tensor);
-    }
-    for (Operation *op : llvm::reverse(ops)) {
-      for (Value result : op->getResults())
-        if (!result.use_empty())
-          return op->emitOpError()
-                 << "result is used outside the ao protocol" << nodeSuffix(op);
-      op->erase();
-    }
+std::string nodeSuffix(Operation *op) {
+  if (auto name = op->getAttrOfType<StringAttr>("name"))
+    return (" (node '" + name.getValue() + "')").str();
+  return "";
+}
+
+/// A pointer to the NUL-terminated node name of `op` (a private constant
+/// global per distinct name), for the runtime's error messages.
+Value nodeName(OpBuilder &b, Location loc, Operation *op) {
+  auto attr = op->getAttrOfType<StringAttr>("name");
+  return getNodeNamePointer(b, loc, attr ? attr.getValue() : StringRef());
+}
+
+void callTransfer(OpBuilder &b, Operation *op, StringRef name,
+                  ValueRange args) {
+  func::CallOp::create(b, op->getLoc(),
+                       lookupOrDeclareTransferFunction(b, op, name), args);
+}
+
+/// `ao.offload %t` -> `joint_ao_offload(ptr(t), bytes, node)` (D2H on the
+/// transfer stream); replaced by the handle and the `?` sizes of `t`.
+struct OffloadToTransferCall : public OpConversionPattern<ao::OffloadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ao::OffloadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    if (!type.getElementType().isIntOrFloat())
+      return rewriter.notifyMatchFailure(op, "element type is not int/float");
+    SmallVector<Value> handleAndSizes = {Value()};
+    Value bytes = byteSize(rewriter, loc, input, handleAndSizes);
+    auto bufferType = MemRefType::get(type.getShape(), type.getElementType());
+    Value buffer = bufferization::ToBufferOp::create(rewriter, loc, bufferType,
+                                                     input, /*read_only=*/true);
+    Value src = getBufferPointer(rewriter, loc, buffer);
+    Value node = nodeName(rewriter, loc, op);
+    auto call = func::CallOp::create(
+        rewriter, loc,
+        lookupOrDeclareTransferFunction(rewriter, op, kOffloadFn),
+        ValueRange{src, bytes, node});
+    // The D2H copy reads the source until the forward wait.
+    call->setAttr(kReadsUntilResultUseAttr, rewriter.getUnitAttr());
+    handleAndSizes[0] = call.getResult(0);
+    SmallVector<SmallVector<Value>> replacement = {std::move(handleAndSizes)};
+    rewriter.replaceOpWithMultiple(op, std::move(replacement));
     return success();
-  }
-
-  static std::string nodeSuffix(Operation *op) {
-    if (auto name = op->getAttrOfType<StringAttr>("name"))
-      return (" (node '" + name.getValue() + "')").str();
-    return "";
-  }
-
-  /// The buffer of `tensor` with an identity layout (bufferization copies a
-  /// strided one into a dense buffer), read only.
-  static Value readBuffer(OpBuilder &b, Location loc, Value tensor) {
-    auto type = cast<RankedTensorType>(tensor.getType());
-    return bufferization::ToBufferOp::create(
-        b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
-        /*read_only=*/true);
-  }
-
-  static Value pointerOf(OpBuilder &b, Location loc, Value buffer) {
-    return joint::getBufferPointer(b, loc, buffer);
   }
 
   /// Bytes of `tensor` (elements times the storage size of its element
   /// type; i1 takes one byte) as an i64; its `?` sizes go to `dynamic`.
-  static FailureOr<Value> byteSize(OpBuilder &b, Location loc, Value tensor,
-                                   Operation *op,
-                                   SmallVectorImpl<Value> &dynamic) {
+  static Value byteSize(OpBuilder &b, Location loc, Value tensor,
+                        SmallVectorImpl<Value> &dynamic) {
     auto type = cast<RankedTensorType>(tensor.getType());
-    Type element = type.getElementType();
-    if (!element.isIntOrFloat()) {
-      op->emitOpError() << "offloads elements of type " << element
-                        << "; the CUDA target transfers integers and floats"
-                        << nodeSuffix(op);
-      return failure();
-    }
-    int64_t elementBytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+    int64_t elementBytes =
+        (type.getElementType().getIntOrFloatBitWidth() + 7) / 8;
     Value bytes = arith::ConstantIndexOp::create(b, loc, elementBytes);
     for (auto [i, size] : llvm::enumerate(type.getShape())) {
       Value dim = ShapedType::isDynamic(size)
@@ -208,18 +141,151 @@ struct OffloadPass : public joint::impl::JointGPUOffloadBase<OffloadPass> {
         dynamic.push_back(dim);
       bytes = arith::MulIOp::create(b, loc, bytes, dim);
     }
-    return Value(arith::IndexCastOp::create(b, loc, b.getI64Type(), bytes));
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), bytes);
   }
+};
 
-  /// A pointer to the NUL-terminated node name of `op` (a private constant
-  /// global per distinct name), for the runtime's error messages.
-  Value nodeName(ModuleOp module, OpBuilder &b, Location loc, Operation *op) {
-    auto attr = op->getAttrOfType<StringAttr>("name");
-    return names->getPointer(b, loc, attr ? attr.getValue() : StringRef());
+/// The forward `ao.wait_tensor` of an offload -> `joint_ao_wait(h)` (the
+/// compute stream waits on the copy's event), then `joint_ao_release(h)`
+/// unless a reload follows; replaced by the offload's handle and sizes.
+/// The wait of a reload -> `joint_ao_wait(h)`, `joint_ao_release(h)`;
+/// replaced by the reloaded tensor.
+struct WaitToTransferCalls : public OpConversionPattern<ao::WaitTensorOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ao::WaitTensorOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ValueRange input = adaptor.getInput();
+    if (op.isOffloadWait()) { // input: the handle, then the `?` sizes
+      Value handle = input.front();
+      callTransfer(rewriter, op, kWaitFn, handle);
+      // The verifier lets only ao.reload read the host copy (and its wait
+      // keep it alive).
+      if (llvm::none_of(op.getResult().getUsers(), llvm::IsaPred<ao::ReloadOp>))
+        callTransfer(rewriter, op, kReleaseFn, handle); // buffer free now
+      SmallVector<SmallVector<Value>> replacement = {llvm::to_vector(input)};
+      rewriter.replaceOpWithMultiple(op, std::move(replacement));
+      return success();
+    }
+    if (!op.isReloadWait() || input.size() != 2)
+      return rewriter.notifyMatchFailure(op, "not the wait of a transfer");
+    // Input: the reloaded tensor and the handle. Before its first consumer.
+    Value tensor = input[0], handle = input[1];
+    callTransfer(rewriter, op, kWaitFn, handle);
+    callTransfer(rewriter, op, kReleaseFn, handle);
+    rewriter.replaceOp(op, tensor);
+    return success();
   }
+};
 
-  func::FuncOp offloadFn, waitFn, reloadFn, releaseFn;
-  joint::NodeNameTable *names = nullptr;
+/// `ao.reload` of a forward wait -> a step allocation (`memref.alloc`, sized
+/// as measured at the offload: nothing on the device is read here) filled
+/// by `joint_ao_reload_into(h, ptr, node)` (H2D on the transfer stream);
+/// replaced by the allocation as a tensor and the handle.
+struct ReloadToTransferCall : public OpConversionPattern<ao::ReloadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ao::ReloadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ValueRange input = adaptor.getInput(); // the handle, then `?` sizes
+    auto type = cast<RankedTensorType>(op.getType());
+    if (input.empty() || !isa<LLVM::LLVMPointerType>(input[0].getType()) ||
+        int64_t(input.size()) != 1 + type.getNumDynamicDims())
+      return rewriter.notifyMatchFailure(op, "no handle for the reload");
+    Location loc = op.getLoc();
+    Value handle = input[0];
+    auto bufferType = MemRefType::get(type.getShape(), type.getElementType());
+    Value buffer =
+        memref::AllocOp::create(rewriter, loc, bufferType, input.drop_front());
+    Value node = nodeName(rewriter, loc, op);
+    callTransfer(
+        rewriter, op, kReloadFn,
+        ValueRange{handle, getBufferPointer(rewriter, loc, buffer), node});
+    Value tensor = bufferization::ToTensorOp::create(
+        rewriter, loc, type, buffer, /*restrict=*/true, /*writable=*/true);
+    SmallVector<SmallVector<Value>> replacement = {{tensor, handle}};
+    rewriter.replaceOpWithMultiple(op, std::move(replacement));
+    return success();
+  }
+};
+
+/// Emits the error that keeps `op` (an ao op of the step whose top-level
+/// block is `body`) from being lowered and fails; succeeds when none does.
+LogicalResult checkTransfer(Operation *op, Block *body) {
+  if (op->getBlock() != body)
+    return op->emitOpError()
+           << "is nested in a region; the CUDA target transfers only at "
+              "the top level of the step"
+           << nodeSuffix(op);
+  if (auto offload = dyn_cast<ao::OffloadOp>(op)) {
+    Type element = offload.getInput().getType().getElementType();
+    if (!element.isIntOrFloat())
+      return op->emitOpError()
+             << "offloads elements of type " << element
+             << "; the CUDA target transfers integers and floats"
+             << nodeSuffix(op);
+  } else if (auto reload = dyn_cast<ao::ReloadOp>(op)) {
+    auto wait = reload.getInput().getDefiningOp<ao::WaitTensorOp>();
+    if (!wait || !wait.isOffloadWait())
+      return op->emitOpError()
+             << "reloads a value that is not the forward wait of an "
+                "ao.offload"
+             << nodeSuffix(op);
+  } else {
+    auto wait = cast<ao::WaitTensorOp>(op);
+    if (!wait.isOffloadWait() && !wait.isReloadWait())
+      return op->emitOpError()
+             << "waits on a value that is neither an ao.offload nor an "
+                "ao.reload"
+             << nodeSuffix(op);
+    if (wait.isReloadWait()) // its result becomes the reloaded tensor
+      return success();
+  }
+  auto isTransfer =
+      llvm::IsaPred<ao::OffloadOp, ao::WaitTensorOp, ao::ReloadOp>;
+  if (!llvm::all_of(op->getUsers(), isTransfer))
+    return op->emitOpError()
+           << "result is used outside the ao protocol" << nodeSuffix(op);
+  return success();
+}
+
+/// Checks the ao chains, then converts them all.
+struct OffloadPass : public joint::impl::JointGPUOffloadBase<OffloadPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+      if (func.isDeclaration())
+        continue;
+      Block *body = &func.getBody().front();
+      WalkResult result = func.walk([&](Operation *op) {
+        if (isa<ao::OffloadOp, ao::WaitTensorOp, ao::ReloadOp>(op) &&
+            failed(checkTransfer(op, body)))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
+      if (result.wasInterrupted())
+        return signalPassFailure();
+    }
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalOp<ao::OffloadOp, ao::WaitTensorOp, ao::ReloadOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    populateAOToTransferCallPatterns(patterns);
+    ConversionConfig config;
+    config.foldingMode = DialectConversionFoldingMode::Never;
+    if (failed(applyPartialConversion(module, target, std::move(patterns),
+                                      config)))
+      signalPassFailure();
+  }
 };
 
 } // namespace
+
+void joint::populateAOToTransferCallPatterns(RewritePatternSet &patterns) {
+  patterns
+      .add<OffloadToTransferCall, WaitToTransferCalls, ReloadToTransferCall>(
+          patterns.getContext());
+}

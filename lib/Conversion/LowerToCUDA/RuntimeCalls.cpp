@@ -1,7 +1,8 @@
 //===- RuntimeCalls.cpp - Building calls into the CUDA runtime ------------===//
 //
 // Implements the helpers of RuntimeCalls.h: runtime declarations, buffer
-// pointers and the node-name strings the runtime's messages quote.
+// pointers, the node-name strings the runtime's messages quote and constant
+// i64 arrays, each looked up before it is created.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,11 +17,47 @@ using namespace mlir::joint;
 
 static constexpr llvm::StringLiteral kNodePrefix = "__joint_node_";
 
-func::FuncOp joint::declareRuntimeFunction(ModuleOp module, StringRef name,
-                                           FunctionType type) {
+/// The module holding `b`'s insertion point.
+static ModuleOp getEnclosingModule(OpBuilder &b) {
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  if (auto module = dyn_cast<ModuleOp>(parent))
+    return module;
+  return parent->getParentOfType<ModuleOp>();
+}
+
+/// The private constant global `@<prefix><i>` of `module` holding `value`;
+/// when none does, a new one of type `type` at the module's start, with the
+/// next index after those in use.
+static LLVM::GlobalOp lookupOrCreateConstant(OpBuilder &b, ModuleOp module,
+                                             StringRef prefix, Type type,
+                                             Attribute value) {
+  unsigned next = 0;
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    StringRef symbol = global.getSymName();
+    unsigned index;
+    if (!symbol.consume_front(prefix) || symbol.getAsInteger(10, index))
+      continue;
+    if (global.getValueOrNull() == value)
+      return global;
+    next = std::max(next, index + 1);
+  }
+  std::string symbol = (prefix + Twine(next++)).str();
+  while (module.lookupSymbol(symbol))
+    symbol = (prefix + Twine(next++)).str();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  return LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/true,
+                                LLVM::Linkage::Private, symbol, value);
+}
+
+func::FuncOp joint::lookupOrDeclareRuntimeFunction(OpBuilder &b,
+                                                   ModuleOp module,
+                                                   StringRef name,
+                                                   FunctionType type) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
   auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
   fn.setPrivate();
   return fn;
@@ -45,30 +82,20 @@ StringRef joint::getNodeName(Location loc) {
   return "";
 }
 
-NodeNameTable::NodeNameTable(ModuleOp module) : module(module) {
-  for (auto global : module.getOps<LLVM::GlobalOp>()) {
-    StringRef symbol = global.getSymName();
-    unsigned index;
-    if (!symbol.consume_front(kNodePrefix) || symbol.getAsInteger(10, index))
-      continue;
-    next = std::max(next, index + 1);
-    if (auto value = dyn_cast_or_null<StringAttr>(global.getValueOrNull()))
-      globals[value.getValue().drop_back()] = global; // without the NUL
-  }
+Value joint::getNodeNamePointer(OpBuilder &b, Location loc, StringRef name) {
+  std::string value = name.str() + '\0';
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
+  LLVM::GlobalOp global = lookupOrCreateConstant(
+      b, getEnclosingModule(b), kNodePrefix, type, b.getStringAttr(value));
+  return LLVM::AddressOfOp::create(b, loc, global);
 }
 
-Value NodeNameTable::getPointer(OpBuilder &b, Location loc, StringRef name) {
-  LLVM::GlobalOp &global = globals[name];
-  if (!global) {
-    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-    std::string value = name.str() + '\0';
-    auto type = LLVM::LLVMArrayType::get(mb.getI8Type(), value.size());
-    std::string symbol = (kNodePrefix + Twine(next++)).str();
-    while (module.lookupSymbol(symbol))
-      symbol = (kNodePrefix + Twine(next++)).str();
-    global = LLVM::GlobalOp::create(mb, module.getLoc(), type,
-                                    /*isConstant=*/true, LLVM::Linkage::Private,
-                                    symbol, mb.getStringAttr(value));
-  }
+Value joint::getInt64ArrayPointer(OpBuilder &b, Location loc, StringRef prefix,
+                                  ArrayRef<int64_t> values) {
+  auto type = LLVM::LLVMArrayType::get(b.getI64Type(), values.size());
+  auto value = DenseElementsAttr::get(
+      RankedTensorType::get({int64_t(values.size())}, b.getI64Type()), values);
+  LLVM::GlobalOp global =
+      lookupOrCreateConstant(b, getEnclosingModule(b), prefix, type, value);
   return LLVM::AddressOfOp::create(b, loc, global);
 }

@@ -2,9 +2,11 @@
 //
 // The host code of a CUDA step calls the runtime's C entry points
 // (runtime/cuda/joint_cuda_runtime.h) with raw pointers: these helpers
-// declare an entry point once per module, take the data pointer of an
-// identity-layout buffer, and give each node name one private constant
-// string, which the runtime quotes in its error messages ("..., node 'mm_3'").
+// look up or declare an entry point, take the data pointer of an
+// identity-layout buffer, and look up or create the private constants the
+// calls point to: one string per node name, which the runtime quotes in its
+// error messages ("..., node 'mm_3'"), and one per i64 array. They build
+// through the caller's builder, so rewrite patterns may use them.
 // A node's name reaches ops lowered from it as a `NameLoc` around their
 // location (`joint-gpu-name-locations`).
 //
@@ -16,15 +18,15 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/StringMap.h"
 
 namespace mlir {
 namespace joint {
 
-/// The private declaration of runtime function `name` in `module`, created
-/// at the module's end when missing.
-func::FuncOp declareRuntimeFunction(ModuleOp module, StringRef name,
-                                    FunctionType type);
+/// The private declaration of runtime function `name` in `module`; when
+/// missing, it is created at the module's end through `b` (a rewriter's
+/// listener sees it), leaving `b`'s insertion point unchanged.
+func::FuncOp lookupOrDeclareRuntimeFunction(OpBuilder &b, ModuleOp module,
+                                            StringRef name, FunctionType type);
 
 /// The data pointer (`!llvm.ptr`) of identity-layout (offset 0) `buffer`.
 Value getBufferPointer(OpBuilder &b, Location loc, Value buffer);
@@ -33,19 +35,16 @@ Value getBufferPointer(OpBuilder &b, Location loc, Value buffer);
 /// fused and call-site locations), or "" when none.
 StringRef getNodeName(Location loc);
 
-/// One private constant NUL-terminated global `@__joint_node_<i>` per
-/// distinct node name of a module; existing ones are reused.
-class NodeNameTable {
-public:
-  explicit NodeNameTable(ModuleOp module);
-  /// `!llvm.ptr` to the string `name` (`llvm.mlir.addressof`) at `b`.
-  Value getPointer(OpBuilder &b, Location loc, StringRef name);
+/// `!llvm.ptr` (`llvm.mlir.addressof`, at `b`) to the NUL-terminated string
+/// `name` of the module around `b`'s insertion point: its private constant
+/// global `@__joint_node_<i>`, looked up or created at the module's start.
+Value getNodeNamePointer(OpBuilder &b, Location loc, StringRef name);
 
-private:
-  ModuleOp module;
-  llvm::StringMap<LLVM::GlobalOp> globals;
-  unsigned next = 0;
-};
+/// `!llvm.ptr` (at `b`) to a private constant i64 array global
+/// `@<prefix><i>` holding `values`, looked up or created at the start of
+/// the module around `b`'s insertion point (one global per distinct array).
+Value getInt64ArrayPointer(OpBuilder &b, Location loc, StringRef prefix,
+                           ArrayRef<int64_t> values);
 
 } // namespace joint
 } // namespace mlir

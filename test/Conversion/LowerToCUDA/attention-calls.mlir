@@ -9,12 +9,12 @@
 // RUN: joint-opt %s -split-input-file -joint-gpu-attention-calls=remarks -verify-diagnostics | FileCheck %s
 
 // CHECK: module {
-// CHECK-NEXT: llvm.mlir.global private constant @__joint_node_1("sdpa\00") {addr_space = 0 : i32}
+// CHECK-NEXT: llvm.mlir.global private constant @__joint_node_1("sdpa_backward\00") {addr_space = 0 : i32}
 // CHECK-NEXT: llvm.mlir.global private constant @__joint_sdpa_sizes_1(dense<[256, 128, 8, 1]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
 // CHECK-NEXT: llvm.mlir.global private constant @__joint_sdpa_sizes_0(dense<[512, 128, 8, 1]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
-// CHECK-NEXT: llvm.mlir.global private constant @__joint_node_0("sdpa_backward\00") {addr_space = 0 : i32}
+// CHECK-NEXT: llvm.mlir.global private constant @__joint_node_0("sdpa\00") {addr_space = 0 : i32}
 // CHECK-NEXT: joint.graph @flash(%q: tensor<1x4x16x8xbf16> {joint.path = "q", joint.role = #joint.role<input>}, %k: tensor<1x2x16x8xbf16> {joint.path = "k", joint.role = #joint.role<input>}, %v: tensor<1x2x16x8xbf16> {joint.path = "v", joint.role = #joint.role<input>}, %do: tensor<1x4x16x8xbf16> {joint.path = "do", joint.role = #joint.role<input>}) -> (tensor<1x4x16x8xbf16> {joint.role = #joint.role<output>}, tensor<1x4x16x8xbf16> {joint.role = #joint.role<output>}, tensor<1x2x16x8xbf16> {joint.role = #joint.role<output>}, tensor<1x2x16x8xbf16> {joint.role = #joint.role<output>}) {
-// CHECK-NEXT: %0 = llvm.mlir.addressof @__joint_node_1 : !llvm.ptr
+// CHECK-NEXT: %0 = llvm.mlir.addressof @__joint_node_0 : !llvm.ptr
 // CHECK-NEXT: %c1_i32 = arith.constant 1 : i32
 // CHECK-NEXT: %c1_i64 = arith.constant 1 : i64
 // CHECK-NEXT: %c4_i64 = arith.constant 4 : i64
@@ -54,7 +54,7 @@
 // CHECK-NEXT: %21 = func.call @joint_cudnn_sdpa_forward(%0, %c1_i32, %c1_i64, %c4_i64, %c2_i64, %c16_i64, %c16_i64_0, %c8_i64, %cst, %c1_i32_1, %3, %4, %7, %8, %11, %12, %14, %15, %17, %18, %19, %20) : (!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 // CHECK-NEXT: %22 = bufferization.to_tensor %alloc restrict writable : memref<1x4x16x8xbf16> to tensor<1x4x16x8xbf16>
 // CHECK-NEXT: %23 = bufferization.to_tensor %alloc_5 restrict writable : memref<1x4x16xf32> to tensor<1x4x16xf32>
-// CHECK-NEXT: %24 = llvm.mlir.addressof @__joint_node_0 : !llvm.ptr
+// CHECK-NEXT: %24 = llvm.mlir.addressof @__joint_node_1 : !llvm.ptr
 // CHECK-NEXT: %c1_i32_7 = arith.constant 1 : i32
 // CHECK-NEXT: %c1_i64_8 = arith.constant 1 : i64
 // CHECK-NEXT: %c4_i64_9 = arith.constant 4 : i64
@@ -117,8 +117,8 @@
 // CHECK-NEXT: %63 = bufferization.to_tensor %alloc_26 restrict writable : memref<1x2x16x8xbf16> to tensor<1x2x16x8xbf16>
 // CHECK-NEXT: joint.output %22, %61, %62, %63 : tensor<1x4x16x8xbf16>, tensor<1x4x16x8xbf16>, tensor<1x2x16x8xbf16>, tensor<1x2x16x8xbf16>
 // CHECK-NEXT: }
-// CHECK-NEXT: func.func private @joint_cudnn_sdpa_backward(!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 // CHECK-NEXT: func.func private @joint_cudnn_sdpa_forward(!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+// CHECK-NEXT: func.func private @joint_cudnn_sdpa_backward(!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 // CHECK-NEXT: }
 
 // Flash forward and backward (bf16, causal, no mask): both through cuDNN;
@@ -132,13 +132,13 @@ joint.graph @flash(%q: tensor<1x4x16x8xbf16> {joint.role = #joint.role<input>, j
 // -----
 
 // CHECK: module {
-// CHECK-NEXT: llvm.mlir.global private constant @__joint_node_1("attn\00") {addr_space = 0 : i32}
+// CHECK-NEXT: llvm.mlir.global private constant @__joint_node_1("attn_backward\00") {addr_space = 0 : i32}
 // CHECK-NEXT: llvm.mlir.global private constant @__joint_sdpa_sizes_2(dense<[256, 256, 16, 1]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
 // CHECK-NEXT: llvm.mlir.global private constant @__joint_sdpa_sizes_1(dense<[2, 1, 16, 16]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
 // CHECK-NEXT: llvm.mlir.global private constant @__joint_sdpa_sizes_0(dense<[512, 256, 16, 1]> : tensor<4xi64>) {addr_space = 0 : i32} : !llvm.array<4 x i64>
-// CHECK-NEXT: llvm.mlir.global private constant @__joint_node_0("attn_backward\00") {addr_space = 0 : i32}
+// CHECK-NEXT: llvm.mlir.global private constant @__joint_node_0("attn\00") {addr_space = 0 : i32}
 // CHECK-NEXT: joint.graph @for_cpu_mask(%q: tensor<2x2x16x16xbf16> {joint.path = "q", joint.role = #joint.role<input>}, %m: tensor<2x1x16x16xbf16> {joint.path = "m", joint.role = #joint.role<input>}, %do: tensor<2x2x16x16xbf16> {joint.path = "do", joint.role = #joint.role<input>}) -> (tensor<2x2x16x16xbf16> {joint.role = #joint.role<output>}) {
-// CHECK-NEXT: %0 = llvm.mlir.addressof @__joint_node_1 : !llvm.ptr
+// CHECK-NEXT: %0 = llvm.mlir.addressof @__joint_node_0 : !llvm.ptr
 // CHECK-NEXT: %c1_i32 = arith.constant 1 : i32
 // CHECK-NEXT: %c2_i64 = arith.constant 2 : i64
 // CHECK-NEXT: %c2_i64_0 = arith.constant 2 : i64
@@ -181,7 +181,7 @@ joint.graph @flash(%q: tensor<1x4x16x8xbf16> {joint.role = #joint.role<input>, j
 // CHECK-NEXT: %23 = func.call @joint_cudnn_sdpa_forward(%0, %c1_i32, %c2_i64, %c2_i64_0, %c2_i64_1, %c16_i64, %c16_i64_2, %c16_i64_3, %cst, %c0_i32, %3, %4, %7, %8, %11, %12, %14, %15, %17, %20, %21, %22) : (!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 // CHECK-NEXT: %24 = bufferization.to_tensor %alloc restrict writable : memref<2x2x16x16xbf16> to tensor<2x2x16x16xbf16>
 // CHECK-NEXT: %25 = bufferization.to_tensor %alloc_7 restrict writable : memref<2x2x16xf32> to tensor<2x2x16xf32>
-// CHECK-NEXT: %26 = llvm.mlir.addressof @__joint_node_0 : !llvm.ptr
+// CHECK-NEXT: %26 = llvm.mlir.addressof @__joint_node_1 : !llvm.ptr
 // CHECK-NEXT: %c1_i32_10 = arith.constant 1 : i32
 // CHECK-NEXT: %c2_i64_11 = arith.constant 2 : i64
 // CHECK-NEXT: %c2_i64_12 = arith.constant 2 : i64
@@ -247,8 +247,8 @@ joint.graph @flash(%q: tensor<1x4x16x8xbf16> {joint.role = #joint.role<input>, j
 // CHECK-NEXT: %67 = bufferization.to_tensor %alloc_29 restrict writable : memref<2x2x16x16xbf16> to tensor<2x2x16x16xbf16>
 // CHECK-NEXT: joint.output %65 : tensor<2x2x16x16xbf16>
 // CHECK-NEXT: }
-// CHECK-NEXT: func.func private @joint_cudnn_sdpa_backward(!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 // CHECK-NEXT: func.func private @joint_cudnn_sdpa_forward(!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+// CHECK-NEXT: func.func private @joint_cudnn_sdpa_backward(!llvm.ptr, i32, i64, i64, i64, i64, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 // CHECK-NEXT: }
 
 // The CPU-traced Llama form: _for_cpu with a bf16 additive mask [B, 1, L, S]
