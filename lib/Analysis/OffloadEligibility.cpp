@@ -143,8 +143,10 @@ static std::optional<std::string> recomputeRefusal(const Storage *s,
 
 std::optional<std::string>
 OffloadEligibility::resolve(const Storage *s, OffloadTarget &t,
-                            bool &checkedBeforeRecompute) {
+                            bool &checkedBeforeRecompute,
+                            OffloadRefusal &kind) {
   checkedBeforeRecompute = true;
+  kind = OffloadRefusal::Other; // but for the backward-read rule
   if (s->isGraphInput)
     return std::string("lives in a graph input's storage (parameter, buffer "
                        "or user input)");
@@ -236,8 +238,11 @@ OffloadEligibility::resolve(const Storage *s, OffloadTarget &t,
         t.lastForwardUse = user;
     }
   }
-  if (!t.firstBackwardUse)
+  if (!t.firstBackwardUse) {
+    kind = OffloadRefusal::NotReadByBackward;
     return std::string("is not read by the backward");
+  }
+  kind = OffloadRefusal::Other;
   if (!t.lastForwardUse->isBeforeInBlock(t.firstBackwardUse))
     return "the forward still reads it ('" + nodeName(t.lastForwardUse) +
            "') after the backward starts";
@@ -258,38 +263,52 @@ OffloadEligibility::resolve(const Storage *s, OffloadTarget &t,
   t.replayOps.assign(needed.begin(), needed.end());
   llvm::sort(t.replayOps,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  kind = OffloadRefusal::None;
   return std::nullopt;
 }
 
 const OffloadTarget *OffloadEligibility::targetOf(const Storage *s,
-                                                  std::string &why) {
+                                                  std::string &why,
+                                                  OffloadRefusal *kind) {
   std::unique_ptr<Resolved> &entry = cache[s];
   if (!entry) {
     entry = std::make_unique<Resolved>();
-    if (std::optional<std::string> refusal =
-            resolve(s, entry->target, entry->refusedBeforeRecompute))
+    if (std::optional<std::string> refusal = resolve(
+            s, entry->target, entry->refusedBeforeRecompute, entry->kind))
       entry->refusal = *refusal;
   }
   // The rules in their order: those before the recompute rule, the
   // recompute rule (policy tags, read now), then the rest.
-  if (!entry->refusal.empty() && entry->refusedBeforeRecompute)
+  OffloadRefusal k = entry->kind;
+  if (!entry->refusal.empty() && entry->refusedBeforeRecompute) {
     why = entry->refusal;
-  else if (std::optional<std::string> r =
-               recomputeRefusal(s, ignoreForwardPolicies))
+  } else if (std::optional<std::string> r =
+                 recomputeRefusal(s, ignoreForwardPolicies)) {
     why = *r;
-  else
+    k = OffloadRefusal::RecomputeTagged;
+  } else {
     why = entry->refusal;
+  }
+  if (kind)
+    *kind = why.empty() ? OffloadRefusal::None : k;
   return why.empty() ? &entry->target : nullptr;
 }
 
 FailureOr<SmallVector<const OffloadTarget *>>
-OffloadEligibility::check(CallFunctionOp op, std::string &why) {
+OffloadEligibility::check(CallFunctionOp op, std::string &why,
+                          OffloadRefusal *kind) {
+  OffloadRefusal k = OffloadRefusal::Other;
+  auto refuse = [&](OffloadRefusal refusal) {
+    if (kind)
+      *kind = refusal;
+    return failure();
+  };
   if (!op.isForward()) {
     why = "is not a forward op";
-    return failure();
+    return refuse(OffloadRefusal::Other);
   }
   if (why = opRefusal(op, aliases, unshard); !why.empty())
-    return failure();
+    return refuse(OffloadRefusal::Other);
   SmallVector<const OffloadTarget *> targets;
   std::string notRead;
   for (OpResult r : op->getResults()) {
@@ -298,22 +317,25 @@ OffloadEligibility::check(CallFunctionOp op, std::string &why) {
         llvm::any_of(targets, [&](auto *t) { return t->storage == s; }))
       continue;
     std::string reason;
-    if (const OffloadTarget *t = targetOf(s, reason)) {
+    if (const OffloadTarget *t = targetOf(s, reason, &k)) {
       targets.push_back(t);
       continue;
     }
     // A result the backward does not read is simply not saved.
-    if (reason == "is not read by the backward") {
+    if (k == OffloadRefusal::NotReadByBackward) {
       notRead = reason;
       continue;
     }
     why = reason;
-    return failure();
+    return refuse(k);
   }
   if (targets.empty()) {
     why = notRead.empty() ? "has no tensor result" : notRead;
-    return failure();
+    return refuse(notRead.empty() ? OffloadRefusal::Other
+                                  : OffloadRefusal::NotReadByBackward);
   }
+  if (kind)
+    *kind = OffloadRefusal::None;
   return targets;
 }
 

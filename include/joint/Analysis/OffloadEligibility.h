@@ -64,6 +64,10 @@ struct OffloadTarget {
 /// is done with it before the backward starts. Built in O(#ops); each query is
 /// O(uses of the storage), memoized per storage but for the recompute rule
 /// (O(members) per query).
+/// Which kind of rule refused a storage, for callers that act on the kind
+/// (the reason text is for people).
+enum class OffloadRefusal { None, NotReadByBackward, RecomputeTagged, Other };
+
 class OffloadEligibility {
 public:
   OffloadEligibility(GraphOp graph, const StorageAliasAnalysis &aliases);
@@ -84,10 +88,13 @@ public:
   /// The storages `op`'s saved results live in, or failure with `why` set
   /// to the first rule that refuses one of them. An op none of whose
   /// results the backward reads fails ("not read by the backward").
-  FailureOr<SmallVector<const OffloadTarget *>> check(CallFunctionOp op,
-                                                      std::string &why);
-  /// The target of one storage; null with `why` set when refused.
-  const OffloadTarget *targetOf(const Storage *s, std::string &why);
+  /// `kind`, when given, is set to the refusing rule's kind.
+  FailureOr<SmallVector<const OffloadTarget *>>
+  check(CallFunctionOp op, std::string &why, OffloadRefusal *kind = nullptr);
+  /// The target of one storage; null with `why` (and `kind`) set when
+  /// refused.
+  const OffloadTarget *targetOf(const Storage *s, std::string &why,
+                                OffloadRefusal *kind = nullptr);
   /// True when some member of `s` already has an ao.offload reader.
   bool isOffloaded(const Storage *s) const;
   /// Position of an op of the unchanged graph body (the index is built on
@@ -108,11 +115,13 @@ private:
   struct Resolved {
     OffloadTarget target;
     std::string refusal; // "" when none
+    OffloadRefusal kind = OffloadRefusal::None;
     /// The refusal comes from a rule ordered before the recompute rule.
     bool refusedBeforeRecompute = false;
   };
   std::optional<std::string> resolve(const Storage *s, OffloadTarget &t,
-                                     bool &checkedBeforeRecompute);
+                                     bool &checkedBeforeRecompute,
+                                     OffloadRefusal &kind);
 
   GraphOp graph;
   const StorageAliasAnalysis &aliases;

@@ -190,10 +190,11 @@ LogicalResult TagCpuOffloadPass::runOnGraph(GraphOp graph) {
     if (!op.isForward() || !inScope(op))
       continue;
     std::string why;
+    OffloadRefusal refusal;
     FailureOr<SmallVector<const OffloadTarget *>> targets =
-        eligibility.check(op, why);
+        eligibility.check(op, why, &refusal);
     if (failed(targets)) {
-      if (StringRef(why).contains("tagged for recompute"))
+      if (refusal == OffloadRefusal::RecomputeTagged)
         for (Value r : op->getResults())
           if (const Storage *s = aliases.lookup(r))
             recomputeTagged.insert(s);
