@@ -16,10 +16,14 @@ step's loss and every gradient shard are bitwise those of the eager FSDP2
 step on the same ranks. The graph's state inputs are the ranks' local
 shards; ``optimize`` feeds ``DTensor.to_local()`` and writes DTensor grads.
 
+Tensor-parallel parameters (``parallelize_module``) enter as their local
+tensors and are rewrapped as DTensors inside the step, so DTensor's own
+dispatch traces their collectives; FSDP2 over tensor parallelism gathers
+the TP-local tensor and rewraps it the same way.
+
 Supported: one module per ``fully_shard`` call, Shard(0) placement, no
-mixed-precision casts, no HSDP/replication, no CPU offload policy, no
-custom all-gather/reduce-scatter; anything else raises ShardingError naming
-the module and the reason.
+mixed-precision casts, no HSDP/replication, no CPU offload policy; anything
+else raises ShardingError naming the module and the reason.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ class _Param:
     orig_size: torch.Size       # unsharded size
     sharded_size: torch.Size    # this rank's unpadded local shard
     padded_rows: int            # dim-0 rows of every rank's padded shard
+    tp_spec: Any = None         # DTensorSpec of a tensor-parallel parameter
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,36 @@ def write_local_grad(p: torch.Tensor, g: torch.Tensor) -> None:
     p.grad = DTensor.from_local(g, p.device_mesh, p.placements,  # type: ignore
                                 run_check=False, shape=p.shape,
                                 stride=p.stride())
+
+
+def dtensor_templates(model: nn.Module, state: Mapping[str, torch.Tensor]
+                      ) -> dict[str, torch.Tensor]:
+    """FQN -> DTensor for state that is a DTensor not managed by FSDP2
+    (tensor-parallel parameters): the step sees them as DTensors again."""
+    fsdp = set()
+    try:
+        from torch.distributed.fsdp import FSDPModule
+    except ImportError:
+        return {}
+    for module in model.modules():
+        if isinstance(module, FSDPModule):
+            pg = module._get_fsdp_state()._fsdp_param_group
+            if pg is not None:
+                fsdp.update(id(fp.sharded_param) for fp in pg.fsdp_params)
+    return {k: t for k, t in state.items()
+            if is_sharded(t) and id(t) not in fsdp}
+
+
+def wrap_local(local: torch.Tensor, template: torch.Tensor | None
+               ) -> torch.Tensor:
+    """``local`` as a DTensor laid out like ``template`` (differentiable:
+    gradients flow back to ``local``); unchanged without a template."""
+    if template is None:
+        return local
+    from torch.distributed.tensor import DTensor
+    return DTensor.from_local(local, template.device_mesh,
+                              template.placements, run_check=False,
+                              shape=template.shape, stride=template.stride())
 
 
 def _fsdp_groups(model: nn.Module) -> list[_Group]:
@@ -151,16 +186,15 @@ def _fsdp_groups(model: nn.Module) -> list[_Group]:
             if fp.fsdp_placement != Shard(0):
                 raise refuse(f"placement {fp.fsdp_placement} of "
                              f"{fp._module_info.param_name!r}")
-            if fp.is_dtensor:
-                raise refuse("parameters that are DTensors before sharding "
-                             "(FSDP2 + tensor parallel)")
             info = fp._module_info
             params.append(_Param(
                 module=info.module, name=info.param_name,
                 shared=tuple(zip(info.shared_modules,
                                  info.shared_param_names)),
                 orig_size=fp._orig_size, sharded_size=fp.sharded_size,
-                padded_rows=fp.padded_sharded_param_size[0]))
+                padded_rows=fp.padded_sharded_param_size[0],
+                tp_spec=fp._unsharded_dtensor_spec if fp.is_dtensor
+                else None))
         # FSDP2 packs the reduce-scatter input by gradient dtype, stably.
         by_dtype: dict[torch.dtype, list[int]] = {}
         for i, fp in enumerate(fps):
@@ -320,6 +354,13 @@ def _pre_hook(g: _Group) -> Any:
         module.__dict__.setdefault("_joint_local_shards", []).append(shards)
         full = _Unshard.apply(g, *shards)
         for t, p in zip(full, g.params):
+            if p.tp_spec is not None:  # the tensor-parallel local tensor
+                from torch.distributed.tensor import DTensor
+                spec = p.tp_spec
+                t = DTensor.from_local(t, spec.mesh, spec.placements,
+                                       run_check=False,
+                                       shape=spec.tensor_meta.shape,
+                                       stride=spec.tensor_meta.stride)
             for m, name in _owners(p):
                 m._parameters[name] = t
     return hook

@@ -695,8 +695,11 @@ def trace_joint_graph(
     state_tensors = list(state.values())
     state_is_param = [id(t) in param_ids for t in state_tensors]
     state_requires_grad = [bool(t.requires_grad) for t in state_tensors]
-    # Sharded (DTensor) state enters the graph as this rank's local shard.
-    from .sharded import functional_fsdp, local_tensor  # imports TraceError
+    # Sharded (DTensor) state enters the graph as this rank's local shard;
+    # tensor-parallel parameters are rewrapped as DTensors inside the step.
+    from .sharded import (dtensor_templates, functional_fsdp,  # TraceError
+                          local_tensor, wrap_local)
+    templates = dtensor_templates(model, state)
     state_tensors = [local_tensor(t) for t in state_tensors]
     grad_idx = [i for i, (p, rg) in enumerate(zip(state_is_param,
                                                    state_requires_grad))
@@ -731,7 +734,8 @@ def trace_joint_graph(
                 symbolic=symbolic) from e
 
     def traced_step(*flat: Any) -> list[Any]:
-        st = dict(zip(state_fqns, flat[:n_state]))
+        local = dict(zip(state_fqns, flat[:n_state]))
+        st = {k: wrap_local(v, templates.get(k)) for k, v in local.items()}
         user = pytree.tree_unflatten(list(flat[n_state:]), input_spec)
         with stateless._reparametrize_module(model, st, tie_weights=True,
                                              strict=False), \
@@ -762,7 +766,7 @@ def trace_joint_graph(
             if progress:
                 progress("backward")
             grad_boundary.append(_last_traced_node())
-            params = [st[state_fqns[i]] for i in grad_idx]
+            params = [local[state_fqns[i]] for i in grad_idx]
             grads = torch.autograd.grad(loss, params, allow_unused=True)
         grads = [torch.zeros_like(p) if g is None else g
                  for g, p in zip(grads, params)]

@@ -47,7 +47,7 @@ class _Block(nn.Module):
 
 class _Model(nn.Module):
     """Blocks with LayerNorm and MLP, a BatchNorm (buffer updates) and a
-    head; every dim-0 divides by 4, except ``odd`` (uneven shards)."""
+    head; every dim-0 divides by 4 (even shards on 2 and 4 ranks)."""
 
     def __init__(self, dim: int = 16, hidden: int = 32, layers: int = 2,
                  classes: int = 8) -> None:
@@ -70,13 +70,39 @@ def _train_fn(model: nn.Module, x: torch.Tensor,
     return nn.functional.cross_entropy(model(x), y)
 
 
-def _sharded(reshard_after_forward: bool, **sizes: int) -> nn.Module:
+def _sharded(reshard_after_forward: bool, mesh: Any = None,
+             **sizes: int) -> nn.Module:
+    """The model with each block and the root under fully_shard."""
     from torch.distributed.fsdp import fully_shard
     torch.manual_seed(0)
     model = _Model(**sizes)
     for layer in model.layers:
-        fully_shard(layer, reshard_after_forward=reshard_after_forward)
-    fully_shard(model, reshard_after_forward=reshard_after_forward)
+        fully_shard(layer, mesh=mesh,
+                    reshard_after_forward=reshard_after_forward)
+    fully_shard(model, mesh=mesh, reshard_after_forward=reshard_after_forward)
+    return model
+
+
+def _build(kind: str, raf: bool, meshes: dict[str, Any]) -> nn.Module:
+    """``fsdp``; ``tp``: each block's MLP colwise/rowwise parallel;
+    ``fsdp+tp``: tp on the mesh's "tp" dim, fully_shard on "dp"."""
+    from torch.distributed.tensor.parallel import (ColwiseParallel,
+                                                   RowwiseParallel,
+                                                   parallelize_module)
+    if kind == "fsdp":
+        return _sharded(raf)
+    torch.manual_seed(0)
+    model = _Model()
+    tp = meshes["1d"] if kind == "tp" else meshes["2d"]["tp"]
+    for layer in model.layers:
+        parallelize_module(layer, tp, {"up": ColwiseParallel(),
+                                       "down": RowwiseParallel()})
+    if kind == "fsdp+tp":
+        from torch.distributed.fsdp import fully_shard
+        for layer in model.layers:
+            fully_shard(layer, mesh=meshes["2d"]["dp"],
+                        reshard_after_forward=raf)
+        fully_shard(model, mesh=meshes["2d"]["dp"], reshard_after_forward=raf)
     return model
 
 
@@ -98,42 +124,53 @@ def _differences(ref: nn.Module, got: nn.Module, ref_loss: torch.Tensor,
     return bad
 
 
+# (kind, reshard_after_forward) per rank run; TP replicates the batch.
+_CONFIGS = [("fsdp", True), ("fsdp", False), ("tp", True), ("fsdp+tp", True)]
+_PIPELINES = ("identity", "full", "planner")
+
+
 def _rank_main(rank: int, world: int, port: int, out: str) -> None:
-    """One rank: eager FSDP2 vs optimize under three pipelines, both
-    reshard_after_forward settings; writes what differs to ``out``."""
+    """One rank: for each config and pipeline, the eager step and the
+    optimized step from the same initial model; writes what differs."""
     import joint_mlir
+    from torch.distributed.device_mesh import init_device_mesh
     report: dict[str, Any] = {"rank": rank, "runs": {}, "plans": {}}
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}",
                             rank=rank, world_size=world)
     try:
-        torch.manual_seed(1000 + rank)  # each rank its own batch
-        x = torch.randn(12, 8)
-        y = torch.randint(0, 8, (12,))
-        for raf in (True, False):
-            ref = _sharded(raf)
+        meshes = {"1d": init_device_mesh("cpu", (world,)),
+                  "2d": init_device_mesh("cpu", (world // 2, 2),
+                                         mesh_dim_names=("dp", "tp"))}
+        for kind, raf in _CONFIGS:
+            # Data-parallel ranks get their own batch, TP ranks share one.
+            data_rank = {"fsdp": rank, "tp": 0, "fsdp+tp": rank // 2}[kind]
+            torch.manual_seed(1000 + data_rank)
+            x = torch.randn(12, 8)
+            y = torch.randint(0, 8, (12,))
+            ref = _build(kind, raf, meshes)
             ref_loss = _train_fn(ref, x, y)
             ref_loss.backward()
-            identity_peak = None
-            for name in ("identity", "full", "planner"):
-                model = _sharded(raf)
-                if name == "identity":
-                    step = joint_mlir.optimize(model, _train_fn,
-                                               {"x": x, "y": y}, pipeline="")
-                    identity_peak = step.report["peak_bytes"]
-                elif name == "full":
-                    step = joint_mlir.optimize(model, _train_fn,
-                                               {"x": x, "y": y},
-                                               checkpoint="full")
-                else:
-                    assert identity_peak is not None
-                    # 90% of the untransformed peak: the plan must decide.
-                    step = joint_mlir.optimize(
-                        model, _train_fn, {"x": x, "y": y},
-                        budget_gb=identity_peak * 0.9 / 1e9)
+            peaks: dict[str, int] = {}
+            for name in _PIPELINES:
+                model = _build(kind, raf, meshes)
+                options: dict[str, Any] = {
+                    "identity": {"pipeline": ""},
+                    "full": {"checkpoint": "full"},
+                    # Halfway from full checkpointing's peak to the
+                    # untransformed one: the plan must decide.
+                    "planner": {"budget_gb": sum(peaks.values()) / 2e9},
+                }[name]
+                step = joint_mlir.optimize(model, _train_fn,
+                                           {"x": x, "y": y}, **options)
+                peaks[name] = step.report["peak_bytes"]
                 loss = step(x=x, y=y)
-                key = f"{name} reshard_after_forward={raf}"
+                key = f"{kind} reshard_after_forward={raf} {name}"
                 report["runs"][key] = _differences(ref, model, ref_loss, loss)
-                text = json.dumps(step.graph, sort_keys=True)
+                # The plan: every node's name and target, in order (clones,
+                # transfers); group names differ between ranks of 2-D
+                # meshes ({0, 2} and {1, 3}), so arguments are left out.
+                text = json.dumps([(n["name"], n["target"])
+                                   for n in step.graph["nodes"]])
                 report["plans"][key] = hashlib.sha256(
                     text.encode()).hexdigest()
         gathered: list[Any] = [None] * world
@@ -172,7 +209,7 @@ def test_fsdp_steps_bitwise_on_every_rank(world: int, tmp_path: Path) -> None:
         assert "error" not in r, f"rank {r['rank']}:\n{r['error']}"
         assert r["runs"] and all(not bad for bad in r["runs"].values()), (
             f"rank {r['rank']}: {r['runs']}")
-        assert len(r["runs"]) == 6
+        assert len(r["runs"]) == len(_CONFIGS) * len(_PIPELINES)
         assert r["same_plans"], f"rank {r['rank']}: plans differ across ranks"
 
 
