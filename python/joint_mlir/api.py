@@ -440,7 +440,9 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
     """Trace ``train_fn(model, **example_inputs)``, transform, return a step.
 
     Args:
-      model: the module, on the device it trains on, with real tensors.
+      model: the module, on the device it trains on, with real tensors;
+        FSDP2 (``fully_shard``), tensor-parallel or both, on every rank of a
+        process group (docs/running.md; grads are set as DTensors).
       train_fn: ``train_fn(model, **inputs)`` returning a scalar loss or
         ``(loss, loss_dict)``, as for :func:`joint_mlir.trace_joint_graph`.
       example_inputs: keyword inputs of one step (a pytree of tensors and

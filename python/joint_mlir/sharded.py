@@ -325,9 +325,13 @@ def functional_fsdp(model: nn.Module) -> Iterator[list[_Group]]:
                 for k in list(d):
                     if k in ids:
                         del d[k]
+            # The local shards each running forward replaced, innermost last
+            # (a module may run again inside itself).
+            shards: list[list[torch.Tensor]] = []
             handles.append(g.module.register_forward_pre_hook(
-                _pre_hook(g), prepend=True))
-            handles.append(g.module.register_forward_hook(_post_hook(g)))
+                _pre_hook(g, shards), prepend=True))
+            handles.append(g.module.register_forward_hook(
+                _post_hook(g, shards)))
         yield groups
     finally:
         for h in handles:
@@ -342,7 +346,7 @@ def _owners(p: _Param) -> list[tuple[nn.Module, str]]:
     return [(p.module, p.name), *p.shared]
 
 
-def _pre_hook(g: _Group) -> Any:
+def _pre_hook(g: _Group, stack: list[list[torch.Tensor]]) -> Any:
     def hook(module: nn.Module, args: Any) -> None:
         shards = [p.module._parameters[p.name] for p in g.params]
         for s, p in zip(shards, g.params):
@@ -351,7 +355,7 @@ def _pre_hook(g: _Group) -> Any:
                     f"fully_shard module {g.fqn!r}: parameter {p.name!r} "
                     f"holds shape {None if s is None else tuple(s.shape)}, "
                     f"not its local shard {tuple(p.sharded_size)}")
-        module.__dict__.setdefault("_joint_local_shards", []).append(shards)
+        stack.append(shards)
         full = _Unshard.apply(g, *shards)
         for t, p in zip(full, g.params):
             if p.tp_spec is not None:  # the tensor-parallel local tensor
@@ -366,9 +370,9 @@ def _pre_hook(g: _Group) -> Any:
     return hook
 
 
-def _post_hook(g: _Group) -> Any:
+def _post_hook(g: _Group, stack: list[list[torch.Tensor]]) -> Any:
     def hook(module: nn.Module, args: Any, output: Any) -> None:
-        shards = module.__dict__["_joint_local_shards"].pop()
+        shards = stack.pop()
         for s, p in zip(shards, g.params):
             for m, name in _owners(p):
                 m._parameters[name] = s

@@ -654,7 +654,9 @@ def trace_joint_graph(
 
     Args:
       model: the module; may live on the ``meta`` device (its state is then
-        traced as fake tensors on ``device``).
+        traced as fake tensors on ``device``). FSDP2 (``fully_shard``) and
+        tensor-parallel (DTensor) state is traced as this rank's local
+        tensors, with functional collectives (joint_mlir.sharded).
       train_fn: ``train_fn(model, **inputs)`` returning a scalar loss tensor or
         ``(loss, loss_dict)``; loss_dict values become outputs after the grads.
       inputs: keyword inputs (a pytree of tensors and primitives).
