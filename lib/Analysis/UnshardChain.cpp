@@ -20,8 +20,9 @@ UnshardChain::UnshardChain(GraphOp graph) {
       params.insert(arg);
 
   // Forward ops whose every operand is a parameter or a parameter-derived
-  // result; `fromGather` marks those reading an all-gather, transitively.
-  llvm::DenseSet<Operation *> derived, fromGather;
+  // result; those that are or read an all-gather (transitively) join the
+  // chain at once.
+  llvm::DenseSet<Operation *> derived;
   SmallVector<Operation *> ordered;
   for (Operation &op : body) {
     auto call = dyn_cast<CallFunctionOp>(op);
@@ -37,16 +38,14 @@ UnshardChain::UnshardChain(GraphOp graph) {
         fromParams = false;
         break;
       }
-      readsGather |= fromGather.contains(def);
+      readsGather |= chain.contains(def);
     }
     if (!fromParams)
       continue;
     derived.insert(&op);
     ordered.push_back(&op);
-    if (gather || readsGather) {
-      fromGather.insert(&op);
+    if (gather || readsGather)
       chain.insert(&op);
-    }
   }
   // What the chain reads, back to the parameters (the copy-in before each
   // all-gather). Reverse block order sees every user before its producers.
