@@ -1,13 +1,13 @@
 """Group norm and nearest 2-d upsampling, forward and backward, lowered for
 the CPU (convert-joint-to-linalg: Normalization.cpp, Pooling.cpp): a small
-conv net with nn.GroupNorm (affine, on 4-d activations; without affine on a
-3-d input; on the step input itself, whose gradient is not requested),
-nn.Upsample(scale_factor=2, mode="nearest") and F.interpolate to
-non-integer size ratios (down and up) and with a non-integer scale_factor
-(torch passes the scales; 1.7 over 5x6 gives 8x10, whose indices differ from
-those of the size ratio), traced in f32 and bf16, compiled and compared with
-torch within the compiled tolerances: the loss, the outputs and every
-gradient (through native_group_norm_backward and
+conv net with nn.GroupNorm (affine, on 4-d activations and on 2-d [N, C]
+features; without affine on a 3-d input; on the step input itself, whose
+gradient is not requested), nn.Upsample(scale_factor=2, mode="nearest") and
+F.interpolate to non-integer size ratios (down and up) and with a
+non-integer scale_factor (torch passes the scales; 1.7 over 5x6 gives 8x10,
+whose indices differ from those of the size ratio), traced in f32 and bf16,
+compiled and compared with torch within the compiled tolerances: the loss,
+the outputs and every gradient (through native_group_norm_backward and
 upsample_nearest2d_backward). The bf16 net also runs as a CUDA step on the
 emulated device.
 """
@@ -36,8 +36,9 @@ class _Net(nn.Module):
         self.up = nn.Upsample(scale_factor=2, mode="nearest")
         self.conv2 = nn.Conv2d(4, 6, 1).to(dtype)
         self.gn_plain = nn.GroupNorm(3, 6, affine=False).to(dtype)
+        self.gn_flat = nn.GroupNorm(2, 6).to(dtype)
         with torch.no_grad():
-            for m in (self.gn_in, self.gn):
+            for m in (self.gn_in, self.gn, self.gn_flat):
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.uniform_(-0.5, 0.5)
 
@@ -50,10 +51,12 @@ class _Net(nn.Module):
         scaled = F.interpolate(y, scale_factor=1.7, mode="nearest")  # 8x10
         z = self.conv2(down)  # [2, 6, 7, 9]
         plain = self.gn_plain(z.flatten(2))  # [2, 6, 63], no weight/bias
+        flat = self.gn_flat(z.mean((2, 3)))  # [2, 6]
         loss = ((plain.float() ** 3).mean() + wide.float().tanh().sum()
-                + (up.float() ** 3).mean() + (scaled.float() ** 2).sum())
+                + (up.float() ** 3).mean() + (scaled.float() ** 2).sum()
+                + (flat.float() ** 3).sum())
         return loss, {"y": y, "down": down, "wide": wide, "scaled": scaled,
-                      "plain": plain}
+                      "plain": plain, "flat": flat}
 
 
 def _trace(dtype: torch.dtype) -> dict:
@@ -70,8 +73,8 @@ def test_groupnorm_upsample_match_torch(dtype: torch.dtype, tmp_path: Path,
                                         ) -> None:
     doc = _trace(dtype)
     targets = [n["target"] for n in doc["nodes"]]
-    assert targets.count("aten::native_group_norm.default") == 3
-    assert targets.count("aten::native_group_norm_backward.default") == 3
+    assert targets.count("aten::native_group_norm.default") == 4
+    assert targets.count("aten::native_group_norm_backward.default") == 4
     assert targets.count("aten::upsample_nearest2d.default") == 4
     assert targets.count("aten::upsample_nearest2d_backward.default") == 4
     assert_compiled_matches_torch(doc, tmp_path / "gn_up.json", monkeypatch)
