@@ -59,11 +59,15 @@ class _Net(nn.Module):
                       "plain": plain, "flat": flat}
 
 
-def _trace(dtype: torch.dtype) -> dict:
+def _trace(dtype: torch.dtype, channels_last: bool = False) -> dict:
     g = torch.Generator().manual_seed(2)
-    inputs = {"x": torch.randn(2, 3, 5, 6, generator=g).to(dtype)}
-    return trace_joint_graph(_Net(dtype), lambda m, **kw: m(**kw),
-                             inputs).to_json_dict()
+    x = torch.randn(2, 3, 5, 6, generator=g).to(dtype)
+    model = _Net(dtype)
+    if channels_last:
+        x = x.contiguous(memory_format=torch.channels_last)
+        model = model.to(memory_format=torch.channels_last)
+    return trace_joint_graph(model, lambda m, **kw: m(**kw),
+                             {"x": x}).to_json_dict()
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16],
@@ -78,6 +82,18 @@ def test_groupnorm_upsample_match_torch(dtype: torch.dtype, tmp_path: Path,
     assert targets.count("aten::upsample_nearest2d.default") == 4
     assert targets.count("aten::upsample_nearest2d_backward.default") == 4
     assert_compiled_matches_torch(doc, tmp_path / "gn_up.json", monkeypatch)
+
+
+def test_channels_last_matches_torch(tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lowerings see values, not layouts: a channels-last input and
+    model (NHWC strides in the trace) give torch's results too."""
+    doc = _trace(torch.float32, channels_last=True)
+    up = next(n for n in doc["nodes"]
+              if n["target"] == "aten::upsample_nearest2d.default")
+    assert up["outputs"][0]["strides"] == [480, 1, 48, 4]
+    assert_compiled_matches_torch(doc, tmp_path / "gn_up_cl.json",
+                                  monkeypatch)
 
 
 def test_groupnorm_upsample_on_the_emulated_cuda_device(
