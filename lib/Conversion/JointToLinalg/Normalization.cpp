@@ -1,4 +1,4 @@
-//===- Normalization.cpp - Layer norm forward/backward to linalg ----------===//
+//===- Normalization.cpp - Layer and group norm and backwards to linalg ---===//
 //-*-===//
 //
 // `aten::native_layer_norm` and `aten::native_layer_norm_backward` over the
