@@ -1,4 +1,4 @@
-//===- Pooling.cpp - 2-d pooling and its backward to linalg ---------------===//
+//===- Pooling.cpp - 2-d pooling, nearest upsampling, backwards to linalg -===//
 //
 // Max, average and adaptive average pooling over the two trailing dims of a
 // static [N, C, H, W] tensor, with torch's CPU semantics (NCHW kernels):
@@ -23,6 +23,15 @@
 //   produced), average pooling adds grad_output / divisor.
 // bf16/f16 sums accumulate in f32 and round once.
 //
+// Nearest 2-d upsampling (torch's UpSample.h `nearest_idx`): output position
+// o reads input min(floor(o * scale), in - 1), scale = in / out, or 1 /
+// scales_h|w when given, in f32 (identity when out == in, o / 2 when out ==
+// 2 * in). The forward is a copy through `d floordiv k` when every position
+// maps so (out = k * in), else a gather of the computed indices; the backward
+// sums grad_output over the k x k windows (`linalg.pooling_nchw_sum`), or
+// gathers, for each input position, the output positions mapping to it
+// (found at compile time, visited in increasing order as torch adds them).
+//
 //===----------------------------------------------------------------------===//
 
 #include "UtilsOps.h"
@@ -30,6 +39,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -789,6 +799,239 @@ lowerAdaptiveAvgPoolBackward(CallFunctionOp op, const OpArgs &args,
                            resultType);
 }
 
+/// torch's nearest source index of each of `out` positions over `in`
+/// (`nearest_idx`, scale in f32), computed at compile time.
+static SmallVector<int64_t> nearestIndices(int64_t in, int64_t out,
+                                           std::optional<double> scales) {
+  SmallVector<int64_t> idx;
+  float scale = scales && *scales > 0
+                    ? static_cast<float>(1.0 / *scales)
+                    : static_cast<float>(in) / static_cast<float>(out);
+  for (int64_t o = 0; o < out; ++o) {
+    if (out == in)
+      idx.push_back(o);
+    else if (out == 2 * in)
+      idx.push_back(o >> 1);
+    else
+      idx.push_back(std::min<int64_t>(
+          static_cast<int64_t>(std::floor(static_cast<float>(o) * scale)),
+          in - 1));
+  }
+  return idx;
+}
+
+/// The factor k when `idx` is o / k for every o, else 0.
+static int64_t uniformFactor(ArrayRef<int64_t> idx, int64_t in) {
+  int64_t out = idx.size();
+  if (out % in != 0)
+    return 0;
+  int64_t k = out / in;
+  for (int64_t o = 0; o < out; ++o)
+    if (idx[o] != o / k)
+      return 0;
+  return k;
+}
+
+/// The nearest index of output position `o` in IR, as nearestIndices.
+static Value nearestIndex(OpBuilder &b, Location l, Value o, int64_t in,
+                          int64_t out, std::optional<double> scales) {
+  if (out == in)
+    return o;
+  if (out == 2 * in)
+    return arith::DivUIOp::create(b, l, o, indexConst(b, l, 2));
+  float scale = scales && *scales > 0
+                    ? static_cast<float>(1.0 / *scales)
+                    : static_cast<float>(in) / static_cast<float>(out);
+  Type f32 = b.getF32Type();
+  Value of = arith::UIToFPOp::create(
+      b, l, f32, arith::IndexCastUIOp::create(b, l, b.getI64Type(), o));
+  Value prod = arith::MulFOp::create(
+      b, l, of, arith::ConstantOp::create(b, l, b.getF32FloatAttr(scale)));
+  Value i = arith::IndexCastUIOp::create(
+      b, l, b.getIndexType(),
+      arith::FPToUIOp::create(b, l, b.getI64Type(), prod));
+  return arith::MinUIOp::create(b, l, i, indexConst(b, l, in - 1));
+}
+
+/// The sizes and scales of a nearest 2-d upsampling: input [N, C, H, W]
+/// (`in`), output [N, C, OH, OW] (`out`), scales_h and scales_w.
+struct UpsampleParams {
+  SmallVector<int64_t> in, out;
+  std::optional<double> scales[2];
+};
+
+/// Reads the shapes, `output_size` (at `sizeArg`, checked against `out`) and
+/// the optional scales (at `scalesArg`, `scalesArg + 1`).
+static LogicalResult readUpsample(CallFunctionOp op, const OpArgs &args,
+                                  RankedTensorType input,
+                                  RankedTensorType output, unsigned sizeArg,
+                                  unsigned scalesArg, UpsampleParams &u,
+                                  ConversionPatternRewriter &rw) {
+  if (!input || !output || input.getRank() != 4 || output.getRank() != 4 ||
+      !input.hasStaticShape() || !output.hasStaticShape())
+    return rw.notifyMatchFailure(
+        op, "expects static [N, C, H, W] input and output (other ranks, such "
+            "as a volumetric [N, C, D, H, W] input, and dynamic shapes are "
+            "not lowered)");
+  PoolParams p;
+  if (failed(readPoolShapes(op, input, output, p, rw)))
+    return failure();
+  u.in = p.in;
+  u.out = p.out;
+  FailureOr<SmallVector<int64_t>> size =
+      args.getIntList(sizeArg, "output_size");
+  if (failed(size) ||
+      ArrayRef<int64_t>(*size) != ArrayRef<int64_t>(u.out).drop_front(2))
+    return rw.notifyMatchFailure(
+        op, "output_size must be constant and match the upsampled shape");
+  for (unsigned i = 0; i < 2; ++i) {
+    StringRef name = i ? "scales_w" : "scales_h";
+    if (args.isNone(scalesArg + i, name))
+      continue;
+    FailureOr<double> sc = args.getFloat(scalesArg + i, name);
+    if (failed(sc))
+      return rw.notifyMatchFailure(op, Twine(name) +
+                                           " must be a constant float or None");
+    u.scales[i] = *sc;
+  }
+  return success();
+}
+
+/// aten::upsample_nearest2d.default(self, SymInt[2] output_size,
+/// float? scales_h=None, float? scales_w=None).
+static LogicalResult lowerUpsampleNearest(CallFunctionOp op, const OpArgs &args,
+                                          ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  if (failed(input))
+    return rw.notifyMatchFailure(op, "expects a tensor input");
+  UpsampleParams u;
+  if (failed(readUpsample(op, args, input->getType(), resultType, 1, 2, u, rw)))
+    return failure();
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  Type elem = resultType.getElementType();
+  int64_t k[2];
+  for (unsigned i = 0; i < 2; ++i)
+    k[i] = uniformFactor(nearestIndices(u.in[2 + i], u.out[2 + i], u.scales[i]),
+                         u.in[2 + i]);
+  Value like = tensor::EmptyOp::create(rw, loc, u.out, elem);
+  Value result;
+  if (k[0] && k[1]) {
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    AffineMap read = AffineMap::get(
+        4, 0, {d(0), d(1), d(2).floorDiv(k[0]), d(3).floorDiv(k[1])}, ctx);
+    result = buildElementwiseMap(
+        rw, loc, like, elem, {*input}, {read},
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  } else {
+    Value x = *input;
+    result = buildElementwiseMap(
+        rw, loc, like, elem, {}, {}, [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> at{linalg::IndexOp::create(b, l, 0),
+                                linalg::IndexOp::create(b, l, 1)};
+          for (unsigned i = 0; i < 2; ++i)
+            at.push_back(nearestIndex(b, l,
+                                      linalg::IndexOp::create(b, l, 2 + i),
+                                      u.in[2 + i], u.out[2 + i], u.scales[i]));
+          return tensor::ExtractOp::create(b, l, x, at).getResult();
+        });
+  }
+  return replaceWithResult(rw, op, result, resultType);
+}
+
+/// aten::upsample_nearest2d_backward.default(grad_output,
+/// SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None,
+/// float? scales_w=None).
+static LogicalResult
+lowerUpsampleNearestBackward(CallFunctionOp op, const OpArgs &args,
+                             ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> gradOut = args.tensor(0, "grad_output");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  FailureOr<SmallVector<int64_t>> inputSize = args.getIntList(2, "input_size");
+  if (failed(gradOut) || !resultType || failed(inputSize))
+    return rw.notifyMatchFailure(
+        op, "expects a grad_output tensor and a constant input_size");
+  UpsampleParams u;
+  if (failed(
+          readUpsample(op, args, resultType, gradOut->getType(), 1, 3, u, rw)))
+    return failure();
+  if (ArrayRef<int64_t>(*inputSize) != ArrayRef<int64_t>(u.in))
+    return rw.notifyMatchFailure(op, "input_size differs from the result");
+  Location loc = op.getLoc();
+  Type acc = getAccumulatorType(resultType.getElementType());
+  SmallVector<int64_t> idx[2];
+  int64_t k[2];
+  for (unsigned i = 0; i < 2; ++i) {
+    idx[i] = nearestIndices(u.in[2 + i], u.out[2 + i], u.scales[i]);
+    k[i] = uniformFactor(idx[i], u.in[2 + i]);
+  }
+  Value sum;
+  if (k[0] && k[1]) {
+    sum = poolingSum(rw, loc, *gradOut, k, k, u.in, acc);
+  } else {
+    // Output positions mapping to input i are contiguous from first(i)
+    // (indices are monotone); step r visits o = lo(i) + r with lo(i) =
+    // max(i * out / in - 1, 0), or 0 for all when that misses a first(i).
+    int64_t reach[2];
+    bool fromZero[2];
+    for (unsigned i = 0; i < 2; ++i) {
+      int64_t in = u.in[2 + i], out = u.out[2 + i];
+      auto lo = [&](int64_t pos) {
+        return std::max<int64_t>(pos * out / in - 1, 0);
+      };
+      fromZero[i] = false;
+      for (int64_t o = 0; o < out; ++o)
+        if (lo(idx[i][o]) > o)
+          fromZero[i] = true;
+      reach[i] = 1;
+      for (int64_t o = 0; o < out; ++o)
+        reach[i] =
+            std::max(reach[i], o - (fromZero[i] ? 0 : lo(idx[i][o])) + 1);
+    }
+    auto step = [&](unsigned i) {
+      return [&, i](OpBuilder &b, Location l, Value pos,
+                    Value r) -> std::pair<Value, Value> {
+        int64_t in = u.in[2 + i], out = u.out[2 + i];
+        Value start = indexConst(b, l, 0);
+        if (!fromZero[i]) {
+          Value scaled = arith::DivUIOp::create(
+              b, l, arith::MulIOp::create(b, l, pos, indexConst(b, l, out)),
+              indexConst(b, l, in));
+          start = arith::SubIOp::create(
+              b, l, arith::MaxUIOp::create(b, l, scaled, indexConst(b, l, 1)),
+              indexConst(b, l, 1));
+        }
+        Value o = arith::AddIOp::create(b, l, start, r);
+        Value inRange = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                              o, indexConst(b, l, out));
+        // Out-of-range steps read position 0 (masked by `inRange`).
+        Value safe =
+            arith::SelectOp::create(b, l, inRange, o, indexConst(b, l, 0));
+        Value src = nearestIndex(b, l, safe, in, out, u.scales[i]);
+        Value hit =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, src, pos);
+        return {o, arith::AndIOp::create(b, l, inRange, hit)};
+      };
+    };
+    Value go = *gradOut;
+    sum = buildWindowGather(
+        rw, loc, u.in, acc, reach, step(0), step(1),
+        [&](OpBuilder &b, Location l, const WindowRead &w,
+            Value accv) -> Value {
+          Value g =
+              convertScalar(b, l,
+                            tensor::ExtractOp::create(
+                                b, l, go, ValueRange{w.n, w.c, w.oh, w.ow}),
+                            acc);
+          return arith::SelectOp::create(
+              b, l, w.valid, arith::AddFOp::create(b, l, accv, g), accv);
+        });
+  }
+  return replaceWithResult(rw, op, finishResult(rw, loc, sum, resultType),
+                           resultType);
+}
+
 } // namespace
 
 void mlir::joint::populatePoolingPatterns(const TypeConverter &typeConverter,
@@ -802,4 +1045,7 @@ void mlir::joint::populatePoolingPatterns(const TypeConverter &typeConverter,
   table.add({"aten::_adaptive_avg_pool2d.default"}, lowerAdaptiveAvgPool);
   table.add({"aten::_adaptive_avg_pool2d_backward.default"},
             lowerAdaptiveAvgPoolBackward);
+  table.add({"aten::upsample_nearest2d.default"}, lowerUpsampleNearest);
+  table.add({"aten::upsample_nearest2d_backward.default"},
+            lowerUpsampleNearestBackward);
 }

@@ -96,3 +96,37 @@ joint.graph @adaptive_avg_pool_dynamic_input(%x: tensor<1x2x?x6xf32> {joint.role
   %0 = joint.call_function "aten::_adaptive_avg_pool2d.default"(%x) {args = [#joint.operand<0>, [2, 3]], name = "aap"} : (tensor<1x2x?x6xf32>) -> tensor<1x2x2x3xf32>
   joint.output %0 : tensor<1x2x2x3xf32>
 }
+
+// -----
+
+// A volumetric input given to the 2-d nearest upsampling.
+joint.graph @upsample_nearest2d_of_a_5d_input(%x: tensor<1x2x2x3x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x2x6x6xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::upsample_nearest2d.default' (node 'up'): expects static [N, C, H, W] input and output (other ranks, such as a volumetric [N, C, D, H, W] input, and dynamic shapes are not lowered)}}
+  %0 = joint.call_function "aten::upsample_nearest2d.default"(%x) {args = [#joint.operand<0>, [6, 6]], name = "up"} : (tensor<1x2x2x3x3xf32>) -> tensor<1x2x2x6x6xf32>
+  joint.output %0 : tensor<1x2x2x6x6xf32>
+}
+
+// -----
+
+// The 3-d nearest upsampling has no lowering.
+joint.graph @upsample_nearest3d(%x: tensor<1x2x2x3x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x4x6x6xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::upsample_nearest3d.default' (node 'up3')}}
+  %0 = joint.call_function "aten::upsample_nearest3d.default"(%x) {args = [#joint.operand<0>, [4, 6, 6]], name = "up3"} : (tensor<1x2x2x3x3xf32>) -> tensor<1x2x4x6x6xf32>
+  joint.output %0 : tensor<1x2x4x6x6xf32>
+}
+
+// -----
+
+joint.graph @group_norm_channels_not_a_multiple(%x: tensor<2x6x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x6x3xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::native_group_norm.default' (node 'gn'): C must be a multiple of group}}
+  %0, %1, %2 = joint.call_function "aten::native_group_norm.default"(%x) {args = [#joint.operand<0>, unit, unit, 2, 6, 3, 4, 1.000000e-05], name = "gn"} : (tensor<2x6x3xf32>) -> (tensor<2x6x3xf32>, tensor<2x4xf32>, tensor<2x4xf32>)
+  joint.output %0 : tensor<2x6x3xf32>
+}
+
+// -----
+
+joint.graph @group_norm_dynamic(%x: tensor<?x4x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<?x4x3xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::native_group_norm.default' (node 'gn'): expects a static [N, C, *] input (dynamic shapes are not lowered)}}
+  %0, %1, %2 = joint.call_function "aten::native_group_norm.default"(%x) {args = [#joint.operand<0>, unit, unit, 2, 4, 3, 2, 1.000000e-05], name = "gn"} : (tensor<?x4x3xf32>) -> (tensor<?x4x3xf32>, tensor<?x2xf32>, tensor<?x2xf32>)
+  joint.output %0 : tensor<?x4x3xf32>
+}

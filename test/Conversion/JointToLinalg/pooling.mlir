@@ -5,7 +5,10 @@
 // window; adaptive bins as pooling_nchw_sum when they divide the input, else a
 // generic over the largest bin with smaller bins masked; every backward a
 // gather over the windows covering each input position (in torch's increasing
-// output order: kernel offsets visited from the last).
+// output order: kernel offsets visited from the last). Nearest upsampling:
+// a floordiv copy for integer factors, else a gather of torch's f32 index;
+// its backward a pooling_nchw_sum over k x k windows, else a gather of the
+// output positions mapping to each input position.
 // RUN: joint-opt %s -split-input-file -convert-joint-to-linalg -canonicalize -mlir-print-local-scope | FileCheck %s
 
 // CHECK-LABEL: func.func @max_pool_padded_strided
@@ -293,4 +296,153 @@ joint.graph @adaptive_avg_pool_backward_dividing(%g: tensor<1x2x2x3xf32> {joint.
 joint.graph @adaptive_avg_pool_backward_overlapping_bins(%g: tensor<1x1x3x2xf32> {joint.role = #joint.role<input>, joint.path = "g"}, %x: tensor<1x1x5x5xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x1x5x5xf32> {joint.role = #joint.role<output>}) {
   %0 = joint.call_function "aten::_adaptive_avg_pool2d_backward.default"(%g, %x) {args = [#joint.operand<0>, #joint.operand<1>], name = "aapb"} : (tensor<1x1x3x2xf32>, tensor<1x1x5x5xf32>) -> tensor<1x1x5x5xf32>
   joint.output %0 : tensor<1x1x5x5xf32>
+}
+
+// -----
+
+// Nearest upsampling by an integer factor (every output position o reads
+// o / k): a copy through floordiv.
+// CHECK-LABEL: func.func @upsample_nearest_by_two
+// CHECK-SAME: (%[[V0:[^ ,:)]*]]: tensor<1x2x2x3xf32> {joint.path = "x", joint.role = #joint.role<input>}) -> (tensor<1x2x4x6xf32> {joint.role = #joint.role<output>}) {
+// CHECK-NEXT: %[[V1:[^ ,:)]*]] = tensor.empty() : tensor<1x2x4x6xf32>
+// CHECK-NEXT: %[[V2:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[V0]] : tensor<1x2x2x3xf32>) outs(%[[V1]] : tensor<1x2x4x6xf32>) {
+// CHECK-NEXT: ^bb0(%[[V3:[^ ,:)]*]]: f32, %[[V4:[^ ,:)]*]]: f32):
+// CHECK-NEXT: linalg.yield %[[V3]] : f32
+// CHECK-NEXT: } -> tensor<1x2x4x6xf32>
+// CHECK-NEXT: return %[[V2]] : tensor<1x2x4x6xf32>
+// CHECK-NEXT: }
+joint.graph @upsample_nearest_by_two(%x: tensor<1x2x2x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x4x6xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::upsample_nearest2d.default"(%x) {args = [#joint.operand<0>, [4, 6], 2.000000e+00, 2.000000e+00], name = "up"} : (tensor<1x2x2x3xf32>) -> tensor<1x2x4x6xf32>
+  joint.output %0 : tensor<1x2x4x6xf32>
+}
+
+// -----
+
+// Sizes not in an integer ratio: torch's index min(floor(o * in / out),
+// in - 1) in f32 (3 -> 2: scale 1.5; 2 -> 5: scale 0.4), then a gather.
+// CHECK-LABEL: func.func @upsample_nearest_general
+// CHECK-SAME: (%[[V0:[^ ,:)]*]]: tensor<1x1x3x2xf32> {joint.path = "x", joint.role = #joint.role<input>}) -> (tensor<1x1x2x5xf32> {joint.role = #joint.role<output>}) {
+// CHECK-NEXT: %[[V1:[^ ,:)]*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[V2:[^ ,:)]*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[V3:[^ ,:)]*]] = arith.constant 4.000000e-01 : f32
+// CHECK-NEXT: %[[V4:[^ ,:)]*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[V5:[^ ,:)]*]] = arith.constant 1.500000e+00 : f32
+// CHECK-NEXT: %[[V6:[^ ,:)]*]] = tensor.empty() : tensor<1x1x2x5xf32>
+// CHECK-NEXT: %[[V7:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%[[V6]] : tensor<1x1x2x5xf32>) {
+// CHECK-NEXT: ^bb0(%[[V8:[^ ,:)]*]]: f32):
+// CHECK-NEXT: %[[V9:[^ ,:)]*]] = linalg.index 2 : index
+// CHECK-NEXT: %[[V10:[^ ,:)]*]] = arith.index_castui %[[V9]] : index to i64
+// CHECK-NEXT: %[[V11:[^ ,:)]*]] = arith.uitofp %[[V10]] : i64 to f32
+// CHECK-NEXT: %[[V12:[^ ,:)]*]] = arith.mulf %[[V11]], %[[V5]] : f32
+// CHECK-NEXT: %[[V13:[^ ,:)]*]] = arith.fptoui %[[V12]] : f32 to i64
+// CHECK-NEXT: %[[V14:[^ ,:)]*]] = arith.index_castui %[[V13]] : i64 to index
+// CHECK-NEXT: %[[V15:[^ ,:)]*]] = arith.minui %[[V14]], %[[V4]] : index
+// CHECK-NEXT: %[[V16:[^ ,:)]*]] = linalg.index 3 : index
+// CHECK-NEXT: %[[V17:[^ ,:)]*]] = arith.index_castui %[[V16]] : index to i64
+// CHECK-NEXT: %[[V18:[^ ,:)]*]] = arith.uitofp %[[V17]] : i64 to f32
+// CHECK-NEXT: %[[V19:[^ ,:)]*]] = arith.mulf %[[V18]], %[[V3]] : f32
+// CHECK-NEXT: %[[V20:[^ ,:)]*]] = arith.fptoui %[[V19]] : f32 to i64
+// CHECK-NEXT: %[[V21:[^ ,:)]*]] = arith.index_castui %[[V20]] : i64 to index
+// CHECK-NEXT: %[[V22:[^ ,:)]*]] = arith.minui %[[V21]], %[[V2]] : index
+// CHECK-NEXT: %[[V23:[^ ,:)]*]] = tensor.extract %[[V0]][%[[V1]], %[[V1]], %[[V15]], %[[V22]]] : tensor<1x1x3x2xf32>
+// CHECK-NEXT: linalg.yield %[[V23]] : f32
+// CHECK-NEXT: } -> tensor<1x1x2x5xf32>
+// CHECK-NEXT: return %[[V7]] : tensor<1x1x2x5xf32>
+// CHECK-NEXT: }
+joint.graph @upsample_nearest_general(%x: tensor<1x1x3x2xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x1x2x5xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::upsample_nearest2d.default"(%x) {args = [#joint.operand<0>, [2, 5]], name = "up"} : (tensor<1x1x3x2xf32>) -> tensor<1x1x2x5xf32>
+  joint.output %0 : tensor<1x1x2x5xf32>
+}
+
+// -----
+
+// Backward by an integer factor (3 in H and W): grad_output summed over the
+// 3x3 windows by linalg.pooling_nchw_sum into f32, rounded once to bf16.
+// CHECK-LABEL: func.func @upsample_nearest_backward_by_three
+// CHECK-SAME: (%[[V0:[^ ,:)]*]]: tensor<1x2x6x3xbf16> {joint.path = "x", joint.role = #joint.role<input>}) -> (tensor<1x2x2x1xbf16> {joint.role = #joint.role<output>}) {
+// CHECK-NEXT: %[[V1:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V2:[^ ,:)]*]] = tensor.empty() : tensor<1x2x2x1xf32>
+// CHECK-NEXT: %[[V3:[^ ,:)]*]] = linalg.fill ins(%[[V1]] : f32) outs(%[[V2]] : tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+// CHECK-NEXT: %[[V4:[^ ,:)]*]] = tensor.empty() : tensor<3x3xf32>
+// CHECK-NEXT: %[[V5:[^ ,:)]*]] = linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<3> : tensor<2xi64>} ins(%[[V0]], %[[V4]] : tensor<1x2x6x3xbf16>, tensor<3x3xf32>) outs(%[[V3]] : tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+// CHECK-NEXT: %[[V6:[^ ,:)]*]] = tensor.empty() : tensor<1x2x2x1xbf16>
+// CHECK-NEXT: %[[V7:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[V5]] : tensor<1x2x2x1xf32>) outs(%[[V6]] : tensor<1x2x2x1xbf16>) {
+// CHECK-NEXT: ^bb0(%[[V8:[^ ,:)]*]]: f32, %[[V9:[^ ,:)]*]]: bf16):
+// CHECK-NEXT: %[[V10:[^ ,:)]*]] = arith.truncf %[[V8]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[V10]] : bf16
+// CHECK-NEXT: } -> tensor<1x2x2x1xbf16>
+// CHECK-NEXT: return %[[V7]] : tensor<1x2x2x1xbf16>
+// CHECK-NEXT: }
+joint.graph @upsample_nearest_backward_by_three(%g: tensor<1x2x6x3xbf16> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x2x1xbf16> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::upsample_nearest2d_backward.default"(%g) {args = [#joint.operand<0>, [6, 3], [1, 2, 2, 1]], name = "upbw"} : (tensor<1x2x6x3xbf16>) -> tensor<1x2x2x1xbf16>
+  joint.output %0 : tensor<1x2x2x1xbf16>
+}
+
+// -----
+
+// Backward at a general ratio, scales_w = 2.5 given (index floor(o * 0.4)):
+// each input position gathers the output positions o = max(i * out / in, 1)
+// - 1 + r mapping to it (reach 2 in H, 4 in W), in increasing order.
+// CHECK-LABEL: func.func @upsample_nearest_backward_general
+// CHECK-SAME: (%[[V0:[^ ,:)]*]]: tensor<1x1x2x5xf32> {joint.path = "x", joint.role = #joint.role<input>}) -> (tensor<1x1x3x2xf32> {joint.role = #joint.role<output>}) {
+// CHECK-NEXT: %[[V1:[^ ,:)]*]] = arith.constant 4.000000e-01 : f32
+// CHECK-NEXT: %[[V2:[^ ,:)]*]] = arith.constant 5 : index
+// CHECK-NEXT: %[[V3:[^ ,:)]*]] = arith.constant 1.500000e+00 : f32
+// CHECK-NEXT: %[[V4:[^ ,:)]*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[V5:[^ ,:)]*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[V6:[^ ,:)]*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[V7:[^ ,:)]*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[V8:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V9:[^ ,:)]*]] = tensor.empty() : tensor<1x1x3x2xf32>
+// CHECK-NEXT: %[[V10:[^ ,:)]*]] = linalg.fill ins(%[[V8]] : f32) outs(%[[V9]] : tensor<1x1x3x2xf32>) -> tensor<1x1x3x2xf32>
+// CHECK-NEXT: %[[V11:[^ ,:)]*]] = tensor.empty() : tensor<2x4xf32>
+// CHECK-NEXT: %[[V12:[^ ,:)]*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[V11]] : tensor<2x4xf32>) outs(%[[V10]] : tensor<1x1x3x2xf32>) {
+// CHECK-NEXT: ^bb0(%[[V13:[^ ,:)]*]]: f32, %[[V14:[^ ,:)]*]]: f32):
+// CHECK-NEXT: %[[V15:[^ ,:)]*]] = linalg.index 2 : index
+// CHECK-NEXT: %[[V16:[^ ,:)]*]] = linalg.index 3 : index
+// CHECK-NEXT: %[[V17:[^ ,:)]*]] = linalg.index 4 : index
+// CHECK-NEXT: %[[V18:[^ ,:)]*]] = arith.muli %[[V15]], %[[V5]] : index
+// CHECK-NEXT: %[[V19:[^ ,:)]*]] = arith.divui %[[V18]], %[[V6]] : index
+// CHECK-NEXT: %[[V20:[^ ,:)]*]] = arith.maxui %[[V19]], %[[V4]] : index
+// CHECK-NEXT: %[[V21:[^ ,:)]*]] = arith.subi %[[V20]], %[[V4]] : index
+// CHECK-NEXT: %[[V22:[^ ,:)]*]] = arith.addi %[[V21]], %[[V17]] : index
+// CHECK-NEXT: %[[V23:[^ ,:)]*]] = arith.cmpi ult, %[[V22]], %[[V5]] : index
+// CHECK-NEXT: %[[V24:[^ ,:)]*]] = arith.select %[[V23]], %[[V22]], %[[V7]] : index
+// CHECK-NEXT: %[[V25:[^ ,:)]*]] = arith.index_castui %[[V24]] : index to i64
+// CHECK-NEXT: %[[V26:[^ ,:)]*]] = arith.uitofp %[[V25]] : i64 to f32
+// CHECK-NEXT: %[[V27:[^ ,:)]*]] = arith.mulf %[[V26]], %[[V3]] : f32
+// CHECK-NEXT: %[[V28:[^ ,:)]*]] = arith.fptoui %[[V27]] : f32 to i64
+// CHECK-NEXT: %[[V29:[^ ,:)]*]] = arith.index_castui %[[V28]] : i64 to index
+// CHECK-NEXT: %[[V30:[^ ,:)]*]] = arith.minui %[[V29]], %[[V5]] : index
+// CHECK-NEXT: %[[V31:[^ ,:)]*]] = arith.cmpi eq, %[[V30]], %[[V15]] : index
+// CHECK-NEXT: %[[V32:[^ ,:)]*]] = arith.andi %[[V23]], %[[V31]] : i1
+// CHECK-NEXT: %[[V33:[^ ,:)]*]] = linalg.index 5 : index
+// CHECK-NEXT: %[[V34:[^ ,:)]*]] = arith.muli %[[V16]], %[[V2]] : index
+// CHECK-NEXT: %[[V35:[^ ,:)]*]] = arith.divui %[[V34]], %[[V5]] : index
+// CHECK-NEXT: %[[V36:[^ ,:)]*]] = arith.maxui %[[V35]], %[[V4]] : index
+// CHECK-NEXT: %[[V37:[^ ,:)]*]] = arith.subi %[[V36]], %[[V4]] : index
+// CHECK-NEXT: %[[V38:[^ ,:)]*]] = arith.addi %[[V37]], %[[V33]] : index
+// CHECK-NEXT: %[[V39:[^ ,:)]*]] = arith.cmpi ult, %[[V38]], %[[V2]] : index
+// CHECK-NEXT: %[[V40:[^ ,:)]*]] = arith.select %[[V39]], %[[V38]], %[[V7]] : index
+// CHECK-NEXT: %[[V41:[^ ,:)]*]] = arith.index_castui %[[V40]] : index to i64
+// CHECK-NEXT: %[[V42:[^ ,:)]*]] = arith.uitofp %[[V41]] : i64 to f32
+// CHECK-NEXT: %[[V43:[^ ,:)]*]] = arith.mulf %[[V42]], %[[V1]] : f32
+// CHECK-NEXT: %[[V44:[^ ,:)]*]] = arith.fptoui %[[V43]] : f32 to i64
+// CHECK-NEXT: %[[V45:[^ ,:)]*]] = arith.index_castui %[[V44]] : i64 to index
+// CHECK-NEXT: %[[V46:[^ ,:)]*]] = arith.minui %[[V45]], %[[V4]] : index
+// CHECK-NEXT: %[[V47:[^ ,:)]*]] = arith.cmpi eq, %[[V46]], %[[V16]] : index
+// CHECK-NEXT: %[[V48:[^ ,:)]*]] = arith.andi %[[V39]], %[[V47]] : i1
+// CHECK-NEXT: %[[V49:[^ ,:)]*]] = arith.andi %[[V32]], %[[V48]] : i1
+// CHECK-NEXT: %[[V50:[^ ,:)]*]] = arith.select %[[V49]], %[[V22]], %[[V7]] : index
+// CHECK-NEXT: %[[V51:[^ ,:)]*]] = arith.select %[[V49]], %[[V38]], %[[V7]] : index
+// CHECK-NEXT: %[[V52:[^ ,:)]*]] = tensor.extract %[[V0]][%[[V7]], %[[V7]], %[[V50]], %[[V51]]] : tensor<1x1x2x5xf32>
+// CHECK-NEXT: %[[V53:[^ ,:)]*]] = arith.addf %[[V14]], %[[V52]] : f32
+// CHECK-NEXT: %[[V54:[^ ,:)]*]] = arith.select %[[V49]], %[[V53]], %[[V14]] : f32
+// CHECK-NEXT: linalg.yield %[[V54]] : f32
+// CHECK-NEXT: } -> tensor<1x1x3x2xf32>
+// CHECK-NEXT: return %[[V12]] : tensor<1x1x3x2xf32>
+// CHECK-NEXT: }
+joint.graph @upsample_nearest_backward_general(%g: tensor<1x1x2x5xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x1x3x2xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::upsample_nearest2d_backward.default"(%g) {args = [#joint.operand<0>, [2, 5], [1, 1, 3, 2], unit, 2.500000e+00], name = "upbw"} : (tensor<1x1x2x5xf32>) -> tensor<1x1x3x2xf32>
+  joint.output %0 : tensor<1x1x3x2xf32>
 }
