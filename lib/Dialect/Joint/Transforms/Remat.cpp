@@ -219,9 +219,9 @@ static int64_t maxStorageId(Block &body) {
 /// The operand in the offloaded base's storage of `v` when `v` is a forward
 /// view of an offloaded storage (a clone reads it replayed on the reload);
 /// null otherwise.
-static Value offloadedViewParent(
-    Value v, const StorageAliasAnalysis &aliases,
-    const llvm::DenseMap<Value, ReloadChain> &reloads) {
+static Value
+offloadedViewParent(Value v, const StorageAliasAnalysis &aliases,
+                    const llvm::DenseMap<Value, ReloadChain> &reloads) {
   auto def = v.getDefiningOp<CallFunctionOp>();
   const Storage *s = aliases.lookup(v);
   if (!def || !def.isForward() || !s || s->owner == v ||
@@ -283,7 +283,6 @@ private:
     if (*changed)
       replayed.insert(v);
     return true; // the replay, or `parent` itself when nothing was reloaded
-
   }
 
   const RematPlan &plan;
