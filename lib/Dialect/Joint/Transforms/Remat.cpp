@@ -103,7 +103,8 @@ private:
                         RewriterBase &rewriter) const;
   /// A forward view of an offloaded base, replayed (once) before `target`
   /// on the base's reload, since the forward wait freed the forward view's
-  /// storage; `v` itself when it is no such view.
+  /// storage; `v` itself when it is no such view, its parent when the
+  /// parent resolves to itself.
   Value replayViewOfOffloaded(Value v, Operation *target,
                               RewriterBase &rewriter) const;
   void finishClone(CallFunctionOp original, CallFunctionOp clone) const;
