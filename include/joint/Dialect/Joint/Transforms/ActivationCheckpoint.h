@@ -91,8 +91,9 @@ unsigned readForwardSizes(GraphOp graph);
 /// backward consumer, redirects the backward consumers and erases originals
 /// left without users. Operands that were offloaded (ao.offload ... reload
 /// chain) are read from the reload's wait, moved before the clone when
-/// needed. Fails with a diagnostic naming the node when a tagged op is
-/// random or touches mutated storage. O(#ops + #uses).
+/// needed. Fails before any rewrite (only readForwardSizes has run) with a
+/// diagnostic naming the node when a tagged op is random or touches mutated
+/// storage, or a clone would read a reload issued after it. O(#ops + #uses).
 FailureOr<RematSummary> rematerialize(GraphOp graph,
                                       const StorageAliasAnalysis &aliases);
 
