@@ -6,20 +6,20 @@
 // use with the ao protocol (ao.offload -> forward ao.wait_tensor ->
 // ao.reload -> backward ao.wait_tensor), each storage once however many of
 // its views are tagged; forward views the backward reads are replayed on
-// the reloaded base. The plan (targets, anchors, region distances) is
-// resolved on the unchanged graph first and every tag is re-checked, so a
-// bad hand tag fails with one error and changes nothing; then three
-// patterns (one per root: tagged forward op, forward wait without reload,
-// reload to prefetch) edit the IR through the rewriter, driven by
-// walkAndApplyPatterns. The safety rules are Analysis/OffloadEligibility;
-// placement follows torchtitan graph_trainer's cpu_offload (forward
-// placement, backward reload with view replay, prefetch by region) and
-// torch's ao offload ops.
+// the reloaded base. The plan (OffloadPlan: targets, anchors, region
+// distances, the order the reloads are made in and their fresh storage ids)
+// is decided on the unchanged graph first and every tag is re-checked, so a
+// bad hand tag fails with one error and changes nothing; then two patterns
+// holding the plan read-only (one at the first tagged op of each storage,
+// one at its first backward reader) edit the IR through the rewriter, driven
+// by one walkAndApplyPatterns. The safety rules are
+// Analysis/OffloadEligibility; placement follows torchtitan graph_trainer's
+// cpu_offload (forward placement, backward reload with view replay, prefetch
+// by region) and torch's ao offload ops.
 //
 //===----------------------------------------------------------------------===//
 
 #include "joint/Dialect/Joint/Transforms/CpuOffload.h"
-#include "StatePattern.h"
 #include "joint/Analysis/MemoryModel.h"
 #include "joint/Analysis/ModelStructure.h"
 #include "joint/Dialect/Joint/IR/OpSets.h"
@@ -107,96 +107,86 @@ private:
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// The applier
+// Deciding
 //===----------------------------------------------------------------------===//
 
-/// One storage to offload and the ops made for it.
-struct OffloadEntry {
-  const OffloadTarget *target = nullptr;
-  unsigned prefetch = 0, defer = 0;
-  /// Where the forward wait goes: before this op; null: right after the
-  /// last forward use (or the offload when the forward never reads it).
-  Operation *waitBefore = nullptr;
-  /// Where a prefetched reload goes: before this op; null: no prefetch.
-  Operation *reloadBefore = nullptr;
-  ao::OffloadOp offload;
-  ao::WaitTensorOp forwardWait;
-  ao::ReloadOp reload;
-  bool prefetched = false;
+/// What joint-apply-cpu-offload does, decided on the unchanged graph before
+/// any rewrite; the patterns only read it.
+struct mlir::joint::OffloadPlan {
+  /// One storage to offload.
+  struct Entry {
+    const OffloadTarget *target = nullptr;
+    unsigned prefetch = 0, defer = 0;
+    /// Where the forward wait goes: before this op; null: right after the
+    /// last forward use (or the offload when the forward never reads it).
+    Operation *waitBefore = nullptr;
+    /// Where a prefetched reload goes: before this op; null: no prefetch.
+    Operation *reloadBefore = nullptr;
+    /// The storage prefetched to the same op just before this one: this
+    /// reload goes before that one's, so they keep the forward order.
+    const Storage *prefetchedBefore = nullptr;
+    /// Fresh storage id of the reloaded allocation.
+    int64_t reloadStorageId = 0;
+  };
+
+  llvm::DenseMap<const Storage *, Entry> entries;
+  /// First tagged op of each storage -> the storages offloaded there.
+  llvm::DenseMap<Operation *, SmallVector<const Storage *, 1>> offloadAt;
+  /// First backward reader -> the storages reloaded before it, in the order
+  /// of their forward waits.
+  llvm::DenseMap<Operation *, SmallVector<const Storage *, 1>> reloadAt;
 };
 
-class mlir::joint::OffloadApplyState {
-public:
-  OffloadApplyState(GraphOp graph, OffloadEligibility &eligibility,
-                    ModelStructure &model, const OffloadApplyOptions &options)
-      : graph(graph), aliases(eligibility.getAliases()), options(options),
-        eligibility(eligibility), model(model) {}
+/// The ops the patterns made that later roots read, and fresh names.
+struct mlir::joint::OffloadMade {
+  explicit OffloadMade(GraphOp graph) : names(graph.getContext()) {
+    names.addGraph(graph);
+  }
 
-  FailureOr<OffloadApplySummary> run();
-
-  LogicalResult offloadFor(CallFunctionOp op, PatternRewriter &rewriter);
-  LogicalResult reloadFor(ao::WaitTensorOp wait, PatternRewriter &rewriter);
-  LogicalResult prefetchReload(ao::ReloadOp reload, PatternRewriter &rewriter);
-
-private:
-  LogicalResult plan();
-  void placeRegions(OffloadEntry &e, RegionIndex *forward,
-                    RegionIndex *backward, Operation *boundary);
-  std::optional<unsigned> regionAttr(CallFunctionOp op, StringRef name,
-                                     bool &bad);
-  /// The entry of the storage `op` (a forward wait or a reload) was made
-  /// for; null for ops the applier did not make.
-  OffloadEntry *
-  entryOf(const llvm::DenseMap<Operation *, const Storage *> &storageOf,
-          Operation *op);
-
-  GraphOp graph;
-  const StorageAliasAnalysis &aliases;
-  OffloadApplyOptions options;
-  OffloadEligibility &eligibility;
-  ModelStructure &model;
-  Namespace names{graph.getContext()};
-  int64_t nextStorageId = 0;
-  /// Storages in the order their first tagged op appears.
-  SmallVector<const Storage *> order;
-  llvm::DenseMap<const Storage *, OffloadEntry> entries;
-  llvm::DenseMap<Operation *, SmallVector<const Storage *, 1>> storagesOf;
-  llvm::DenseMap<Operation *, const Storage *> storageOfWait, storageOfReload;
-  /// Prefetch anchor -> the first reload moved before it.
-  llvm::DenseMap<Operation *, Operation *> firstAtAnchor;
-  OffloadApplySummary summary;
+  Namespace names;
+  llvm::DenseMap<const Storage *, ao::WaitTensorOp> forwardWait;
+  llvm::DenseMap<const Storage *, ao::ReloadOp> reload;
 };
 
 namespace {
 
-/// Root: a forward op tagged must_cpu_offload whose storage is not offloaded
-/// yet.
-using OffloadTaggedOp = StatePattern<CallFunctionOp, OffloadApplyState,
-                                     &OffloadApplyState::offloadFor>;
-/// Root: the forward wait of an offload that has no reload yet.
-using ReloadForBackward = StatePattern<ao::WaitTensorOp, OffloadApplyState,
-                                       &OffloadApplyState::reloadFor>;
-/// Root: a reload with a prefetch distance, not moved yet.
-using PrefetchReload = StatePattern<ao::ReloadOp, OffloadApplyState,
-                                    &OffloadApplyState::prefetchReload>;
+/// Builds the OffloadPlan: targets re-checked, region distances resolved,
+/// the placement of every op the patterns make fixed.
+class OffloadPlanner {
+public:
+  OffloadPlanner(GraphOp graph, OffloadEligibility &eligibility,
+                 ModelStructure &model, const OffloadApplyOptions &options,
+                 OffloadPlan &plan, OffloadApplySummary &summary)
+      : graph(graph), aliases(eligibility.getAliases()), options(options),
+        eligibility(eligibility), model(model), plan(plan), summary(summary) {}
+
+  /// Fails, with one error naming the node, when a tagged op breaks a rule.
+  LogicalResult run();
+
+private:
+  LogicalResult collectTargets();
+  void placeRegions(OffloadPlan::Entry &e, RegionIndex *forward,
+                    RegionIndex *backward, Operation *boundary);
+  void orderReloads();
+  std::optional<unsigned> regionAttr(CallFunctionOp op, StringRef name,
+                                     bool &bad);
+
+  GraphOp graph;
+  const StorageAliasAnalysis &aliases;
+  const OffloadApplyOptions &options;
+  OffloadEligibility &eligibility;
+  ModelStructure &model;
+  OffloadPlan &plan;
+  OffloadApplySummary &summary;
+  /// Storages in the order their first tagged op appears (the order the
+  /// offload pattern makes them in).
+  SmallVector<const Storage *> order;
+};
 
 } // namespace
 
-/// Debug labels of the three roots (each walk enables one).
-static constexpr StringLiteral kOffloadLabel = "offload-tagged-op";
-static constexpr StringLiteral kReloadLabel = "reload-forward-wait";
-static constexpr StringLiteral kPrefetchLabel = "prefetch-reload";
-
-void mlir::joint::populateCpuOffloadPatterns(RewritePatternSet &patterns,
-                                             OffloadApplyState &state) {
-  MLIRContext *ctx = patterns.getContext();
-  patterns.addWithLabel<OffloadTaggedOp>({kOffloadLabel}, ctx, state);
-  patterns.addWithLabel<ReloadForBackward>({kReloadLabel}, ctx, state);
-  patterns.addWithLabel<PrefetchReload>({kPrefetchLabel}, ctx, state);
-}
-
-std::optional<unsigned>
-OffloadApplyState::regionAttr(CallFunctionOp op, StringRef name, bool &bad) {
+std::optional<unsigned> OffloadPlanner::regionAttr(CallFunctionOp op,
+                                                   StringRef name, bool &bad) {
   Attribute a = op->getAttr(name);
   if (!a)
     return std::nullopt;
@@ -210,7 +200,7 @@ OffloadApplyState::regionAttr(CallFunctionOp op, StringRef name, bool &bad) {
   return static_cast<unsigned>(i.getInt());
 }
 
-LogicalResult OffloadApplyState::plan() {
+LogicalResult OffloadPlanner::collectTargets() {
   Block &body = graph.getBody().front();
   for (CallFunctionOp op : body.getOps<CallFunctionOp>()) {
     if (op.getPolicy() != CheckpointPolicy::must_cpu_offload)
@@ -236,13 +226,14 @@ LogicalResult OffloadApplyState::plan() {
     for (const OffloadTarget *t : *targets) {
       if (eligibility.isOffloaded(t->storage))
         continue; // applied before: tags stay, the IR already has the chain
-      auto [it, inserted] = entries.try_emplace(t->storage);
-      OffloadEntry &e = it->second;
+      auto [it, inserted] = plan.entries.try_emplace(t->storage);
+      OffloadPlan::Entry &e = it->second;
       if (inserted) {
         e.target = t;
         e.prefetch = options.prefetchRegions;
         e.defer = options.deferRegions;
         order.push_back(t->storage);
+        plan.offloadAt[op].push_back(t->storage);
         if (prefetch)
           e.prefetch = *prefetch;
         if (defer)
@@ -251,13 +242,19 @@ LogicalResult OffloadApplyState::plan() {
         e.prefetch = std::max(e.prefetch, prefetch.value_or(0));
         e.defer = std::max(e.defer, defer.value_or(0));
       }
-      storagesOf[op].push_back(t->storage);
     }
   }
-  if (entries.empty())
+  return success();
+}
+
+LogicalResult OffloadPlanner::run() {
+  if (failed(collectTargets()))
+    return failure();
+  if (plan.entries.empty())
     return success();
 
   // Region anchors, on the unchanged graph.
+  Block &body = graph.getBody().front();
   SmallVector<Operation *> forwardOps, backwardOps;
   Operation *boundary = nullptr;
   for (CallFunctionOp op : body.getOps<CallFunctionOp>()) {
@@ -271,7 +268,8 @@ LogicalResult OffloadApplyState::plan() {
   }
   std::optional<RegionIndex> fwdAttention, bwdAttention, fwdBlock, bwdBlock;
   for (const Storage *s : order) {
-    OffloadEntry &e = entries[s];
+    OffloadPlan::Entry &e = plan.entries[s];
+    summary.numBytes += e.target->bytes;
     if (!e.prefetch && !e.defer)
       continue;
     ModelStructure::Place place;
@@ -287,7 +285,76 @@ LogicalResult OffloadApplyState::plan() {
     }
     placeRegions(e, &*fwd, &*bwd, boundary);
   }
+  summary.numStorages = order.size();
+  orderReloads();
   return success();
+}
+
+/// The reloads are made in the program order of the forward waits, which
+/// fixes their fresh storage ids, the order of reloads sharing a first
+/// backward reader, and the order of prefetched reloads sharing an anchor.
+/// A forward wait goes right after an op (the last forward reader, or the
+/// offload right after the producer) or right before one (a deferred
+/// anchor); of the waits in one gap, those inserted after an op come first,
+/// in reverse order of creation, then those inserted before one, in order.
+void OffloadPlanner::orderReloads() {
+  struct Slot {
+    Operation *op;
+    bool after;
+    int tie;
+    const Storage *storage;
+  };
+  SmallVector<Slot> waits;
+  for (auto [i, s] : llvm::enumerate(order)) {
+    const OffloadPlan::Entry &e = plan.entries[s];
+    int created = static_cast<int>(i);
+    if (e.waitBefore)
+      waits.push_back({e.waitBefore, false, created, s});
+    else
+      waits.push_back({e.target->lastForwardUse, true, -created, s});
+  }
+  llvm::sort(waits, [](const Slot &a, const Slot &b) {
+    if (a.op != b.op)
+      return a.op->isBeforeInBlock(b.op);
+    return std::tie(a.after, a.tie) < std::tie(b.after, b.tie);
+  });
+
+  // Fresh ids in that order (after every id the graph uses); roots in
+  // program order, each with its reloads in that order.
+  Block &body = graph.getBody().front();
+  int64_t nextStorageId = 0;
+  for (BlockArgument arg : body.getArguments())
+    if (TensorMetaAttr m = getTensorMeta(arg))
+      nextStorageId = std::max(nextStorageId, m.getStorage() + 1);
+  for (CallFunctionOp op : body.getOps<CallFunctionOp>())
+    if (ArrayAttr metas = op.getResultMetaAttr())
+      for (Attribute a : metas)
+        if (auto m = dyn_cast_or_null<TensorMetaAttr>(a))
+          nextStorageId = std::max(nextStorageId, m.getStorage() + 1);
+  SmallVector<const Storage *> reloads;
+  for (const Slot &wait : waits) {
+    OffloadPlan::Entry &e = plan.entries[wait.storage];
+    e.reloadStorageId = nextStorageId++;
+    plan.reloadAt[e.target->firstBackwardUse].push_back(wait.storage);
+    reloads.push_back(wait.storage);
+  }
+  // Prefetched reloads sharing an anchor: each goes before the one moved
+  // there before it, in the program order of the reloads.
+  llvm::stable_sort(reloads, [&](const Storage *a, const Storage *b) {
+    Operation *x = plan.entries[a].target->firstBackwardUse;
+    Operation *y = plan.entries[b].target->firstBackwardUse;
+    return x != y && x->isBeforeInBlock(y);
+  });
+  llvm::DenseMap<Operation *, const Storage *> lastAtAnchor;
+  for (const Storage *s : reloads) {
+    OffloadPlan::Entry &e = plan.entries[s];
+    if (!e.reloadBefore)
+      continue;
+    ++summary.numPrefetched;
+    const Storage *&last = lastAtAnchor[e.reloadBefore];
+    e.prefetchedBefore = last;
+    last = s;
+  }
 }
 
 /// Defer: the forward wait goes before the (defer+1)-th region that starts
@@ -296,9 +363,8 @@ LogicalResult OffloadApplyState::plan() {
 /// the start of the region `prefetch` regions before its own (the latest
 /// region of its unit at or before the first backward reader), never above
 /// its forward wait.
-void OffloadApplyState::placeRegions(OffloadEntry &e, RegionIndex *forward,
-                                     RegionIndex *backward,
-                                     Operation *boundary) {
+void OffloadPlanner::placeRegions(OffloadPlan::Entry &e, RegionIndex *forward,
+                                  RegionIndex *backward, Operation *boundary) {
   const OffloadTarget &t = *e.target;
   auto pos = [&](Operation *op) { return eligibility.position(op); };
   unsigned waitPos = pos(t.lastForwardUse);
@@ -363,55 +429,86 @@ static void renumberStorage(RewriterBase &rewriter, CallFunctionOp op,
     });
 }
 
-LogicalResult OffloadApplyState::offloadFor(CallFunctionOp op,
-                                            PatternRewriter &rewriter) {
-  auto it = storagesOf.find(op);
-  if (it == storagesOf.end())
-    return failure();
-  bool changed = false;
-  for (const Storage *s : it->second) {
-    OffloadEntry &e = entries[s];
-    if (e.offload)
-      continue;
-    const OffloadTarget &t = *e.target;
-    Value base = t.base;
-    Type type = base.getType();
-    CallFunctionOp producer = t.producer;
-    Location loc = producer.getLoc();
-    rewriter.setInsertionPointAfter(producer);
-    e.offload = ao::OffloadOp::create(rewriter, loc, type, base, StringAttr());
-    if (e.waitBefore)
-      rewriter.setInsertionPoint(e.waitBefore);
-    else if (t.lastForwardUse == producer.getOperation())
-      rewriter.setInsertionPointAfter(e.offload);
-    else
-      rewriter.setInsertionPointAfter(t.lastForwardUse);
-    e.forwardWait = ao::WaitTensorOp::create(
-        rewriter, loc, type, e.offload, base, t.lastUseValue, StringAttr());
-    storageOfWait[e.forwardWait] = s;
-    ++summary.numStorages;
-    summary.numBytes += t.bytes;
-    changed = true;
+namespace {
+
+/// Root: the first op tagged must_cpu_offload of a storage. ao.offload of the
+/// base right after its producer, and its forward wait after the last
+/// forward reader (or before the planned deferred anchor).
+class OffloadAfterProducer : public OpRewritePattern<CallFunctionOp> {
+public:
+  OffloadAfterProducer(MLIRContext *ctx, const OffloadPlan &plan,
+                       OffloadMade &made)
+      : OpRewritePattern(ctx), plan(plan), made(made) {}
+
+  LogicalResult matchAndRewrite(CallFunctionOp op,
+                                PatternRewriter &rewriter) const override {
+    auto it = plan.offloadAt.find(op);
+    if (it == plan.offloadAt.end() || made.forwardWait.count(it->second[0]))
+      return failure();
+    for (const Storage *s : it->second) {
+      const OffloadPlan::Entry &e = plan.entries.at(s);
+      const OffloadTarget &t = *e.target;
+      Value base = t.base;
+      Type type = base.getType();
+      CallFunctionOp producer = t.producer;
+      Location loc = producer.getLoc();
+      rewriter.setInsertionPointAfter(producer);
+      auto offload =
+          ao::OffloadOp::create(rewriter, loc, type, base, StringAttr());
+      if (e.waitBefore)
+        rewriter.setInsertionPoint(e.waitBefore);
+      else if (t.lastForwardUse == producer.getOperation())
+        rewriter.setInsertionPointAfter(offload);
+      else
+        rewriter.setInsertionPointAfter(t.lastForwardUse);
+      made.forwardWait[s] = ao::WaitTensorOp::create(
+          rewriter, loc, type, offload, base, t.lastUseValue, StringAttr());
+    }
+    return success();
   }
-  return success(changed);
-}
 
-OffloadEntry *OffloadApplyState::entryOf(
-    const llvm::DenseMap<Operation *, const Storage *> &storageOf,
-    Operation *op) {
-  const Storage *s = storageOf.lookup(op);
-  return s ? &entries[s] : nullptr;
-}
+private:
+  const OffloadPlan &plan;
+  OffloadMade &made;
+};
 
-LogicalResult OffloadApplyState::reloadFor(ao::WaitTensorOp wait,
-                                           PatternRewriter &rewriter) {
-  OffloadEntry *entry = entryOf(storageOfWait, wait);
-  if (!entry || entry->reload)
-    return failure();
-  OffloadEntry &e = *entry;
-  const Storage *s = e.target->storage;
+/// Root: the first backward reader of offloaded storages. For each, in the
+/// order of their forward waits: ao.reload (moved to its prefetch anchor
+/// when planned) and its wait before the root; backward readers of the base
+/// read the wait, forward views the backward reads are replayed on it.
+class ReloadBeforeFirstBackwardUse : public OpRewritePattern<CallFunctionOp> {
+public:
+  ReloadBeforeFirstBackwardUse(MLIRContext *ctx, const OffloadPlan &plan,
+                               OffloadMade &made)
+      : OpRewritePattern(ctx), plan(plan), made(made) {}
+
+  LogicalResult matchAndRewrite(CallFunctionOp op,
+                                PatternRewriter &rewriter) const override {
+    auto it = plan.reloadAt.find(op);
+    if (it == plan.reloadAt.end() || made.reload.count(it->second[0]))
+      return failure();
+    for (const Storage *s : it->second)
+      reload(s, rewriter);
+    return success();
+  }
+
+private:
+  void reload(const Storage *s, PatternRewriter &rewriter) const;
+
+  const OffloadPlan &plan;
+  OffloadMade &made;
+};
+
+} // namespace
+
+void ReloadBeforeFirstBackwardUse::reload(const Storage *s,
+                                          PatternRewriter &rewriter) const {
+  const OffloadPlan::Entry &e = plan.entries.at(s);
   const OffloadTarget &t = *e.target;
-  MLIRContext *ctx = graph.getContext();
+  // The offload pattern ran at a forward op, before the walk got here.
+  ao::WaitTensorOp wait = made.forwardWait.lookup(s);
+  assert(wait && "the forward wait is made before the first backward reader");
+  MLIRContext *ctx = rewriter.getContext();
   Type type = t.base.getType();
   Location loc = CallFunctionOp(t.producer).getLoc();
   rewriter.setInsertionPoint(t.firstBackwardUse);
@@ -423,23 +520,23 @@ LogicalResult OffloadApplyState::reloadFor(ao::WaitTensorOp wait,
       attrs.push_back(IntegerAttr::get(IntegerType::get(ctx, 64), x));
     return ArrayAttr::get(ctx, attrs);
   };
-  e.reload = ao::ReloadOp::create(rewriter, loc, type, wait, t.device,
-                                  toAttr(t.reloadSizes),
-                                  toAttr(t.reloadStrides), StringAttr());
-  storageOfReload[e.reload] = s;
+  auto reload = ao::ReloadOp::create(rewriter, loc, type, wait, t.device,
+                                     toAttr(t.reloadSizes),
+                                     toAttr(t.reloadStrides), StringAttr());
+  made.reload[s] = reload;
   // The host copy stays alive until the copy back has finished (torch:
   // gpu = ao.wait_tensor(gpu, keepalive=cpu)).
-  auto backwardWait = ao::WaitTensorOp::create(rewriter, loc, type, e.reload,
+  auto backwardWait = ao::WaitTensorOp::create(rewriter, loc, type, reload,
                                                wait, Value(), StringAttr());
   for (OpOperand *use : t.directBackwardUses)
     rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(backwardWait); });
 
   // Backward aliases now live in the reloaded allocation, not in the
   // forward storage that the forward wait releases.
-  int64_t oldId = s->id, newId = nextStorageId++;
-  rewriter.modifyOpInPlace(e.reload, [&] {
-    e.reload->setAttr(kReloadStorageAttr,
-                      IntegerAttr::get(IntegerType::get(ctx, 64), newId));
+  int64_t oldId = s->id, newId = e.reloadStorageId;
+  rewriter.modifyOpInPlace(reload, [&] {
+    reload->setAttr(kReloadStorageAttr,
+                    IntegerAttr::get(IntegerType::get(ctx, 64), newId));
   });
   for (Value m : s->members)
     if (auto def = m.getDefiningOp<CallFunctionOp>(); def && def.isBackward())
@@ -456,60 +553,27 @@ LogicalResult OffloadApplyState::reloadFor(ao::WaitTensorOp wait,
       replay.removePolicyAttr();
       replay->removeAttr(kPrefetchAttr);
       replay->removeAttr(kDeferAttr);
-      names.nameClone(replay, original, "_reload");
+      made.names.nameClone(replay, original, "_reload");
     });
     renumberStorage(rewriter, replay, oldId, newId);
   }
   for (OpOperand *use : t.viewBackwardUses)
     rewriter.modifyOpInPlace(use->getOwner(),
                              [&] { use->set(mapping.lookup(use->get())); });
-  return success();
+
+  // Prefetch: to the planned anchor, before the reload moved there before.
+  if (e.reloadBefore)
+    rewriter.moveOpBefore(reload, e.prefetchedBefore
+                                      ? made.reload.lookup(e.prefetchedBefore)
+                                      : e.reloadBefore);
 }
 
-LogicalResult OffloadApplyState::prefetchReload(ao::ReloadOp reload,
-                                                PatternRewriter &rewriter) {
-  OffloadEntry *entry = entryOf(storageOfReload, reload);
-  if (!entry || !entry->reloadBefore || entry->prefetched)
-    return failure();
-  OffloadEntry &e = *entry;
-  // Reloads sharing an anchor keep the forward order of their values (the
-  // walk meets the later value's reload first).
-  Operation *&first = firstAtAnchor[e.reloadBefore];
-  rewriter.moveOpBefore(reload, first ? first : e.reloadBefore);
-  first = reload;
-  e.prefetched = true;
-  ++summary.numPrefetched;
-  return success();
-}
-
-FailureOr<OffloadApplySummary> OffloadApplyState::run() {
-  if (failed(plan()))
-    return failure();
-  if (entries.empty())
-    return summary;
-  names.addGraph(graph);
-  Block &body = graph.getBody().front();
-  for (BlockArgument arg : body.getArguments())
-    if (TensorMetaAttr m = getTensorMeta(arg))
-      nextStorageId = std::max(nextStorageId, m.getStorage() + 1);
-  for (CallFunctionOp op : body.getOps<CallFunctionOp>())
-    if (ArrayAttr metas = op.getResultMetaAttr())
-      for (Attribute a : metas)
-        if (auto m = dyn_cast_or_null<TensorMetaAttr>(a))
-          nextStorageId = std::max(nextStorageId, m.getStorage() + 1);
-
-  // The walk does not visit ops it created, so each root kind gets its own
-  // walk, with only its pattern enabled: tagged ops, then the forward waits
-  // they made, then the reloads.
-  for (StringRef root : {kOffloadLabel, kReloadLabel, kPrefetchLabel}) {
-    RewritePatternSet patterns(graph.getContext());
-    populateCpuOffloadPatterns(patterns, *this);
-    walkAndApplyPatterns(graph,
-                         FrozenRewritePatternSet(std::move(patterns),
-                                                 /*disabled=*/{},
-                                                 /*enabled=*/{root.str()}));
-  }
-  return summary;
+void mlir::joint::populateCpuOffloadPatterns(RewritePatternSet &patterns,
+                                             const OffloadPlan &plan,
+                                             OffloadMade &made) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<OffloadAfterProducer, ReloadBeforeFirstBackwardUse>(ctx, plan,
+                                                                   made);
 }
 
 FailureOr<OffloadApplySummary>
@@ -525,7 +589,21 @@ mlir::joint::applyCpuOffload(GraphOp graph, OffloadEligibility &eligibility,
   // A backward size query reads the forward SymInt, so no activation is
   // offloaded and reloaded only for its size.
   readForwardSizes(graph);
-  return OffloadApplyState(graph, eligibility, model, options).run();
+  OffloadPlan plan;
+  OffloadApplySummary summary;
+  if (failed(OffloadPlanner(graph, eligibility, model, options, plan, summary)
+                 .run()))
+    return failure();
+  if (plan.entries.empty())
+    return summary;
+
+  // One walk in program order: every storage's first tagged op (forward)
+  // comes before its first backward reader.
+  OffloadMade made(graph);
+  RewritePatternSet patterns(graph.getContext());
+  populateCpuOffloadPatterns(patterns, plan, made);
+  walkAndApplyPatterns(graph, std::move(patterns));
+  return summary;
 }
 
 //===----------------------------------------------------------------------===//

@@ -4,13 +4,14 @@
 // must/prefer_recompute that the backward reads, directly or through other
 // tagged ops, is cloned right before its earliest backward consumer (one
 // clone per forward op, so a block traversed twice gets one chain per
-// traversal). The decision is the `policy` attribute; application is one
-// rewrite pattern rooted at a backward op that reads a recomputable
-// producer, driven in program order by walkAndApplyPatterns: the first
-// backward reader met is the earliest consumer, so the pattern clones the
-// not yet cloned tagged producers it needs (in forward order) before it and
-// redirects every backward reader of them. Originals left without users are
-// erased afterwards. O(#ops + #uses).
+// traversal). The decision is the `policy` attribute. First a plan is built
+// on the unchanged graph (RematPlan): which backward op is the earliest
+// consumer of which tagged producers, and every check that can fail, so an
+// error names the node and changes nothing. Then one pattern, rooted at
+// those backward ops and holding the plan read-only, clones the producers
+// (forward order) before its root and redirects their backward readers,
+// driven in program order by walkAndApplyPatterns. Originals left without
+// users are erased afterwards. O(#ops + #uses).
 //
 // Composition with joint-cpu-offload (tag -> offload -> remat, as in torch's
 // graph trainer): a clone reading an offloaded forward value reads the wait
@@ -23,7 +24,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "StatePattern.h"
 #include "joint/Analysis/CheckpointScope.h"
 #include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
@@ -45,70 +45,75 @@ using namespace mlir;
 using namespace mlir::joint;
 
 namespace {
-
 /// The reload chain of one offloaded forward value.
 struct ReloadChain {
   ao::ReloadOp reload;
   ao::WaitTensorOp wait;
 };
-
 } // namespace
 
-/// The state the remat pattern shares: names in use, reload chains, clones
-/// made so far and the storage ids given to recomputed allocations.
-class mlir::joint::RematState {
-public:
-  RematState(GraphOp graph, const StorageAliasAnalysis &aliases)
-      : graph(graph), body(graph.getBody().front()), aliases(aliases),
-        mutations(aliases) {}
-
-  FailureOr<RematSummary> run();
-
-  /// Clones the tagged producers `user` needs before it and redirects their
-  /// backward readers; failure when `user` reads no uncloned tagged producer.
-  LogicalResult recomputeFor(CallFunctionOp user, PatternRewriter &rewriter);
-
-private:
-  void collectReloadChains();
-  int64_t maxStorageId();
-  std::string uniqueName(StringRef base);
-  /// The value a clone placed before `target` reads for forward value `v`.
-  FailureOr<Value> operandForClone(Value v, Operation *target,
-                                   RewriterBase &rewriter);
-  /// A forward view of an offloaded base, replayed (once) before `target`
-  /// on the base's reload, since the forward wait freed the forward view's
-  /// storage; `v` itself when it is no such view.
-  FailureOr<Value> replayViewOfOffloaded(Value v, Operation *target,
-                                         RewriterBase &rewriter);
-  void finishClone(CallFunctionOp original, CallFunctionOp clone);
-
-  GraphOp graph;
-  Block &body;
-  const StorageAliasAnalysis &aliases;
-  MutationFacts mutations;
-  RematSummary summary;
-  Namespace names{graph.getContext()};
+/// What joint-remat does, decided on the graph before any rewrite.
+struct mlir::joint::RematPlan {
+  /// Backward op -> the tagged producers it is the earliest backward reader
+  /// of (directly or through other tagged ops), in forward order.
+  llvm::DenseMap<Operation *, SmallVector<CallFunctionOp>> cloneBefore;
+  /// Every producer cloned, in forward order.
+  SmallVector<CallFunctionOp> recomputed;
+  /// Offloaded forward value -> its earliest reload chain.
   llvm::DenseMap<Value, ReloadChain> reloads;
-  /// Tagged forward ops some backward op reads (verified recomputable).
-  llvm::DenseSet<Operation *> recomputable;
+};
+
+/// What applying the plan has made so far: the clones and view replays later
+/// roots read, fresh names and fresh storage ids.
+struct mlir::joint::RematClones {
+  RematClones(GraphOp graph, int64_t firstFreshStorage)
+      : names(graph.getContext()), nextStorage(firstFreshStorage) {
+    names.addGraph(graph);
+  }
+
+  Namespace names;
   /// Original tagged op -> its clone.
   llvm::DenseMap<Operation *, CallFunctionOp> cloneOf;
-  llvm::DenseSet<Operation *> clones;
-  /// Storage id of a recomputed allocation -> the clones' fresh id.
-  llvm::DenseMap<int64_t, int64_t> storageRemap;
-  /// Forward views of offloaded storages replayed on the reload, and the
-  /// fresh storage id of each such storage's replays.
+  /// Forward views of offloaded storages replayed on the reload.
   llvm::DenseMap<Value, Value> replayedViews;
+  /// Storage id of a recomputed allocation -> the clones' fresh id, and the
+  /// fresh id of each offloaded storage's replays.
+  llvm::DenseMap<int64_t, int64_t> storageRemap;
   llvm::DenseMap<const Storage *, int64_t> offloadedStorageRemap;
-  int64_t nextStorage = 0;
-  /// First failure inside the pattern (a diagnostic was emitted).
-  bool failedInPattern = false;
+  int64_t nextStorage;
 };
 
 namespace {
-/// Root: a backward op reading a recomputable forward producer.
-using RecomputeForBackwardUse =
-    StatePattern<CallFunctionOp, RematState, &RematState::recomputeFor>;
+
+/// Root: a backward op that is the earliest backward reader of tagged
+/// producers; clones them before it and redirects their backward readers.
+class RecomputeBeforeFirstUse : public OpRewritePattern<CallFunctionOp> {
+public:
+  RecomputeBeforeFirstUse(MLIRContext *ctx, const RematPlan &plan,
+                          const StorageAliasAnalysis &aliases,
+                          RematClones &made)
+      : OpRewritePattern(ctx), plan(plan), aliases(aliases), made(made) {}
+
+  LogicalResult matchAndRewrite(CallFunctionOp user,
+                                PatternRewriter &rewriter) const override;
+
+private:
+  /// The value a clone placed before `target` reads for forward value `v`.
+  Value operandForClone(Value v, Operation *target,
+                        RewriterBase &rewriter) const;
+  /// A forward view of an offloaded base, replayed (once) before `target`
+  /// on the base's reload, since the forward wait freed the forward view's
+  /// storage; `v` itself when it is no such view, its parent when the
+  /// parent resolves to itself.
+  Value replayViewOfOffloaded(Value v, Operation *target,
+                              RewriterBase &rewriter) const;
+  void finishClone(CallFunctionOp original, CallFunctionOp clone) const;
+
+  const RematPlan &plan;
+  const StorageAliasAnalysis &aliases;
+  RematClones &made;
+};
+
 } // namespace
 
 static bool isRecompute(CallFunctionOp op) {
@@ -169,11 +174,13 @@ unsigned mlir::joint::readForwardSizes(GraphOp graph) {
   return moved;
 }
 
-std::string RematState::uniqueName(StringRef base) {
-  return names.newName(base + "_recomputed");
-}
+//===----------------------------------------------------------------------===//
+// Deciding
+//===----------------------------------------------------------------------===//
 
-void RematState::collectReloadChains() {
+/// Offloaded forward value -> the earliest of its reload chains.
+static llvm::DenseMap<Value, ReloadChain> collectReloadChains(Block &body) {
+  llvm::DenseMap<Value, ReloadChain> reloads;
   for (auto offload : body.getOps<ao::OffloadOp>()) {
     for (Operation *w : offload->getUsers()) {
       auto forwardWait = dyn_cast<ao::WaitTensorOp>(w);
@@ -194,9 +201,10 @@ void RematState::collectReloadChains() {
       }
     }
   }
+  return reloads;
 }
 
-int64_t RematState::maxStorageId() {
+static int64_t maxStorageId(Block &body) {
   int64_t maxId = -1;
   for (BlockArgument arg : body.getArguments())
     if (TensorMetaAttr m = getTensorMeta(arg))
@@ -209,56 +217,206 @@ int64_t RematState::maxStorageId() {
   return maxId;
 }
 
-FailureOr<Value> RematState::operandForClone(Value v, Operation *target,
-                                             RewriterBase &rewriter) {
-  if (Operation *def = v.getDefiningOp())
-    if (CallFunctionOp clone = cloneOf.lookup(def))
-      return clone->getResult(cast<OpResult>(v).getResultNumber());
-  auto it = reloads.find(v);
-  if (it == reloads.end())
-    return replayViewOfOffloaded(v, target, rewriter);
-  ReloadChain &chain = it->second;
-  if (chain.wait->isBeforeInBlock(target))
-    return chain.wait.getResult();
-  // Only what comes after the clone moves: a reload that offload already
-  // issued earlier (prefetch) keeps its place, and just its wait moves.
-  if (!chain.reload->isBeforeInBlock(target)) {
-    Operation *forwardWait = chain.reload.getInput().getDefiningOp();
-    if (!forwardWait || target->isBeforeInBlock(forwardWait))
-      return target->emitOpError()
-             << "needs the reload of an offloaded value before it, but the "
-                "offload's forward wait comes later";
-    rewriter.moveOpBefore(chain.reload, target);
-    ++summary.numReloadsMoved;
-  }
-  rewriter.moveOpBefore(chain.wait, target);
-  return chain.wait.getResult();
-}
-
-FailureOr<Value> RematState::replayViewOfOffloaded(Value v, Operation *target,
-                                                   RewriterBase &rewriter) {
-  if (Value done = replayedViews.lookup(v))
-    return done;
+/// The operand in the offloaded base's storage of `v` when `v` is a forward
+/// view of an offloaded storage (a clone reads it replayed on the reload);
+/// null otherwise.
+static Value
+offloadedViewParent(Value v, const StorageAliasAnalysis &aliases,
+                    const llvm::DenseMap<Value, ReloadChain> &reloads) {
   auto def = v.getDefiningOp<CallFunctionOp>();
   const Storage *s = aliases.lookup(v);
   if (!def || !def.isForward() || !s || s->owner == v ||
       !reloads.count(s->owner) || !aliases.isView(def))
-    return v;
-  Value parent = aliases.getOperandIn(def, s);
+    return Value();
+  return aliases.getOperandIn(def, s);
+}
+
+namespace {
+
+/// Replays, on the unchanged graph, how the clones' operands will resolve
+/// (clone, reload chain, view replayed on a reload), to reject before any
+/// rewrite a clone that needs a reload issued after it and to count the
+/// reload chains that move.
+class OperandCheck {
+public:
+  OperandCheck(const RematPlan &plan, const StorageAliasAnalysis &aliases)
+      : plan(plan), aliases(aliases) {}
+
+  /// Whether a clone placed before `target` reads something other than `v`
+  /// for `v`; failure (with an error on `target`) when it cannot.
+  FailureOr<bool> resolve(Value v, Operation *target) {
+    if (Operation *def = v.getDefiningOp())
+      if (cloned.contains(def))
+        return true;
+    auto it = plan.reloads.find(v);
+    if (it == plan.reloads.end())
+      return resolveView(v, target);
+    ReloadChain chain = it->second; // op handles, copied
+    // The chain moves once, before its first reader; later ones find it in
+    // place.
+    if (!movedChains.insert(v).second || chain.wait->isBeforeInBlock(target))
+      return true;
+    if (!chain.reload->isBeforeInBlock(target)) {
+      Operation *forwardWait = chain.reload.getInput().getDefiningOp();
+      if (!forwardWait || target->isBeforeInBlock(forwardWait))
+        return target->emitOpError()
+               << "needs the reload of an offloaded value before it, but the "
+                  "offload's forward wait comes later";
+      ++numReloadsMoved;
+    }
+    return true;
+  }
+
+  void markCloned(Operation *op) { cloned.insert(op); }
+
+  unsigned numReloadsMoved = 0;
+
+private:
+  FailureOr<bool> resolveView(Value v, Operation *target) {
+    if (replayed.contains(v))
+      return true;
+    Value parent = offloadedViewParent(v, aliases, plan.reloads);
+    if (!parent)
+      return false;
+    FailureOr<bool> changed = resolve(parent, target);
+    if (failed(changed))
+      return failure();
+    if (*changed)
+      replayed.insert(v);
+    return true; // the replay, or `parent` itself when nothing was reloaded
+  }
+
+  const RematPlan &plan;
+  const StorageAliasAnalysis &aliases;
+  llvm::DenseSet<Operation *> cloned;
+  llvm::DenseSet<Value> replayed, movedChains;
+};
+
+} // namespace
+
+/// Decides what to clone where, on the graph after readForwardSizes. Fails,
+/// with an error naming the node, when a tagged op cannot be recomputed or a
+/// clone would read a reload issued after it. O(#ops + #uses).
+static LogicalResult planRemat(GraphOp graph,
+                               const StorageAliasAnalysis &aliases,
+                               RematPlan &plan, RematSummary &summary) {
+  Block &body = graph.getBody().front();
+  SmallVector<CallFunctionOp> forwardOps, backwardOps;
+  for (CallFunctionOp op : body.getOps<CallFunctionOp>()) {
+    if (op.isForward())
+      forwardOps.push_back(op);
+    else if (op.isBackward())
+      backwardOps.push_back(op);
+    if (op.getRecomputedFromAttr())
+      summary.alreadyRematerialized = true;
+  }
+
+  // Tagged ops the backward reads, directly or through tagged forward
+  // users: one reverse walk.
+  llvm::DenseSet<Operation *> recomputable;
+  for (CallFunctionOp op : llvm::reverse(forwardOps)) {
+    if (!isRecompute(op))
+      continue;
+    ++summary.numTagged;
+    bool read = llvm::any_of(op->getUsers(), [&](Operation *user) {
+      auto u = dyn_cast<CallFunctionOp>(user);
+      return u && (u.isBackward() || recomputable.contains(u));
+    });
+    if (read)
+      recomputable.insert(op);
+  }
+  if (recomputable.empty())
+    return success();
+  MutationFacts mutations(aliases);
+  for (CallFunctionOp op : forwardOps)
+    if (recomputable.contains(op) &&
+        failed(verifyRecomputable(op, "a recompute policy", mutations)))
+      return failure();
+  plan.reloads = collectReloadChains(body);
+
+  // In program order, each backward op claims the unclaimed tagged
+  // producers it reads, directly or through other tagged forward ops: it is
+  // their earliest backward consumer.
+  llvm::DenseSet<Operation *> claimed;
+  OperandCheck check(plan, aliases);
+  for (CallFunctionOp user : backwardOps) {
+    SmallVector<CallFunctionOp> needed;
+    SmallVector<Value> worklist(user->getOperands());
+    while (!worklist.empty()) {
+      auto producer = worklist.pop_back_val().getDefiningOp<CallFunctionOp>();
+      if (!producer || !recomputable.contains(producer) ||
+          !claimed.insert(producer).second)
+        continue;
+      needed.push_back(producer);
+      llvm::append_range(worklist, producer->getOperands());
+    }
+    if (needed.empty())
+      continue;
+    llvm::sort(needed, [](CallFunctionOp a, CallFunctionOp b) {
+      return a->isBeforeInBlock(b);
+    });
+    for (CallFunctionOp op : needed) {
+      for (Value v : op->getOperands())
+        if (failed(check.resolve(v, user)))
+          return failure();
+      check.markCloned(op);
+    }
+    summary.numClones += needed.size();
+    plan.cloneBefore[user] = std::move(needed);
+  }
+  summary.numReloadsMoved = check.numReloadsMoved;
+  for (CallFunctionOp op : forwardOps)
+    if (claimed.contains(op))
+      plan.recomputed.push_back(op);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Applying
+//===----------------------------------------------------------------------===//
+
+Value RecomputeBeforeFirstUse::operandForClone(Value v, Operation *target,
+                                               RewriterBase &rewriter) const {
+  if (Operation *def = v.getDefiningOp())
+    if (CallFunctionOp clone = made.cloneOf.lookup(def))
+      return clone->getResult(cast<OpResult>(v).getResultNumber());
+  auto it = plan.reloads.find(v);
+  if (it == plan.reloads.end())
+    return replayViewOfOffloaded(v, target, rewriter);
+  ReloadChain chain = it->second; // op handles, copied
+  if (chain.wait->isBeforeInBlock(target))
+    return chain.wait.getResult();
+  // Only what comes after the clone moves: a reload that offload already
+  // issued earlier (prefetch) keeps its place, and just its wait moves. The
+  // plan made sure the forward wait comes before `target`.
+  if (!chain.reload->isBeforeInBlock(target))
+    rewriter.moveOpBefore(chain.reload, target);
+  rewriter.moveOpBefore(chain.wait, target);
+  return chain.wait.getResult();
+}
+
+Value RecomputeBeforeFirstUse::replayViewOfOffloaded(
+    Value v, Operation *target, RewriterBase &rewriter) const {
+  if (Value done = made.replayedViews.lookup(v))
+    return done;
+  Value parent = offloadedViewParent(v, aliases, plan.reloads);
   if (!parent)
     return v;
-  FailureOr<Value> reloaded = operandForClone(parent, target, rewriter);
-  if (failed(reloaded) || *reloaded == parent)
-    return reloaded;
+  Value reloaded = operandForClone(parent, target, rewriter);
+  if (reloaded == parent)
+    return parent;
+  auto def = v.getDefiningOp<CallFunctionOp>();
+  const Storage *s = aliases.lookup(v);
   IRMapping mapping;
-  mapping.map(parent, *reloaded);
+  mapping.map(parent, reloaded);
   rewriter.setInsertionPoint(target);
   auto replay = cast<CallFunctionOp>(rewriter.clone(*def, mapping));
   MLIRContext *ctx = replay.getContext();
-  auto [idIt, inserted] = offloadedStorageRemap.try_emplace(s, 0);
+  auto [idIt, inserted] = made.offloadedStorageRemap.try_emplace(s, 0);
   if (inserted)
-    idIt->second = nextStorage++;
+    idIt->second = made.nextStorage++;
   int64_t newId = idIt->second;
+  Namespace &names = made.names;
   rewriter.modifyOpInPlace(replay, [&] {
     replay.setPhaseAttr(PhaseAttr::get(ctx, Phase::backward));
     replay.removePolicyAttr();
@@ -281,12 +439,16 @@ FailureOr<Value> RematState::replayViewOfOffloaded(Value v, Operation *target,
     }
   });
   Value result = replay->getResult(cast<OpResult>(v).getResultNumber());
-  replayedViews[v] = result;
+  made.replayedViews[v] = result;
   return result;
 }
 
-void RematState::finishClone(CallFunctionOp original, CallFunctionOp clone) {
+void RecomputeBeforeFirstUse::finishClone(CallFunctionOp original,
+                                          CallFunctionOp clone) const {
   MLIRContext *ctx = clone.getContext();
+  auto uniqueName = [&](StringRef base) {
+    return made.names.newName(base + "_recomputed");
+  };
   clone.setPhaseAttr(PhaseAttr::get(ctx, Phase::backward));
   clone.setRecomputedFromAttr(original.getNameAttr());
   clone.removePolicyAttr();
@@ -310,11 +472,11 @@ void RematState::finishClone(CallFunctionOp original, CallFunctionOp clone) {
         continue;
       const Storage *s = aliases.lookup(original->getResult(i));
       Operation *owner = s ? s->owner.getDefiningOp() : nullptr;
-      if (!owner || !cloneOf.count(owner))
+      if (!owner || !made.cloneOf.count(owner))
         continue;
-      auto [it, inserted] = storageRemap.try_emplace(t.getStorage(), 0);
+      auto [it, inserted] = made.storageRemap.try_emplace(t.getStorage(), 0);
       if (inserted)
-        it->second = nextStorage++;
+        it->second = made.nextStorage++;
       m = TensorMetaAttr::get(ctx, t.getSizes(), t.getStrides(), t.getOffset(),
                               t.getDevice(), it->second);
       changed = true;
@@ -324,56 +486,39 @@ void RematState::finishClone(CallFunctionOp original, CallFunctionOp clone) {
   }
 }
 
-LogicalResult RematState::recomputeFor(CallFunctionOp user,
-                                       PatternRewriter &rewriter) {
-  if (failedInPattern || !user.isBackward() || clones.contains(user))
+LogicalResult
+RecomputeBeforeFirstUse::matchAndRewrite(CallFunctionOp user,
+                                         PatternRewriter &rewriter) const {
+  auto it = plan.cloneBefore.find(user);
+  if (it == plan.cloneBefore.end())
     return failure();
-  // The uncloned tagged producers `user` reads, directly or through other
-  // tagged forward ops: `user` is their earliest backward consumer.
-  SmallVector<CallFunctionOp> needed;
-  llvm::DenseSet<Operation *> seen;
-  SmallVector<Value> worklist(user->getOperands());
-  while (!worklist.empty()) {
-    auto producer = worklist.pop_back_val().getDefiningOp<CallFunctionOp>();
-    if (!producer || !recomputable.contains(producer) ||
-        cloneOf.count(producer) || !seen.insert(producer).second)
-      continue;
-    needed.push_back(producer);
-    llvm::append_range(worklist, producer->getOperands());
-  }
-  if (needed.empty())
+  ArrayRef<CallFunctionOp> needed = it->second;
+  // Met again: moving a reload chain before the root can make the walk
+  // step back onto it.
+  if (made.cloneOf.count(needed.front()))
     return failure();
-  llvm::sort(needed, [](CallFunctionOp a, CallFunctionOp b) {
-    return a->isBeforeInBlock(b);
-  });
-
   for (CallFunctionOp op : needed) {
     IRMapping mapping;
     for (Value v : op->getOperands()) {
-      FailureOr<Value> mapped = operandForClone(v, user, rewriter);
-      if (failed(mapped)) {
-        failedInPattern = true;
-        return failure();
-      }
-      if (*mapped != v)
-        mapping.map(v, *mapped);
+      Value mapped = operandForClone(v, user, rewriter);
+      if (mapped != v)
+        mapping.map(v, mapped);
     }
     rewriter.setInsertionPoint(user);
     auto clone = cast<CallFunctionOp>(rewriter.clone(*op, mapping));
-    cloneOf[op] = clone;
-    clones.insert(clone);
+    made.cloneOf[op] = clone;
     rewriter.modifyOpInPlace(clone, [&] { finishClone(op, clone); });
-    ++summary.numClones;
   }
-  // Backward consumers read the clones; their views of a clone live in the
-  // clone's allocation, not in the forward one.
+  // Backward consumers read the clones (no clone reads an original: the
+  // producers it reads were cloned before it); their views of a clone live
+  // in the clone's allocation, not in the forward one.
   for (CallFunctionOp op : needed) {
-    CallFunctionOp clone = cloneOf.lookup(op);
+    CallFunctionOp clone = made.cloneOf.lookup(op);
     for (OpResult r : op->getResults()) {
       Value c = clone->getResult(r.getResultNumber());
       rewriter.replaceUsesWithIf(r, c, [&](OpOperand &use) {
         auto reader = dyn_cast<CallFunctionOp>(use.getOwner());
-        return reader && reader.isBackward() && !clones.contains(reader);
+        return reader && reader.isBackward();
       });
       if (std::optional<int64_t> oldId = getStorageId(r))
         followStorage(c, *oldId);
@@ -382,65 +527,37 @@ LogicalResult RematState::recomputeFor(CallFunctionOp user,
   return success();
 }
 
-FailureOr<RematSummary> RematState::run() {
-  summary.numSizeQueriesHoisted = readForwardSizes(graph);
-  SmallVector<CallFunctionOp> forwardOps;
-  for (CallFunctionOp op : body.getOps<CallFunctionOp>()) {
-    if (op.isForward())
-      forwardOps.push_back(op);
-    if (op.getRecomputedFromAttr())
-      summary.alreadyRematerialized = true;
-  }
-
-  // Tagged ops the backward reads, directly or through tagged forward
-  // users: one reverse walk. Verified before any rewrite, so a bad tag
-  // changes nothing.
-  for (CallFunctionOp op : llvm::reverse(forwardOps)) {
-    if (!isRecompute(op))
-      continue;
-    ++summary.numTagged;
-    bool read = llvm::any_of(op->getUsers(), [&](Operation *user) {
-      auto u = dyn_cast<CallFunctionOp>(user);
-      return u && (u.isBackward() || recomputable.contains(u));
-    });
-    if (read)
-      recomputable.insert(op);
-  }
-  if (recomputable.empty())
-    return summary;
-  for (CallFunctionOp op : forwardOps)
-    if (recomputable.contains(op) &&
-        failed(verifyRecomputable(op, "a recompute policy", mutations)))
-      return failure();
-
-  names.addGraph(graph);
-  collectReloadChains();
-  nextStorage = maxStorageId() + 1;
-
-  RewritePatternSet patterns(graph.getContext());
-  populateRematerializationPatterns(patterns, *this);
-  walkAndApplyPatterns(graph, std::move(patterns));
-  if (failedInPattern)
-    return failure();
-
-  // Originals no forward code reads any more.
-  IRRewriter rewriter(graph.getContext());
-  for (CallFunctionOp op : llvm::reverse(forwardOps))
-    if (cloneOf.count(op) && op->use_empty()) {
-      rewriter.eraseOp(op);
-      ++summary.numErased;
-    }
-  return summary;
-}
-
-void mlir::joint::populateRematerializationPatterns(RewritePatternSet &patterns,
-                                                    RematState &state) {
-  patterns.add<RecomputeForBackwardUse>(patterns.getContext(), state);
+void mlir::joint::populateRematerializationPatterns(
+    RewritePatternSet &patterns, const RematPlan &plan,
+    const StorageAliasAnalysis &aliases, RematClones &made) {
+  patterns.add<RecomputeBeforeFirstUse>(patterns.getContext(), plan, aliases,
+                                        made);
 }
 
 FailureOr<RematSummary>
 mlir::joint::rematerialize(GraphOp graph, const StorageAliasAnalysis &aliases) {
-  return RematState(graph, aliases).run();
+  RematSummary summary;
+  summary.numSizeQueriesHoisted = readForwardSizes(graph);
+  RematPlan plan;
+  if (failed(planRemat(graph, aliases, plan, summary)))
+    return failure();
+  if (plan.cloneBefore.empty())
+    return summary;
+
+  Block &body = graph.getBody().front();
+  RematClones made(graph, maxStorageId(body) + 1);
+  RewritePatternSet patterns(graph.getContext());
+  populateRematerializationPatterns(patterns, plan, aliases, made);
+  walkAndApplyPatterns(graph, std::move(patterns));
+
+  // Originals no forward code reads any more.
+  IRRewriter rewriter(graph.getContext());
+  for (CallFunctionOp op : llvm::reverse(plan.recomputed))
+    if (op->use_empty()) {
+      rewriter.eraseOp(op);
+      ++summary.numErased;
+    }
+  return summary;
 }
 
 //===----------------------------------------------------------------------===//

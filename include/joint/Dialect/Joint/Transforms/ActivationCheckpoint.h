@@ -91,22 +91,27 @@ unsigned readForwardSizes(GraphOp graph);
 /// backward consumer, redirects the backward consumers and erases originals
 /// left without users. Operands that were offloaded (ao.offload ... reload
 /// chain) are read from the reload's wait, moved before the clone when
-/// needed. Fails with a diagnostic naming the node when a tagged op is
-/// random or touches mutated storage. O(#ops + #uses).
+/// needed. Fails before any rewrite (only readForwardSizes has run) with a
+/// diagnostic naming the node when a tagged op is random or touches mutated
+/// storage, or a clone would read a reload issued after it. O(#ops + #uses).
 FailureOr<RematSummary> rematerialize(GraphOp graph,
                                       const StorageAliasAnalysis &aliases);
 
-/// What the remat pattern shares while it applies (names in use, reload
-/// chains, clones made); built by rematerialize.
-class RematState;
+/// What joint-remat decided (which producers are cloned before which
+/// backward op, the reload chains clones read), built before any rewrite;
+/// and what applying it has made so far (clones, fresh names and ids).
+struct RematPlan;
+struct RematClones;
 
 /// The applier of recompute tags: one pattern rooted at a backward
-/// joint.call_function that reads a tagged, not yet cloned forward producer; it
-/// clones the producers it needs before it (forward order) and redirects every
-/// backward reader of them. Meant for walkAndApplyPatterns in program order, so
-/// the root is each producer's earliest backward consumer.
+/// joint.call_function that the plan makes the earliest backward reader of
+/// tagged producers; it clones them before it (forward order) and redirects
+/// every backward reader of them. Meant for walkAndApplyPatterns in program
+/// order; `plan` and `aliases` are read only.
 void populateRematerializationPatterns(RewritePatternSet &patterns,
-                                       RematState &state);
+                                       const RematPlan &plan,
+                                       const StorageAliasAnalysis &aliases,
+                                       RematClones &made);
 
 /// The FX-style name of a checkpoint mode ("off", "full", "selective").
 StringRef stringifyCheckpointMode(CheckpointMode mode);

@@ -45,18 +45,19 @@ struct OffloadApplySummary {
   unsigned numDeferred = 0;
 };
 
-/// The state the offload patterns share (the plan per storage, names in
-/// use, fresh storage ids); built by applyCpuOffload.
-class OffloadApplyState;
+/// What the applier decided on the unchanged graph (the storages, where
+/// each op goes, fresh storage ids), and the ops it has made so far.
+struct OffloadPlan;
+struct OffloadMade;
 
-/// The applier of `must_cpu_offload`: three patterns, one per root: a
-/// forward op tagged must_cpu_offload (offload its base storage, forward
-/// wait after the last forward use or deferred); an offload's forward wait
-/// with no reload yet (reload before the first backward reader, view
-/// replay, backward readers redirected); a reload to prefetch (moved
-/// `joint.prefetch` regions earlier). Meant for walkAndApplyPatterns.
+/// The applier of `must_cpu_offload`: two patterns that read `plan`: the
+/// first tagged op of a storage (offload its base storage, forward wait
+/// after the last forward use or deferred); the first backward reader of
+/// offloaded storages (reload and its wait before it, moved `joint.prefetch`
+/// regions earlier when planned, view replay, backward readers redirected).
+/// Meant for one walkAndApplyPatterns in program order.
 void populateCpuOffloadPatterns(RewritePatternSet &patterns,
-                                OffloadApplyState &state);
+                                const OffloadPlan &plan, OffloadMade &made);
 
 /// Applies every `must_cpu_offload` tag of `graph`. Fails, changing
 /// nothing, with one error naming the node and the reason when a tagged op
