@@ -33,7 +33,7 @@ any size.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -259,6 +259,9 @@ class _Variant:
     inputs: dict[str, Any]
     state: dict[str, tuple[torch.dtype, torch.device, tuple[int, ...]]]
     loss_dict_keys: list[str]
+    # Parameters the loss does not reach: their .grad is left alone (None
+    # stays None), as torch's backward leaves it.
+    unreached: set[str] = field(default_factory=set)
 
     def mismatch(self, paths: list[str], leaves: list[Any],
                  state: Mapping[str, torch.Tensor]) -> str | None:
@@ -366,7 +369,8 @@ class OptimizedStep:
             remarks=result.remarks, gm=gm, paths=paths, inputs=covered,
             state={f: (t.dtype, t.device, tuple(t.shape))
                    for f, t in state.items()},
-            loss_dict_keys=list(jg.loss_dict_keys))
+            loss_dict_keys=list(jg.loss_dict_keys),
+            unreached=set(jg.unreached_grad_fqns))
         self.traces += 1
         self._variants.append(variant)
         self._current = variant
@@ -397,8 +401,10 @@ class OptimizedStep:
         paths, leaves = _flatten(inputs)
         tensors = {p: x for p, x in zip(paths, leaves)
                    if isinstance(x, torch.Tensor)}
-        result = run_graph(variant.gm, local_state(state), tensors, seed=None)
-        self._write_grads(result.grads)
+        result = run_graph(variant.gm, local_state(self.model, state), tensors,
+                           seed=None)
+        self._write_grads({k: g for k, g in result.grads.items()
+                           if k not in variant.unreached})
         if variant.loss_dict_keys:
             return result.loss, dict(result.loss_dict)
         return result.loss

@@ -13,8 +13,9 @@ SimpleFSDP does, with functional collectives the passes understand:
 The layout (FSDP2's all-gather order, reduce-scatter order by gradient dtype,
 dim-0 padding), the reduce op and the divide factors are FSDP2's own, so the
 step's loss and every gradient shard are bitwise those of the eager FSDP2
-step on the same ranks. The graph's state inputs are the ranks' local
-shards; ``optimize`` feeds ``DTensor.to_local()`` and writes DTensor grads.
+step on the same ranks. The graph's state inputs are the ranks' padded
+local shards (the same shapes on every rank, so every rank traces and plans
+the same graph); ``optimize`` writes DTensor grads without the padding.
 
 Tensor-parallel parameters (``parallelize_module``) enter as their local
 tensors and are rewrapped as DTensors inside the step, so DTensor's own
@@ -50,7 +51,7 @@ class _Param:
     name: str                   # attribute on ``module``
     shared: tuple[tuple[nn.Module, str], ...]  # other owners (tied)
     orig_size: torch.Size       # unsharded size
-    sharded_size: torch.Size    # this rank's unpadded local shard
+    sharded_size: torch.Size    # the padded local shard (the graph's input)
     padded_rows: int            # dim-0 rows of every rank's padded shard
     tp_spec: Any = None         # DTensorSpec of a tensor-parallel parameter
 
@@ -78,24 +79,50 @@ def is_sharded(t: torch.Tensor) -> bool:
     return isinstance(t, DTensor)
 
 
-def local_tensor(t: torch.Tensor) -> torch.Tensor:
-    """This rank's local tensor of a DTensor (an alias, grad flag kept); other
-    tensors unchanged."""
-    if not is_sharded(t):
-        return t
-    local = t._local_tensor.detach()  # type: ignore[attr-defined]
-    return local.requires_grad_(t.requires_grad)
+def _padded_shards(model: nn.Module) -> dict[int, torch.Tensor]:
+    """id(FSDP sharded parameter) -> its padded local shard (FSDP2's
+    ``_sharded_param_data``, whose leading rows alias the DTensor's local
+    tensor): every rank's has the same shape, so every rank traces the same
+    graph even when dim 0 does not divide by the world size."""
+    try:
+        from torch.distributed.fsdp import FSDPModule
+    except ImportError:
+        return {}
+    out = {}
+    for module in model.modules():
+        if isinstance(module, FSDPModule):
+            pg = module._get_fsdp_state()._fsdp_param_group
+            for fp in (pg.fsdp_params if pg is not None else ()):
+                out[id(fp.sharded_param)] = fp._sharded_param_data.view(
+                    fp.padded_sharded_param_size)
+    return out
 
 
-def local_state(state: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """``state`` with every DTensor replaced by its local tensor."""
-    return {k: local_tensor(v) for k, v in state.items()}
+def local_state(model: nn.Module, state: Mapping[str, torch.Tensor]
+                ) -> dict[str, torch.Tensor]:
+    """``state`` as the step's graph takes it: an FSDP parameter as its
+    padded local shard, another DTensor as its local tensor (aliases, grad
+    flags kept); other tensors unchanged."""
+    padded = _padded_shards(model)
+    out = {}
+    for k, t in state.items():
+        if is_sharded(t):
+            local = padded.get(id(t))
+            if local is None:
+                local = t._local_tensor  # type: ignore[attr-defined]
+            t = local.detach().requires_grad_(t.requires_grad)
+        out[k] = t
+    return out
 
 
 def write_local_grad(p: torch.Tensor, g: torch.Tensor) -> None:
     """Set or accumulate the grad of DTensor parameter ``p`` from the local
-    gradient ``g`` (the placements and global shape are ``p``'s)."""
+    gradient ``g`` (FSDP's padded rows dropped; placements and global shape
+    are ``p``'s)."""
     from torch.distributed.tensor import DTensor
+    rows = p._local_tensor.shape[0] if p.dim() else 0  # type: ignore
+    if p.dim() and g.shape[0] != rows:
+        g = g.narrow(0, 0, rows)
     if p.grad is not None:
         p.grad._local_tensor.add_(g)  # type: ignore[attr-defined]
         return
@@ -172,8 +199,10 @@ def _fsdp_groups(model: nn.Module) -> list[_Group]:
         if isinstance(pg.mesh_info, DDPMeshInfo):
             raise refuse("HSDP/replication mesh")
         mp = state._mp_policy
-        if mp.param_dtype is not None or mp.reduce_dtype is not None \
-                or mp.output_dtype is not None:
+        dtypes = {fp.sharded_param.dtype for fp in pg.fsdp_params}
+        if any(d is not None and d not in dtypes for d in
+               (mp.param_dtype, mp.reduce_dtype)) or \
+                mp.output_dtype is not None:
             raise refuse("a MixedPrecisionPolicy with dtype casts")
         if pg._all_reduce_hook is not None:
             raise refuse("an all-reduce hook")
@@ -191,7 +220,8 @@ def _fsdp_groups(model: nn.Module) -> list[_Group]:
                 module=info.module, name=info.param_name,
                 shared=tuple(zip(info.shared_modules,
                                  info.shared_param_names)),
-                orig_size=fp._orig_size, sharded_size=fp.sharded_size,
+                orig_size=fp._orig_size,
+                sharded_size=fp.padded_sharded_param_size,
                 padded_rows=fp.padded_sharded_param_size[0],
                 tp_spec=fp._unsharded_dtensor_spec if fp.is_dtensor
                 else None))

@@ -118,6 +118,9 @@ class JointGraph:
     shape_env: Any | None = None
     # "engine" when torch tagged the backward nodes, "structural" otherwise.
     backward_tag_source: str = "engine"
+    # Grad FQNs the loss does not reach: torch leaves their .grad None; the
+    # graph returns zeros for them (format v1 has no None output).
+    unreached_grad_fqns: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -700,9 +703,9 @@ def trace_joint_graph(
     # Sharded (DTensor) state enters the graph as this rank's local shard;
     # tensor-parallel parameters are rewrapped as DTensors inside the step.
     from .sharded import (dtensor_templates, functional_fsdp,  # TraceError
-                          local_tensor, wrap_local)
+                          local_state, wrap_local)
     templates = dtensor_templates(model, state)
-    state_tensors = [local_tensor(t) for t in state_tensors]
+    state_tensors = list(local_state(model, state).values())
     grad_idx = [i for i, (p, rg) in enumerate(zip(state_is_param,
                                                    state_requires_grad))
                 if p and rg]
@@ -725,6 +728,7 @@ def trace_joint_graph(
     loss_dict_keys: list[str] = []
     grad_boundary: list[torch.fx.Node | None] = []
     engine_available: list[bool] = []
+    unreached: list[str] = []
 
     def joint_fn(*flat: Any) -> list[Any]:
         try:
@@ -770,6 +774,8 @@ def trace_joint_graph(
             grad_boundary.append(_last_traced_node())
             params = [local[state_fqns[i]] for i in grad_idx]
             grads = torch.autograd.grad(loss, params, allow_unused=True)
+        unreached.extend(state_fqns[i] for i, g in zip(grad_idx, grads)
+                         if g is None)
         grads = [torch.zeros_like(p) if g is None else g
                  for g, p in zip(grads, params)]
         return [loss, *grads, *ld_values]
@@ -825,6 +831,7 @@ def trace_joint_graph(
         structure=discover_structure(model),
         shape_env=fake_mode.shape_env if symbolic else None,
         backward_tag_source=source,
+        unreached_grad_fqns=unreached,
     )
 
 

@@ -46,17 +46,19 @@ class _Block(nn.Module):
 
 
 class _Model(nn.Module):
-    """Blocks with LayerNorm and MLP, a BatchNorm (buffer updates) and a
-    head; every dim-0 divides by 4 (even shards on 2 and 4 ranks)."""
+    """Blocks with LayerNorm and MLP, a BatchNorm (buffer updates), a head
+    and a module the loss never reaches (torch leaves its grads None). The
+    head has 6 rows: uneven shards on 4 ranks (2, 2, 2 and 0 rows)."""
 
     def __init__(self, dim: int = 16, hidden: int = 32, layers: int = 2,
-                 classes: int = 8) -> None:
+                 classes: int = 6) -> None:
         super().__init__()
         self.embed = nn.Linear(8, dim)
         self.layers = nn.ModuleList([_Block(dim, hidden)
                                      for _ in range(layers)])
         self.bn = nn.BatchNorm1d(dim)
         self.head = nn.Linear(dim, classes)
+        self.unused = nn.Linear(dim, 4)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.embed(x)
@@ -116,8 +118,14 @@ def _differences(ref: nn.Module, got: nn.Module, ref_loss: torch.Tensor,
         f"loss {loss.item()!r} != eager {ref_loss.item()!r}"]
     for (name, p), (_, q) in zip(ref.named_parameters(),
                                  got.named_parameters()):
-        if q.grad is None or not torch.equal(_local(p.grad), _local(q.grad)):
+        if p.grad is None or q.grad is None:
+            if (p.grad is None) != (q.grad is None):
+                bad.append(f"grad of {name}: {q.grad is None=}, eager "
+                           f"{p.grad is None=}")
+        elif not torch.equal(_local(p.grad), _local(q.grad)):
             bad.append(f"grad shard of {name}")
+    if ref.unused.weight.grad is not None:
+        bad.append("eager grad of the unused module is not None")
     for (name, b), (_, c) in zip(ref.named_buffers(), got.named_buffers()):
         if not torch.equal(b, c):
             bad.append(f"buffer {name}")
@@ -146,7 +154,7 @@ def _rank_main(rank: int, world: int, port: int, out: str) -> None:
             data_rank = {"fsdp": rank, "tp": 0, "fsdp+tp": rank // 2}[kind]
             torch.manual_seed(1000 + data_rank)
             x = torch.randn(12, 8)
-            y = torch.randint(0, 8, (12,))
+            y = torch.randint(0, 6, (12,))
             ref = _build(kind, raf, meshes)
             ref_loss = _train_fn(ref, x, y)
             ref_loss.backward()
@@ -232,13 +240,13 @@ def fake_world() -> Iterator[None]:
         dist.destroy_process_group()
 
 
-def _trace_big(path: Path, rank: int = 0) -> dict[str, Any]:
+def _trace_big(path: Path) -> dict[str, Any]:
     """Parameters dominate (batch 16, 256 -> 1024 -> 256, 4 blocks)."""
     from joint_mlir import trace_joint_graph
-    model = _sharded(True, dim=256, hidden=1024, layers=4, classes=8)
+    model = _sharded(True, dim=256, hidden=1024, layers=4, classes=6)
     jg = trace_joint_graph(model, _train_fn,
                            {"x": torch.randn(16, 8),
-                            "y": torch.randint(0, 8, (16,))}, name="fsdp")
+                            "y": torch.randint(0, 6, (16,))}, name="fsdp")
     jg.save(str(path))
     return json.loads(path.read_text())
 
@@ -340,11 +348,12 @@ def test_collectives_priced_by_bus_bytes(fake_world: None,
 def test_plan_identical_across_ranks(tmp_path: Path) -> None:
     from torch.testing._internal.distributed.fake_pg import FakeStore
     docs = []
-    for rank in (0, 1):
+    # Rank 7 holds no row of the 6-row head (rank 0 holds one).
+    for rank in (0, 7):
         dist.init_process_group("fake", store=FakeStore(), rank=rank,
                                 world_size=8)
         try:
-            _trace_big(tmp_path / f"r{rank}.json", rank)
+            _trace_big(tmp_path / f"r{rank}.json")
         finally:
             dist.destroy_process_group()
         docs.append(_plan(tmp_path / f"r{rank}.json", "budget-gb=0.008"))
@@ -381,3 +390,17 @@ def test_unsupported_fsdp_is_one_clear_error(fake_world: None, config: str,
     assert str(e.value) == (
         f"fully_shard module '{where}': {reason}; joint_mlir traces FSDP2 "
         "only as plain Shard(0) fully_shard without these")
+
+
+def test_mixed_precision_policy_without_casts_traces(fake_world: None
+                                                    ) -> None:
+    """A policy naming the parameters' own dtype casts nothing."""
+    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+
+    from joint_mlir import trace_joint_graph
+    model = _Model()
+    fully_shard(model, mp_policy=MixedPrecisionPolicy(
+        reduce_dtype=torch.float32))
+    jg = trace_joint_graph(model, _train_fn, {"x": torch.randn(4, 8),
+                                              "y": torch.zeros(4, dtype=int)})
+    assert jg.unreached_grad_fqns == ["unused.weight", "unused.bias"]
