@@ -91,8 +91,9 @@ def test_invalid_option_name() -> None:
     e = _error(MLP.read_text(), "joint-memory-report{bogus=1}")
     assert e.diagnostic == (
         "error: invalid pass pipeline 'joint-memory-report{bogus=1}': "
-        "joint-memory-report: no such option 'bogus'; valid options: format, "
-        "hbm-gbps, label, link-gbps, output, peak-tflops (joint-opt --help "
+        "joint-memory-report: no such option 'bogus'; valid options: "
+        "collective-gbps, format, hbm-gbps, label, link-gbps, output, "
+        "peak-tflops (joint-opt --help "
         "describes them)")
 
 
