@@ -65,3 +65,78 @@ joint.graph @topk(%x: tensor<2x5xf32> {joint.role = #joint.role<input>, joint.pa
   %v, %i = joint.call_function "aten::topk.default"(%x) {args = [#joint.operand<0>, 2], name = "t"} : (tensor<2x5xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
   joint.output %v, %i : tensor<2x2xf32>, tensor<2x2xi64>
 }
+
+// -----
+
+// sort.stable along dim 0, descending: topk's ranks (NaN largest, ties by
+// lower index), then a parallel generic that finds, for each output
+// position p, the element of rank p and yields its value and int64 index.
+// CHECK-LABEL: func.func @sort_stable_descending
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x5xf32>
+// CHECK-DAG: %[[C2:.+]] = arith.constant 2 : index
+// CHECK-DAG: %[[TRUE:.+]] = arith.constant true
+// CHECK-DAG: %[[C1:.+]] = arith.constant 1 : index
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK: %[[RE:.+]] = tensor.empty() : tensor<2x5xindex>
+// CHECK-NEXT: %[[R:.+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x5xf32>) outs(%[[RE]] : tensor<2x5xindex>)
+// CHECK-NEXT: ^bb0(%[[XI:.+]]: f32, %{{.+}}: index):
+// CHECK-NEXT: %[[I0:.+]] = linalg.index 0 : index
+// CHECK-NEXT: %[[I1:.+]] = linalg.index 1 : index
+// CHECK-NEXT: %[[NANI:.+]] = arith.cmpf uno, %[[XI]], %[[XI]] : f32
+// CHECK-NEXT: %[[CNT:.+]] = scf.for %[[J:.+]] = %[[C0]] to %[[C2]] step %[[C1]] iter_args(%[[ACC:.+]] = %[[C0]]) -> (index) {
+// CHECK-NEXT: %[[XJ:.+]] = tensor.extract %[[X]][%[[J]], %[[I1]]] : tensor<2x5xf32>
+// CHECK-NEXT: %[[NANJ:.+]] = arith.cmpf uno, %[[XJ]], %[[XJ]] : f32
+// CHECK-NEXT: %[[GT:.+]] = arith.cmpf ogt, %[[XJ]], %[[XI]] : f32
+// CHECK-NEXT: %[[NOTNANI:.+]] = arith.xori %[[NANI]], %[[TRUE]] : i1
+// CHECK-NEXT: %[[NANFIRST:.+]] = arith.andi %[[NANJ]], %[[NOTNANI]] : i1
+// CHECK-NEXT: %[[BETTER:.+]] = arith.ori %[[GT]], %[[NANFIRST]] : i1
+// CHECK-NEXT: %[[BOTHNAN:.+]] = arith.andi %[[NANJ]], %[[NANI]] : i1
+// CHECK-NEXT: %[[EQ:.+]] = arith.cmpf oeq, %[[XJ]], %[[XI]] : f32
+// CHECK-NEXT: %[[SAME:.+]] = arith.ori %[[EQ]], %[[BOTHNAN]] : i1
+// CHECK-NEXT: %[[EARLIER:.+]] = arith.cmpi ult, %[[J]], %[[I0]] : index
+// CHECK-NEXT: %[[TIE:.+]] = arith.andi %[[SAME]], %[[EARLIER]] : i1
+// CHECK-NEXT: %[[BEFORE:.+]] = arith.ori %[[BETTER]], %[[TIE]] : i1
+// CHECK-NEXT: %[[NEXT:.+]] = arith.addi %[[ACC]], %[[C1]] : index
+// CHECK-NEXT: %[[SEL:.+]] = arith.select %[[BEFORE]], %[[NEXT]], %[[ACC]] : index
+// CHECK-NEXT: scf.yield %[[SEL]] : index
+// CHECK-NEXT: }
+// CHECK-NEXT: linalg.yield %[[CNT]] : index
+// CHECK: %[[VE:.+]] = tensor.empty() : tensor<2x5xf32>
+// CHECK-NEXT: %[[IE:.+]] = tensor.empty() : tensor<2x5xi64>
+// CHECK-NEXT: %[[S:.+]]:2 = linalg.generic {{.*}} outs(%[[VE]], %[[IE]] : tensor<2x5xf32>, tensor<2x5xi64>)
+// CHECK-NEXT: ^bb0(%{{.+}}: f32, %{{.+}}: i64):
+// CHECK-NEXT: %[[P:.+]] = linalg.index 0 : index
+// CHECK-NEXT: %[[K1:.+]] = linalg.index 1 : index
+// CHECK-NEXT: %[[SRC:.+]] = scf.for %[[J2:.+]] = %[[C0]] to %[[C2]] step %[[C1]] iter_args(%[[ACC2:.+]] = %[[C0]]) -> (index) {
+// CHECK-NEXT: %[[RJ:.+]] = tensor.extract %[[R]][%[[J2]], %[[K1]]] : tensor<2x5xindex>
+// CHECK-NEXT: %[[HIT:.+]] = arith.cmpi eq, %[[RJ]], %[[P]] : index
+// CHECK-NEXT: %[[PICK:.+]] = arith.select %[[HIT]], %[[J2]], %[[ACC2]] : index
+// CHECK-NEXT: scf.yield %[[PICK]] : index
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[V:.+]] = tensor.extract %[[X]][%[[SRC]], %[[K1]]] : tensor<2x5xf32>
+// CHECK-NEXT: %[[IDX:.+]] = arith.index_cast %[[SRC]] : index to i64
+// CHECK-NEXT: linalg.yield %[[V]], %[[IDX]] : f32, i64
+// CHECK: return %[[S]]#0, %[[S]]#1 : tensor<2x5xf32>, tensor<2x5xi64>
+joint.graph @sort_stable_descending(%x: tensor<2x5xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<2x5xf32> {joint.role = #joint.role<output>}, tensor<2x5xi64> {joint.role = #joint.role<output>}) {
+  %v, %i = joint.call_function "aten::sort.stable"(%x) {args = [#joint.operand<0>], kwargs = {stable = true, dim = 0, descending = true}, name = "s"} : (tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xi64>)
+  joint.output %v, %i : tensor<2x5xf32>, tensor<2x5xi64>
+}
+
+// -----
+
+// sort.default ascending on the last dim: smaller first, NaN last.
+// CHECK-LABEL: func.func @sort_ascending
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<3x4xbf16>
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[C4]] {{.*}} -> (index) {
+// CHECK-NEXT: %[[XJ:.+]] = tensor.extract %[[X]][%{{.+}}, %{{.+}}] : tensor<3x4xbf16>
+// CHECK-NEXT: %[[NANJ:.+]] = arith.cmpf uno, %[[XJ]], %[[XJ]] : bf16
+// CHECK-NEXT: %[[LT:.+]] = arith.cmpf olt, %[[XJ]], %{{.+}} : bf16
+// CHECK-NEXT: %[[NOTNANJ:.+]] = arith.xori %[[NANJ]], %{{.+}} : i1
+// CHECK-NEXT: %[[NANLAST:.+]] = arith.andi %[[NOTNANJ]], %{{.+}} : i1
+// CHECK-NEXT: arith.ori %[[LT]], %[[NANLAST]] : i1
+// CHECK: %{{.+}}:2 = linalg.generic {{.*}} outs(%{{.+}}, %{{.+}} : tensor<3x4xbf16>, tensor<3x4xi64>)
+joint.graph @sort_ascending(%x: tensor<3x4xbf16> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<3x4xbf16> {joint.role = #joint.role<output>}, tensor<3x4xi64> {joint.role = #joint.role<output>}) {
+  %v, %i = joint.call_function "aten::sort.default"(%x) {args = [#joint.operand<0>], name = "s"} : (tensor<3x4xbf16>) -> (tensor<3x4xbf16>, tensor<3x4xi64>)
+  joint.output %v, %i : tensor<3x4xbf16>, tensor<3x4xi64>
+}

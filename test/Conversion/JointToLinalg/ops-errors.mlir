@@ -130,3 +130,12 @@ joint.graph @group_norm_dynamic(%x: tensor<?x4x3xf32> {joint.role = #joint.role<
   %0, %1, %2 = joint.call_function "aten::native_group_norm.default"(%x) {args = [#joint.operand<0>, unit, unit, 2, 4, 3, 2, 1.000000e-05], name = "gn"} : (tensor<?x4x3xf32>) -> (tensor<?x4x3xf32>, tensor<?x2xf32>, tensor<?x2xf32>)
   joint.output %0 : tensor<?x4x3xf32>
 }
+
+// -----
+
+// sort ranks floats only (NaN ordering); integer sorts are not lowered.
+joint.graph @sort_integer(%x: tensor<4xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xi64> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::sort.default' (node 'sort'): expects a float tensor of rank >= 1}}
+  %0, %1 = joint.call_function "aten::sort.default"(%x) {args = [#joint.operand<0>], name = "sort"} : (tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>)
+  joint.output %0 : tensor<4xi64>
+}
