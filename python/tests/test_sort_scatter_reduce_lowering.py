@@ -1,11 +1,14 @@
-"""``sort`` lowered for the CPU (convert-joint-to-linalg,
-IndirectDataMovement), traced from a small module in f32 and bf16, compiled
-for the CPU and compared with torch within the compiled tolerances (loss,
-every gradient). ``sort.default`` and ``sort.stable`` along either dim, both
-orders; its backward is ``scatter.src`` through the indices. Ties (from
-``clamp``) and NaN (``sqrt`` of negatives, sorted as the largest value) are
-sorted stably; their int64 indices enter the loss with a weight large enough
-that one swapped pair fails the f32 tolerance.
+"""``sort`` and ``scatter_reduce`` lowered for the CPU
+(convert-joint-to-linalg, IndirectDataMovement), traced from small modules in
+f32 and bf16, compiled for the CPU and compared with torch within the
+compiled tolerances (loss, every gradient).
+
+``sort.default`` and ``sort.stable`` along either dim, both orders; its
+backward is ``scatter.src`` through the indices. Ties (from ``clamp``) and
+NaN (``sqrt`` of negatives, sorted as the largest value) are sorted stably;
+their int64 indices enter the loss with a weight large enough that one
+swapped pair fails the f32 tolerance. ``scatter_reduce.two`` with every
+reduce, with and without include_self, along both dims, repeated indices.
 """
 
 from __future__ import annotations
@@ -59,3 +62,40 @@ def test_sort_matches_torch(dtype: torch.dtype, tmp_path: Path,
                if isinstance(n.get("target"), str)}
     assert SORT <= targets, SORT - targets
     assert_compiled_matches_torch(doc, tmp_path / "sort.json", monkeypatch)
+
+
+class _ScatterReducing(nn.Module):
+    def __init__(self, dtype: torch.dtype) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(13)
+        self.w = nn.Parameter(torch.randn(4, 6, generator=g).to(dtype))
+        self.s = nn.Parameter(torch.randn(4, 5, generator=g).to(dtype))
+
+    def forward(self, idx: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        pos = torch.arange(6, dtype=torch.float32)
+        total = torch.zeros((), dtype=torch.float32)
+        for k, reduce in enumerate(["sum", "prod", "mean", "amax", "amin"]):
+            for include_self in (True, False):
+                r = self.w.scatter_reduce(1, idx, self.s, reduce,
+                                          include_self=include_self)
+                total = total + (r.float() * (pos + k)).sum()
+        c = self.w.scatter_reduce(0, rows, self.s * 2, "mean",
+                                  include_self=False)
+        return total + (c.float() ** 2).sum()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16],
+                         ids=["f32", "bf16"])
+def test_scatter_reduce_matches_torch(dtype: torch.dtype, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch
+                                      ) -> None:
+    g = torch.Generator().manual_seed(4)
+    inputs = {"idx": torch.randint(0, 6, (4, 5), generator=g),
+              "rows": torch.randint(0, 4, (4, 5), generator=g)}
+    doc = trace_joint_graph(_ScatterReducing(dtype), lambda m, **kw: m(**kw),
+                            inputs).to_json_dict()
+    targets = {n["target"] for n in doc["nodes"]
+               if isinstance(n.get("target"), str)}
+    assert "aten::scatter_reduce.two" in targets
+    assert_compiled_matches_torch(doc, tmp_path / "scatter_reduce.json",
+                                  monkeypatch)

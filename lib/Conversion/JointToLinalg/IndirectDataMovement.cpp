@@ -14,9 +14,9 @@
 // every addition, as torch's CPU kernel (its add_stub per index), so no f32
 // [num_weights, D] accumulator outlives the op.
 // `aten::gather` is a gather over the index. `aten::index_put`,
-// `aten::scatter(.src|.value|_add)` and `aten::index_add` are row-major
-// `scf.for` nests carrying the result, adding repeated indices in order as
-// torch's serial CPU kernels do. `aten::topk` ranks each element in its row
+// `aten::scatter(.src|.value|_add)`, `aten::scatter_reduce.two` and
+// `aten::index_add` are row-major `scf.for` nests carrying the result,
+// combining repeated indices in order as torch's serial CPU kernels do. `aten::topk` ranks each element in its row
 // and writes those of rank < k at their rank; `aten::sort` ranks the same way
 // and reads, for each output position, the element of that rank.
 // Indices are not range-checked at run time (torch raises an error there).
@@ -29,6 +29,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::joint;
@@ -588,6 +590,118 @@ static LogicalResult lowerScatter(CallFunctionOp op, const OpArgs &args,
   return replaceWithResult(rw, op, result, resultType);
 }
 
+/// aten::scatter_reduce.two(self, dim, index, src, reduce, *,
+/// include_self=True): torch's scatter_reduce_two CPU path. out = self;
+/// without include_self the indexed positions first get the reduction's
+/// identity (torch's scatter_reduce_exclude_self_helper: 0, 1, -inf, +inf);
+/// then a row-major `scf.for` nest over index combines src[i] into
+/// out[i with dim replaced by index[i]] in order (sum/mean add, prod
+/// multiplies, amax/amin propagate NaN), bf16/f16 in f32 rounded after each
+/// step as torch's serial kernel; mean then divides by count = (1 with
+/// include_self) + #hits, positions without hits divided by 1 (left as is).
+static LogicalResult lowerScatterReduce(CallFunctionOp op, const OpArgs &args,
+                                        ConversionPatternRewriter &rw) {
+  FailureOr<DimIndexArgs> in = readDimIndexArgs(op, args, rw);
+  if (failed(in))
+    return failure();
+  RankedTensor base = in->self, idx = in->index;
+  int64_t d = in->dim;
+  RankedTensorType resultType = in->resultType;
+  FailureOr<RankedTensor> srcArg = args.tensor(3, "src");
+  FailureOr<StringRef> reduceArg =
+      getConstantArg<StringRef>(op, rw, {4, "reduce"});
+  FailureOr<bool> includeSelf = args.getBool(5, "include_self", true);
+  if (failed(srcArg) || failed(reduceArg) || failed(includeSelf))
+    return rw.notifyMatchFailure(
+        op, "expected a tensor src, a constant reduce and include_self");
+  StringRef reduce = *reduceArg;
+  if (reduce != "sum" && reduce != "prod" && reduce != "mean" &&
+      reduce != "amax" && reduce != "amin")
+    return rw.notifyMatchFailure(op, "unknown reduce '" + reduce + "'");
+  Type elem = base.getType().getElementType();
+  if (!isa<FloatType>(elem))
+    return rw.notifyMatchFailure(op, "non-float tensors are not supported");
+  if (idx.getType().getRank() != base.getType().getRank() ||
+      srcArg->getType().getRank() != base.getType().getRank())
+    return rw.notifyMatchFailure(op, "index and src must have self's rank");
+  Location loc = op.getLoc();
+  Type acc = getAccumulatorType(elem);
+  Value src = *srcArg;
+  SmallVector<OpFoldResult> idxSizes = tensor::getMixedSizes(rw, loc, idx);
+  auto targetCoords = [&](OpBuilder &b, Location l, ValueRange ivs) {
+    SmallVector<Value> coords(ivs.begin(), ivs.end());
+    coords[d] = wrapIndex(b, l, tensor::ExtractOp::create(b, l, idx, ivs),
+                          tensor::DimOp::create(b, l, base, d));
+    return coords;
+  };
+  Value out = base;
+  if (!*includeSelf) {
+    double identity = reduce == "prod"   ? 1.0
+                      : reduce == "amax" ? -INFINITY
+                      : reduce == "amin" ? INFINITY
+                                         : 0.0;
+    out = buildSerialNest(
+        rw, loc, idxSizes, out,
+        [&](OpBuilder &b, Location l, ValueRange ivs, Value o) -> Value {
+          return tensor::InsertOp::create(
+              b, l, createScalarConstant(b, l, elem, identity), o,
+              targetCoords(b, l, ivs));
+        });
+  }
+  out = buildSerialNest(
+      rw, loc, idxSizes, out,
+      [&](OpBuilder &b, Location l, ValueRange ivs, Value o) -> Value {
+        SmallVector<Value> coords = targetCoords(b, l, ivs);
+        Value old = convertScalar(
+            b, l, tensor::ExtractOp::create(b, l, o, coords), acc);
+        Value v =
+            convertScalar(b, l, tensor::ExtractOp::create(b, l, src, ivs), acc);
+        Value r;
+        if (reduce == "prod")
+          r = arith::MulFOp::create(b, l, old, v);
+        else if (reduce == "amax")
+          r = arith::MaximumFOp::create(b, l, old, v);
+        else if (reduce == "amin")
+          r = arith::MinimumFOp::create(b, l, old, v);
+        else
+          r = arith::AddFOp::create(b, l, old, v);
+        return tensor::InsertOp::create(b, l, convertScalar(b, l, r, elem), o,
+                                        coords);
+      });
+  if (reduce == "mean") {
+    // count in self's dtype, as torch's ones_like/zeros_like + scatter_add_.
+    Value count =
+        createFilledTensor(rw, loc, tensor::getMixedSizes(rw, loc, base), elem,
+                           *includeSelf ? 1.0 : 0.0);
+    count = buildSerialNest(
+        rw, loc, idxSizes, count,
+        [&](OpBuilder &b, Location l, ValueRange ivs, Value c) -> Value {
+          return storeElement(b, l, c, targetCoords(b, l, ivs),
+                              createScalarConstant(b, l, elem, 1.0), true,
+                              elem);
+        });
+    int64_t rank = base.getType().getRank();
+    AffineMap id = rw.getMultiDimIdentityMap(rank);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    out = linalg::GenericOp::create(
+              rw, loc, out.getType(), ValueRange{count}, ValueRange{out},
+              ArrayRef<AffineMap>{id, id}, iters,
+              [&](OpBuilder &b, Location l, ValueRange a) {
+                Value c = convertScalar(b, l, a[0], acc);
+                Value zero = createScalarConstant(b, l, acc, 0.0);
+                Value none = arith::CmpFOp::create(
+                    b, l, arith::CmpFPredicate::OEQ, c, zero);
+                c = arith::SelectOp::create(
+                    b, l, none, createScalarConstant(b, l, acc, 1.0), c);
+                Value q = arith::DivFOp::create(
+                    b, l, convertScalar(b, l, a[1], acc), c);
+                linalg::YieldOp::create(b, l, convertScalar(b, l, q, elem));
+              })
+              .getResult(0);
+  }
+  return replaceWithResult(rw, op, out, resultType);
+}
+
 /// aten::index_add.default(self, dim, index, source, alpha=1): a copy of
 /// self where slice index[i] along dim += alpha * source's slice i, in
 /// order of i (torch's CPU loop).
@@ -867,6 +981,7 @@ void mlir::joint::populateIndirectDataMovementPatterns(
   table.add(
       {"aten::scatter.src", "aten::scatter.value", "aten::scatter_add.default"},
       lowerScatter);
+  table.add({"aten::scatter_reduce.two"}, lowerScatterReduce);
   table.add({"aten::index_add.default"}, lowerIndexAdd);
   table.add({"aten::topk.default"}, lowerTopk);
   table.add({"aten::sort.default", "aten::sort.stable"}, lowerSort);

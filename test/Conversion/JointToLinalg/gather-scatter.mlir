@@ -140,3 +140,72 @@ joint.graph @sort_ascending(%x: tensor<3x4xbf16> {joint.role = #joint.role<input
   %v, %i = joint.call_function "aten::sort.default"(%x) {args = [#joint.operand<0>], name = "s"} : (tensor<3x4xbf16>) -> (tensor<3x4xbf16>, tensor<3x4xi64>)
   joint.output %v, %i : tensor<3x4xbf16>, tensor<3x4xi64>
 }
+
+// -----
+
+// scatter_reduce.two mean without self: the indexed positions set to 0, the
+// sources added in torch's serial order (f32, rounded to bf16 per step), a
+// bf16 count (0 + hits) built the same way, then out / count with count 0
+// read as 1.
+// CHECK-LABEL: func.func @scatter_reduce_mean
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<3x4xbf16> {{.*}}, %[[I:[^:]+]]: tensor<3x2xi64> {{.*}}, %[[S:[^:]+]]: tensor<3x2xbf16>
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[ZEROB:.+]] = arith.constant 0.000000e+00 : bf16
+// CHECK: %[[INIT:.+]] = scf.for %[[A:.+]] = {{.*}} iter_args(%[[O0:.+]] = %[[X]]) -> (tensor<3x4xbf16>) {
+// CHECK-NEXT: scf.for %[[B:.+]] = {{.*}} iter_args(%[[O:.+]] = %[[O0]]) -> (tensor<3x4xbf16>) {
+// CHECK-NEXT: tensor.extract %[[I]][%[[A]], %[[B]]] : tensor<3x2xi64>
+// CHECK: %[[COL:.+]] = arith.select
+// CHECK-NEXT: %[[SET:.+]] = tensor.insert %[[ZEROB]] into %[[O]][%[[A]], %[[COL]]] : tensor<3x4xbf16>
+// CHECK-NEXT: scf.yield %[[SET]] : tensor<3x4xbf16>
+// CHECK: %[[SUM:.+]] = scf.for %[[A:.+]] = {{.*}} iter_args(%[[O0:.+]] = %[[INIT]]) -> (tensor<3x4xbf16>) {
+// CHECK-NEXT: scf.for %[[B:.+]] = {{.*}} iter_args(%[[O:.+]] = %[[O0]]) -> (tensor<3x4xbf16>) {
+// CHECK-NEXT: tensor.extract %[[I]][%[[A]], %[[B]]] : tensor<3x2xi64>
+// CHECK: %[[COL:.+]] = arith.select
+// CHECK-NEXT: %[[OLD:.+]] = tensor.extract %[[O]][%[[A]], %[[COL]]] : tensor<3x4xbf16>
+// CHECK-NEXT: %[[OLD32:.+]] = arith.extf %[[OLD]] : bf16 to f32
+// CHECK-NEXT: %[[SV:.+]] = tensor.extract %[[S]][%[[A]], %[[B]]] : tensor<3x2xbf16>
+// CHECK-NEXT: %[[SV32:.+]] = arith.extf %[[SV]] : bf16 to f32
+// CHECK-NEXT: %[[ADD:.+]] = arith.addf %[[OLD32]], %[[SV32]] : f32
+// CHECK-NEXT: %[[T:.+]] = arith.truncf %[[ADD]] : f32 to bf16
+// CHECK-NEXT: %[[NEW:.+]] = tensor.insert %[[T]] into %[[O]][%[[A]], %[[COL]]] : tensor<3x4xbf16>
+// CHECK-NEXT: scf.yield %[[NEW]] : tensor<3x4xbf16>
+// CHECK: %[[CE:.+]] = tensor.empty() : tensor<3x4xbf16>
+// CHECK-NEXT: %[[C0:.+]] = linalg.fill ins(%[[ZEROB]] : bf16) outs(%[[CE]] : tensor<3x4xbf16>)
+// CHECK-NEXT: %[[CNT:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[C0]]) -> (tensor<3x4xbf16>) {
+// CHECK: arith.addf %{{.+}}, %[[ONE]] : f32
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.*}} ins(%[[CNT]] : tensor<3x4xbf16>) outs(%[[SUM]] : tensor<3x4xbf16>)
+// CHECK-NEXT: ^bb0(%[[CB:.+]]: bf16, %[[OB:.+]]: bf16):
+// CHECK-NEXT: %[[C32:.+]] = arith.extf %[[CB]] : bf16 to f32
+// CHECK-NEXT: %[[NONE:.+]] = arith.cmpf oeq, %[[C32]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[DIV:.+]] = arith.select %[[NONE]], %[[ONE]], %[[C32]] : f32
+// CHECK-NEXT: %[[O32:.+]] = arith.extf %[[OB]] : bf16 to f32
+// CHECK-NEXT: %[[Q:.+]] = arith.divf %[[O32]], %[[DIV]] : f32
+// CHECK-NEXT: %[[QB:.+]] = arith.truncf %[[Q]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[QB]] : bf16
+// CHECK: return %[[MEAN]] : tensor<3x4xbf16>
+joint.graph @scatter_reduce_mean(%x: tensor<3x4xbf16> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<3x2xi64> {joint.role = #joint.role<input>, joint.path = "i"}, %s: tensor<3x2xbf16> {joint.role = #joint.role<input>, joint.path = "s"}) -> (tensor<3x4xbf16> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::scatter_reduce.two"(%x, %i, %s) {args = [#joint.operand<0>, 1, #joint.operand<1>, #joint.operand<2>, "mean"], kwargs = {include_self = false}, name = "sr"} : (tensor<3x4xbf16>, tensor<3x2xi64>, tensor<3x2xbf16>) -> tensor<3x4xbf16>
+  joint.output %0 : tensor<3x4xbf16>
+}
+
+// -----
+
+// scatter_reduce.two amax with self: no identity pass, NaN-propagating
+// arith.maximumf (torch's isnan(src) ? src : max) into a copy of self.
+// CHECK-LABEL: func.func @scatter_reduce_amax
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<3x4xf32> {{.*}}, %[[I:[^:]+]]: tensor<3x2xi64> {{.*}}, %[[S:[^:]+]]: tensor<3x2xf32>
+// CHECK: %[[R:.+]] = scf.for %[[A:.+]] = {{.*}} iter_args(%[[O0:.+]] = %[[X]]) -> (tensor<3x4xf32>) {
+// CHECK-NEXT: scf.for %[[B:.+]] = {{.*}} iter_args(%[[O:.+]] = %[[O0]]) -> (tensor<3x4xf32>) {
+// CHECK-NEXT: tensor.extract %[[I]][%[[A]], %[[B]]] : tensor<3x2xi64>
+// CHECK: %[[COL:.+]] = arith.select
+// CHECK-NEXT: %[[OLD:.+]] = tensor.extract %[[O]][%[[A]], %[[COL]]] : tensor<3x4xf32>
+// CHECK-NEXT: %[[SV:.+]] = tensor.extract %[[S]][%[[A]], %[[B]]] : tensor<3x2xf32>
+// CHECK-NEXT: %[[M:.+]] = arith.maximumf %[[OLD]], %[[SV]] : f32
+// CHECK-NEXT: %[[NEW:.+]] = tensor.insert %[[M]] into %[[O]][%[[A]], %[[COL]]] : tensor<3x4xf32>
+// CHECK-NEXT: scf.yield %[[NEW]] : tensor<3x4xf32>
+// CHECK: return %[[R]] : tensor<3x4xf32>
+joint.graph @scatter_reduce_amax(%x: tensor<3x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<3x2xi64> {joint.role = #joint.role<input>, joint.path = "i"}, %s: tensor<3x2xf32> {joint.role = #joint.role<input>, joint.path = "s"}) -> (tensor<3x4xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::scatter_reduce.two"(%x, %i, %s) {args = [#joint.operand<0>, 1, #joint.operand<1>, #joint.operand<2>, "amax"], name = "sr"} : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x4xf32>
+  joint.output %0 : tensor<3x4xf32>
+}

@@ -139,3 +139,19 @@ joint.graph @sort_integer(%x: tensor<4xi64> {joint.role = #joint.role<input>, jo
   %0, %1 = joint.call_function "aten::sort.default"(%x) {args = [#joint.operand<0>], name = "sort"} : (tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>)
   joint.output %0 : tensor<4xi64>
 }
+
+// -----
+
+joint.graph @scatter_reduce_unknown(%x: tensor<3x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<3x2xi64> {joint.role = #joint.role<input>, joint.path = "i"}) -> (tensor<3x4xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::scatter_reduce.two' (node 'sr'): unknown reduce 'median'}}
+  %0 = joint.call_function "aten::scatter_reduce.two"(%x, %i, %x) {args = [#joint.operand<0>, 1, #joint.operand<1>, #joint.operand<2>, "median"], name = "sr"} : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  joint.output %0 : tensor<3x4xf32>
+}
+
+// -----
+
+joint.graph @scatter_reduce_integer(%x: tensor<3x4xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<3x2xi64> {joint.role = #joint.role<input>, joint.path = "i"}) -> (tensor<3x4xi64> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::scatter_reduce.two' (node 'sr'): non-float tensors are not supported}}
+  %0 = joint.call_function "aten::scatter_reduce.two"(%x, %i, %i) {args = [#joint.operand<0>, 1, #joint.operand<1>, #joint.operand<2>, "sum"], name = "sr"} : (tensor<3x4xi64>, tensor<3x2xi64>, tensor<3x2xi64>) -> tensor<3x4xi64>
+  joint.output %0 : tensor<3x4xi64>
+}
