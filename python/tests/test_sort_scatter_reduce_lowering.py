@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from helpers import assert_compiled_matches_torch
@@ -98,4 +99,53 @@ def test_scatter_reduce_matches_torch(dtype: torch.dtype, tmp_path: Path,
                if isinstance(n.get("target"), str)}
     assert "aten::scatter_reduce.two" in targets
     assert_compiled_matches_torch(doc, tmp_path / "scatter_reduce.json",
+                                  monkeypatch)
+
+
+class _Bilinear(nn.Module):
+    def __init__(self, dtype: torch.dtype) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(17)
+        self.w = nn.Parameter(torch.randn(2, 3, 4, 5, generator=g).to(dtype))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.w * x
+        up = F.interpolate(y, size=(7, 9), mode="bilinear",
+                           align_corners=False)
+        corners = F.interpolate(y, scale_factor=1.7, mode="bilinear",
+                                align_corners=True)
+        scaled = F.interpolate(y, scale_factor=1.5, mode="bilinear",
+                               align_corners=False)
+        down = F.interpolate(y, size=(3, 2), mode="bilinear",
+                             align_corners=False)
+        same = F.interpolate(y, size=(4, 8), mode="bilinear",
+                             align_corners=True)
+        # The loss stays in the step's dtype: the forward matches torch to
+        # f32 roundoff, so a bf16 element can differ from torch's by an ulp.
+        return ((up ** 2).sum() + (corners * 1.5).sum()
+                + (scaled ** 2).sum() * 0.5 + (down ** 2).sum()
+                + (same ** 2).sum())
+
+
+BILINEAR = {"aten::upsample_bilinear2d.default",
+            "aten::upsample_bilinear2d_backward.default"}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16],
+                         ids=["f32", "bf16"])
+def test_upsample_bilinear_matches_torch(dtype: torch.dtype, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch
+                                         ) -> None:
+    """Bilinear up- and downsampling, align_corners both ways, to sizes and
+    by scale factors (torch passes the scales; align_corners ignores them),
+    one dim kept (out == in); forward and backward."""
+    inputs = {"x": torch.randn(2, 3, 4, 5,
+                               generator=torch.Generator().manual_seed(6)
+                               ).to(dtype)}
+    doc = trace_joint_graph(_Bilinear(dtype), lambda m, **kw: m(**kw),
+                            inputs).to_json_dict()
+    targets = {n["target"] for n in doc["nodes"]
+               if isinstance(n.get("target"), str)}
+    assert BILINEAR <= targets, BILINEAR - targets
+    assert_compiled_matches_torch(doc, tmp_path / "bilinear.json",
                                   monkeypatch)

@@ -16,9 +16,10 @@
 // `aten::gather` is a gather over the index. `aten::index_put`,
 // `aten::scatter(.src|.value|_add)`, `aten::scatter_reduce.two` and
 // `aten::index_add` are row-major `scf.for` nests carrying the result,
-// combining repeated indices in order as torch's serial CPU kernels do. `aten::topk` ranks each element in its row
-// and writes those of rank < k at their rank; `aten::sort` ranks the same way
-// and reads, for each output position, the element of that rank.
+// combining repeated indices in order as torch's serial CPU kernels do.
+// `aten::topk` ranks each element in its row and writes those of rank < k
+// at their rank; `aten::sort` ranks the same way and reads, for each output
+// position, the element of that rank.
 // Indices are not range-checked at run time (torch raises an error there).
 //
 //===----------------------------------------------------------------------===//

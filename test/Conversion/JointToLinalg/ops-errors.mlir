@@ -155,3 +155,11 @@ joint.graph @scatter_reduce_integer(%x: tensor<3x4xi64> {joint.role = #joint.rol
   %0 = joint.call_function "aten::scatter_reduce.two"(%x, %i, %i) {args = [#joint.operand<0>, 1, #joint.operand<1>, #joint.operand<2>, "sum"], name = "sr"} : (tensor<3x4xi64>, tensor<3x2xi64>, tensor<3x2xi64>) -> tensor<3x4xi64>
   joint.output %0 : tensor<3x4xi64>
 }
+
+// -----
+
+joint.graph @upsample_bilinear_3d(%x: tensor<1x2x4x4x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x8x8x8xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::upsample_bilinear2d.default' (node 'up'): expects static [N, C, H, W] input and output (other ranks, such as a volumetric [N, C, D, H, W] input, and dynamic shapes are not lowered)}}
+  %0 = joint.call_function "aten::upsample_bilinear2d.default"(%x) {args = [#joint.operand<0>, [8, 8], false], name = "up"} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x8x8x8xf32>
+  joint.output %0 : tensor<1x2x8x8x8xf32>
+}
