@@ -1,4 +1,4 @@
-//===- Pooling.cpp - 2-d pooling, upsampling, backwards to linalg --------===//
+//===- Pooling.cpp - 2-d pooling, upsampling, backwards to linalg ---------===//
 //
 // Max, average and adaptive average pooling over the two trailing dims of a
 // static [N, C, H, W] tensor, with torch's CPU semantics (NCHW kernels):
