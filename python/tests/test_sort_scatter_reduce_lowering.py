@@ -9,6 +9,9 @@ NaN (``sqrt`` of negatives, sorted as the largest value) are sorted stably;
 their int64 indices enter the loss with a weight large enough that one
 swapped pair fails the f32 tolerance. ``scatter_reduce.two`` with every
 reduce, with and without include_self, along both dims, repeated indices.
+``upsample_bilinear2d`` and its backward, align_corners both ways, sizes and
+scale factors. The bf16 modules also run as CUDA steps on the emulated
+device.
 """
 
 from __future__ import annotations
@@ -149,3 +152,33 @@ def test_upsample_bilinear_matches_torch(dtype: torch.dtype, tmp_path: Path,
     assert BILINEAR <= targets, BILINEAR - targets
     assert_compiled_matches_torch(doc, tmp_path / "bilinear.json",
                                   monkeypatch)
+
+
+@pytest.mark.parametrize("make,inputs", [
+    (_Sorting, lambda: {"x": torch.randn(4, 6)}),
+    (_ScatterReducing, lambda: {"idx": torch.randint(0, 6, (4, 5)),
+                                "rows": torch.randint(0, 4, (4, 5))}),
+    (_Bilinear, lambda: {"x": torch.randn(2, 3, 4, 5)}),
+], ids=["sort", "scatter_reduce", "bilinear"])
+def test_on_the_emulated_cuda_device(make, inputs, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bf16 modules as CUDA steps on the emulated device."""
+    import json
+
+    from graph_tools import build_dir, tool
+    from joint_mlir.executor import compare_scaled, format_differences, run
+
+    tool("joint-compile")
+    monkeypatch.setenv("JOINT_MLIR_CACHE",
+                       str(build_dir() / "joint_mlir_cache"))
+    torch.manual_seed(8)
+    kw = {k: v.to(torch.bfloat16) if v.is_floating_point() else v
+          for k, v in inputs().items()}
+    doc = trace_joint_graph(make(torch.bfloat16), lambda m, **a: m(**a),
+                            kw).to_json_dict()
+    path = tmp_path / "step.json"
+    path.write_text(json.dumps(doc))
+    want = run(str(path), seed=0)
+    got = run(str(path), seed=0, backend="mlir-cuda-emulated")
+    diffs = compare_scaled(got, want)
+    assert diffs and all(d.ok for d in diffs), format_differences(diffs)
