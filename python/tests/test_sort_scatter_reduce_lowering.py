@@ -1,7 +1,7 @@
-"""``sort`` and ``scatter_reduce`` lowered for the CPU
-(convert-joint-to-linalg, IndirectDataMovement), traced from small modules in
-f32 and bf16, compiled for the CPU and compared with torch within the
-compiled tolerances (loss, every gradient).
+"""``sort``, ``scatter_reduce`` (IndirectDataMovement) and bilinear
+upsampling (Pooling) lowered for the CPU (convert-joint-to-linalg), traced
+from small modules in f32 and bf16, compiled for the CPU and compared with
+torch within the compiled tolerances (loss, every gradient).
 
 ``sort.default`` and ``sort.stable`` along either dim, both orders; its
 backward is ``scatter.src`` through the indices. Ties (from ``clamp``) and
