@@ -1249,10 +1249,10 @@ lowerUpsampleBilinearBackward(CallFunctionOp op, const OpArgs &args,
         Value wW[2] = {at(l0[1], w.ow), at(l1[1], w.ow)};
         for (unsigned a = 0; a < 2; ++a)
           for (unsigned c = 0; c < 2; ++c) {
-            Value hHit = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::eq, hIdx[a], w.ih);
-            Value wHit = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::eq, wIdx[c], w.iw);
+            Value hHit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                               hIdx[a], w.ih);
+            Value wHit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                               wIdx[c], w.iw);
             Value hit = arith::AndIOp::create(
                 b, l, w.valid, arith::AndIOp::create(b, l, hHit, wHit));
             Value hw = arith::MulFOp::create(b, l, hW[a], wW[c]);
