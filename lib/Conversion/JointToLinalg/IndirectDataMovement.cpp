@@ -14,10 +14,12 @@
 // every addition, as torch's CPU kernel (its add_stub per index), so no f32
 // [num_weights, D] accumulator outlives the op.
 // `aten::gather` is a gather over the index. `aten::index_put`,
-// `aten::scatter(.src|.value|_add)` and `aten::index_add` are row-major
-// `scf.for` nests carrying the result, adding repeated indices in order as
-// torch's serial CPU kernels do. `aten::topk` ranks each element in its row
-// and writes those of rank < k at their rank.
+// `aten::scatter(.src|.value|_add)`, `aten::scatter_reduce.two` and
+// `aten::index_add` are row-major `scf.for` nests carrying the result,
+// combining repeated indices in order as torch's serial CPU kernels do.
+// `aten::topk` ranks each element in its row and writes those of rank < k
+// at their rank; `aten::sort` ranks the same way and reads, for each output
+// position, the element of that rank.
 // Indices are not range-checked at run time (torch raises an error there).
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +30,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::joint;
@@ -587,6 +591,118 @@ static LogicalResult lowerScatter(CallFunctionOp op, const OpArgs &args,
   return replaceWithResult(rw, op, result, resultType);
 }
 
+/// aten::scatter_reduce.two(self, dim, index, src, reduce, *,
+/// include_self=True): torch's scatter_reduce_two CPU path. out = self;
+/// without include_self the indexed positions first get the reduction's
+/// identity (torch's scatter_reduce_exclude_self_helper: 0, 1, -inf, +inf);
+/// then a row-major `scf.for` nest over index combines src[i] into
+/// out[i with dim replaced by index[i]] in order (sum/mean add, prod
+/// multiplies, amax/amin propagate NaN), bf16/f16 in f32 rounded after each
+/// step as torch's serial kernel; mean then divides by count = (1 with
+/// include_self) + #hits, positions without hits divided by 1 (left as is).
+static LogicalResult lowerScatterReduce(CallFunctionOp op, const OpArgs &args,
+                                        ConversionPatternRewriter &rw) {
+  FailureOr<DimIndexArgs> in = readDimIndexArgs(op, args, rw);
+  if (failed(in))
+    return failure();
+  RankedTensor base = in->self, idx = in->index;
+  int64_t d = in->dim;
+  RankedTensorType resultType = in->resultType;
+  FailureOr<RankedTensor> srcArg = args.tensor(3, "src");
+  FailureOr<StringRef> reduceArg =
+      getConstantArg<StringRef>(op, rw, {4, "reduce"});
+  FailureOr<bool> includeSelf = args.getBool(5, "include_self", true);
+  if (failed(srcArg) || failed(reduceArg) || failed(includeSelf))
+    return rw.notifyMatchFailure(
+        op, "expected a tensor src, a constant reduce and include_self");
+  StringRef reduce = *reduceArg;
+  if (reduce != "sum" && reduce != "prod" && reduce != "mean" &&
+      reduce != "amax" && reduce != "amin")
+    return rw.notifyMatchFailure(op, "unknown reduce '" + reduce + "'");
+  Type elem = base.getType().getElementType();
+  if (!isa<FloatType>(elem))
+    return rw.notifyMatchFailure(op, "non-float tensors are not supported");
+  if (idx.getType().getRank() != base.getType().getRank() ||
+      srcArg->getType().getRank() != base.getType().getRank())
+    return rw.notifyMatchFailure(op, "index and src must have self's rank");
+  Location loc = op.getLoc();
+  Type acc = getAccumulatorType(elem);
+  Value src = *srcArg;
+  SmallVector<OpFoldResult> idxSizes = tensor::getMixedSizes(rw, loc, idx);
+  auto targetCoords = [&](OpBuilder &b, Location l, ValueRange ivs) {
+    SmallVector<Value> coords(ivs.begin(), ivs.end());
+    coords[d] = wrapIndex(b, l, tensor::ExtractOp::create(b, l, idx, ivs),
+                          tensor::DimOp::create(b, l, base, d));
+    return coords;
+  };
+  Value out = base;
+  if (!*includeSelf) {
+    double identity = reduce == "prod"   ? 1.0
+                      : reduce == "amax" ? -INFINITY
+                      : reduce == "amin" ? INFINITY
+                                         : 0.0;
+    out = buildSerialNest(
+        rw, loc, idxSizes, out,
+        [&](OpBuilder &b, Location l, ValueRange ivs, Value o) -> Value {
+          return tensor::InsertOp::create(
+              b, l, createScalarConstant(b, l, elem, identity), o,
+              targetCoords(b, l, ivs));
+        });
+  }
+  out = buildSerialNest(
+      rw, loc, idxSizes, out,
+      [&](OpBuilder &b, Location l, ValueRange ivs, Value o) -> Value {
+        SmallVector<Value> coords = targetCoords(b, l, ivs);
+        Value old = convertScalar(
+            b, l, tensor::ExtractOp::create(b, l, o, coords), acc);
+        Value v =
+            convertScalar(b, l, tensor::ExtractOp::create(b, l, src, ivs), acc);
+        Value r;
+        if (reduce == "prod")
+          r = arith::MulFOp::create(b, l, old, v);
+        else if (reduce == "amax")
+          r = arith::MaximumFOp::create(b, l, old, v);
+        else if (reduce == "amin")
+          r = arith::MinimumFOp::create(b, l, old, v);
+        else
+          r = arith::AddFOp::create(b, l, old, v);
+        return tensor::InsertOp::create(b, l, convertScalar(b, l, r, elem), o,
+                                        coords);
+      });
+  if (reduce == "mean") {
+    // count in self's dtype, as torch's ones_like/zeros_like + scatter_add_.
+    Value count =
+        createFilledTensor(rw, loc, tensor::getMixedSizes(rw, loc, base), elem,
+                           *includeSelf ? 1.0 : 0.0);
+    count = buildSerialNest(
+        rw, loc, idxSizes, count,
+        [&](OpBuilder &b, Location l, ValueRange ivs, Value c) -> Value {
+          return storeElement(b, l, c, targetCoords(b, l, ivs),
+                              createScalarConstant(b, l, elem, 1.0), true,
+                              elem);
+        });
+    int64_t rank = base.getType().getRank();
+    AffineMap id = rw.getMultiDimIdentityMap(rank);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    out = linalg::GenericOp::create(
+              rw, loc, out.getType(), ValueRange{count}, ValueRange{out},
+              ArrayRef<AffineMap>{id, id}, iters,
+              [&](OpBuilder &b, Location l, ValueRange a) {
+                Value c = convertScalar(b, l, a[0], acc);
+                Value zero = createScalarConstant(b, l, acc, 0.0);
+                Value none = arith::CmpFOp::create(
+                    b, l, arith::CmpFPredicate::OEQ, c, zero);
+                c = arith::SelectOp::create(
+                    b, l, none, createScalarConstant(b, l, acc, 1.0), c);
+                Value q = arith::DivFOp::create(
+                    b, l, convertScalar(b, l, a[1], acc), c);
+                linalg::YieldOp::create(b, l, convertScalar(b, l, q, elem));
+              })
+              .getResult(0);
+  }
+  return replaceWithResult(rw, op, out, resultType);
+}
+
 /// aten::index_add.default(self, dim, index, source, alpha=1): a copy of
 /// self where slice index[i] along dim += alpha * source's slice i, in
 /// order of i (torch's CPU loop).
@@ -632,6 +748,80 @@ static LogicalResult lowerIndexAdd(CallFunctionOp op, const OpArgs &args,
   return replaceWithResult(rw, op, result, resultType);
 }
 
+/// rank[i] = #{j : row[j] comes before row[i]} along dim `d` of the float
+/// tensor `x`, as an index tensor of x's shape: larger first when
+/// `descending`, else smaller first; NaN counts as larger than every number
+/// (torch's order) and ties keep the lower index first (stable), so the
+/// ranks of a row are a permutation of 0..n-1. O(n^2) per row.
+static Value buildRowRanks(OpBuilder &b0, Location loc, Value x, int64_t d,
+                           bool descending) {
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  Value init = tensor::EmptyOp::create(
+      b0, loc, tensor::getMixedSizes(b0, loc, x), b0.getIndexType());
+  AffineMap id = b0.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b0, loc, init.getType(), ValueRange{x}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id}, iters,
+             [&](OpBuilder &b, Location l, ValueRange a) {
+               SmallVector<Value> at;
+               for (int64_t i = 0; i < rank; ++i)
+                 at.push_back(linalg::IndexOp::create(b, l, i));
+               Value self = at[d];
+               Value xi = a[0];
+               Value nanI = arith::CmpFOp::create(
+                   b, l, arith::CmpFPredicate::UNO, xi, xi);
+               Value zero = arith::ConstantIndexOp::create(b, l, 0);
+               Value one = arith::ConstantIndexOp::create(b, l, 1);
+               Value n = tensor::DimOp::create(b, l, x, d);
+               auto count = scf::ForOp::create(
+                   b, l, zero, n, one, ValueRange{zero},
+                   [&](OpBuilder &fb, Location fl, Value j, ValueRange iter) {
+                     SmallVector<Value> other = at;
+                     other[d] = j;
+                     Value xj = tensor::ExtractOp::create(fb, fl, x, other);
+                     Value nanJ = arith::CmpFOp::create(
+                         fb, fl, arith::CmpFPredicate::UNO, xj, xj);
+                     // better: NaN first when largest, last when smallest.
+                     Value cmp = arith::CmpFOp::create(
+                         fb, fl,
+                         descending ? arith::CmpFPredicate::OGT
+                                    : arith::CmpFPredicate::OLT,
+                         xj, xi);
+                     Value notNanJ = arith::XOrIOp::create(
+                         fb, fl, nanJ,
+                         arith::ConstantIntOp::create(fb, fl, 1, 1));
+                     Value notNanI = arith::XOrIOp::create(
+                         fb, fl, nanI,
+                         arith::ConstantIntOp::create(fb, fl, 1, 1));
+                     Value nanOrder =
+                         descending
+                             ? arith::AndIOp::create(fb, fl, nanJ, notNanI)
+                                   .getResult()
+                             : arith::AndIOp::create(fb, fl, notNanJ, nanI)
+                                   .getResult();
+                     Value better = arith::OrIOp::create(fb, fl, cmp, nanOrder);
+                     Value same = arith::OrIOp::create(
+                         fb, fl,
+                         arith::CmpFOp::create(
+                             fb, fl, arith::CmpFPredicate::OEQ, xj, xi),
+                         arith::AndIOp::create(fb, fl, nanJ, nanI));
+                     Value earlier = arith::CmpIOp::create(
+                         fb, fl, arith::CmpIPredicate::ult, j, self);
+                     Value before = arith::OrIOp::create(
+                         fb, fl, better,
+                         arith::AndIOp::create(fb, fl, same, earlier));
+                     Value next = arith::AddIOp::create(fb, fl, iter[0], one);
+                     scf::YieldOp::create(
+                         fb, fl,
+                         arith::SelectOp::create(fb, fl, before, next, iter[0])
+                             .getResult());
+                   });
+               linalg::YieldOp::create(b, l, count.getResult(0));
+             })
+      .getResult(0);
+}
+
 /// aten::topk.default(self, k, dim=-1, largest=True, sorted=True): the k
 /// largest (smallest) elements along dim, sorted, and their int64 indices.
 /// NaN counts as larger than every number, as in torch; ties keep the lower
@@ -662,68 +852,7 @@ static LogicalResult lowerTopk(CallFunctionOp op, const OpArgs &args,
   Value x = *self;
 
   // rank[i] = #{j : row[j] comes before row[i]}.
-  Value init = tensor::EmptyOp::create(
-      rw, loc, tensor::getMixedSizes(rw, loc, x), rw.getIndexType());
-  AffineMap id = rw.getMultiDimIdentityMap(rank);
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  Value ranks =
-      linalg::GenericOp::create(
-          rw, loc, init.getType(), ValueRange{x}, ValueRange{init},
-          ArrayRef<AffineMap>{id, id}, iters,
-          [&](OpBuilder &b, Location l, ValueRange a) {
-            SmallVector<Value> at;
-            for (int64_t i = 0; i < rank; ++i)
-              at.push_back(linalg::IndexOp::create(b, l, i));
-            Value self = at[d];
-            Value xi = a[0];
-            Value nanI =
-                arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, xi, xi);
-            Value zero = arith::ConstantIndexOp::create(b, l, 0);
-            Value one = arith::ConstantIndexOp::create(b, l, 1);
-            Value n = tensor::DimOp::create(b, l, x, d);
-            auto count = scf::ForOp::create(
-                b, l, zero, n, one, ValueRange{zero},
-                [&](OpBuilder &fb, Location fl, Value j, ValueRange iter) {
-                  SmallVector<Value> other = at;
-                  other[d] = j;
-                  Value xj = tensor::ExtractOp::create(fb, fl, x, other);
-                  Value nanJ = arith::CmpFOp::create(
-                      fb, fl, arith::CmpFPredicate::UNO, xj, xj);
-                  // better: NaN first when largest, last when smallest.
-                  Value cmp =
-                      arith::CmpFOp::create(fb, fl,
-                                            top ? arith::CmpFPredicate::OGT
-                                                : arith::CmpFPredicate::OLT,
-                                            xj, xi);
-                  Value notNanJ = arith::XOrIOp::create(
-                      fb, fl, nanJ, arith::ConstantIntOp::create(fb, fl, 1, 1));
-                  Value notNanI = arith::XOrIOp::create(
-                      fb, fl, nanI, arith::ConstantIntOp::create(fb, fl, 1, 1));
-                  Value nanOrder =
-                      top ? arith::AndIOp::create(fb, fl, nanJ, notNanI)
-                                .getResult()
-                          : arith::AndIOp::create(fb, fl, notNanJ, nanI)
-                                .getResult();
-                  Value better = arith::OrIOp::create(fb, fl, cmp, nanOrder);
-                  Value same = arith::OrIOp::create(
-                      fb, fl,
-                      arith::CmpFOp::create(fb, fl, arith::CmpFPredicate::OEQ,
-                                            xj, xi),
-                      arith::AndIOp::create(fb, fl, nanJ, nanI));
-                  Value earlier = arith::CmpIOp::create(
-                      fb, fl, arith::CmpIPredicate::ult, j, self);
-                  Value before = arith::OrIOp::create(
-                      fb, fl, better,
-                      arith::AndIOp::create(fb, fl, same, earlier));
-                  Value next = arith::AddIOp::create(fb, fl, iter[0], one);
-                  scf::YieldOp::create(
-                      fb, fl,
-                      arith::SelectOp::create(fb, fl, before, next, iter[0])
-                          .getResult());
-                });
-            linalg::YieldOp::create(b, l, count.getResult(0));
-          })
-          .getResult(0);
+  Value ranks = buildRowRanks(rw, loc, x, d, top);
 
   // Scatter the elements of rank < k to their rank's position.
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, x);
@@ -766,6 +895,80 @@ static LogicalResult lowerTopk(CallFunctionOp op, const OpArgs &args,
   return success();
 }
 
+/// aten::sort.default(self, dim=-1, descending=False) and
+/// aten::sort.stable(self, *, stable, dim=-1, descending=False): values and
+/// int64 indices along dim, always stable (ties keep the lower index first,
+/// as torch's stable CPU sort; any order is valid for stable=False), NaN as
+/// the largest value. Ranks as topk's, then out[p] is the element whose rank
+/// is p: a parallel generic with an O(n) search per output, no scatter.
+static LogicalResult lowerSort(CallFunctionOp op, const OpArgs &args,
+                               ConversionPatternRewriter &rw) {
+  bool stableOverload = op.getTarget() == "aten::sort.stable";
+  unsigned dimAt = stableOverload ? 2 : 1;
+  FailureOr<RankedTensor> self = args.tensor(0, "self");
+  FailureOr<int64_t> dimArg = args.getInt(dimAt, "dim", -1);
+  FailureOr<bool> descending = args.getBool(dimAt + 1, "descending", false);
+  RankedTensorType valuesType = getResultTensorType(op, 0);
+  RankedTensorType indicesType = getResultTensorType(op, 1);
+  if (failed(self) || failed(dimArg) || failed(descending) || !valuesType ||
+      !indicesType)
+    return rw.notifyMatchFailure(
+        op, "expected (self, constant dim, descending) and two tensors");
+  if (stableOverload && !args.isNone(1, "stable") &&
+      failed(args.getBool(1, "stable")))
+    return rw.notifyMatchFailure(op, "stable must be a constant bool");
+  RankedTensorType selfType = self->getType();
+  int64_t rank = selfType.getRank();
+  auto elem = dyn_cast<FloatType>(selfType.getElementType());
+  FailureOr<int64_t> dim = normalizeDim(*dimArg, std::max<int64_t>(rank, 1));
+  if (!elem || failed(dim) || rank == 0)
+    return rw.notifyMatchFailure(op, "expects a float tensor of rank >= 1");
+  Location loc = op.getLoc();
+  int64_t d = *dim;
+  Value x = *self;
+  Value ranks = buildRowRanks(rw, loc, x, d, *descending);
+
+  // out[.., p, ..] = x[.., j, ..] for the j with ranks[.., j, ..] == p.
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, x);
+  Value valuesInit = tensor::EmptyOp::create(rw, loc, sizes, elem);
+  Value indicesInit = tensor::EmptyOp::create(rw, loc, sizes, rw.getI64Type());
+  AffineMap id = rw.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  auto sorted = linalg::GenericOp::create(
+      rw, loc, TypeRange{valuesInit.getType(), indicesInit.getType()},
+      ValueRange{}, ValueRange{valuesInit, indicesInit},
+      ArrayRef<AffineMap>{id, id}, iters,
+      [&](OpBuilder &b, Location l, ValueRange) {
+        SmallVector<Value> at;
+        for (int64_t i = 0; i < rank; ++i)
+          at.push_back(linalg::IndexOp::create(b, l, i));
+        Value p = at[d];
+        Value zero = arith::ConstantIndexOp::create(b, l, 0);
+        Value one = arith::ConstantIndexOp::create(b, l, 1);
+        Value n = tensor::DimOp::create(b, l, x, d);
+        auto search = scf::ForOp::create(
+            b, l, zero, n, one, ValueRange{zero},
+            [&](OpBuilder &fb, Location fl, Value j, ValueRange iter) {
+              SmallVector<Value> other = at;
+              other[d] = j;
+              Value r = tensor::ExtractOp::create(fb, fl, ranks, other);
+              Value hit =
+                  arith::CmpIOp::create(fb, fl, arith::CmpIPredicate::eq, r, p);
+              scf::YieldOp::create(
+                  fb, fl,
+                  arith::SelectOp::create(fb, fl, hit, j, iter[0]).getResult());
+            });
+        SmallVector<Value> src = at;
+        src[d] = search.getResult(0);
+        Value v = tensor::ExtractOp::create(b, l, x, src);
+        Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), src[d]);
+        linalg::YieldOp::create(b, l, ValueRange{v, i});
+      });
+  rw.replaceOp(op, {finishResult(rw, loc, sorted.getResult(0), valuesType),
+                    finishResult(rw, loc, sorted.getResult(1), indicesType)});
+  return success();
+}
+
 } // namespace
 
 void mlir::joint::populateIndirectDataMovementPatterns(
@@ -779,6 +982,8 @@ void mlir::joint::populateIndirectDataMovementPatterns(
   table.add(
       {"aten::scatter.src", "aten::scatter.value", "aten::scatter_add.default"},
       lowerScatter);
+  table.add({"aten::scatter_reduce.two"}, lowerScatterReduce);
   table.add({"aten::index_add.default"}, lowerIndexAdd);
   table.add({"aten::topk.default"}, lowerTopk);
+  table.add({"aten::sort.default", "aten::sort.stable"}, lowerSort);
 }

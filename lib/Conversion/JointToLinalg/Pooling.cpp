@@ -1,4 +1,4 @@
-//===- Pooling.cpp - 2-d pooling, nearest upsampling, backwards to linalg -===//
+//===- Pooling.cpp - 2-d pooling, upsampling, backwards to linalg ---------===//
 //
 // Max, average and adaptive average pooling over the two trailing dims of a
 // static [N, C, H, W] tensor, with torch's CPU semantics (NCHW kernels):
@@ -31,6 +31,15 @@
 // sums grad_output over the k x k windows (`linalg.pooling_nchw_sum`), or
 // gathers, for each input position, the output positions mapping to it
 // (found at compile time, visited in increasing order as torch adds them).
+//
+// Bilinear 2-d upsampling (torch's UpSample.h linear tables in f32: source
+// index `area_pixel_compute_source_index`, i0 = min(floor(src), in - 1),
+// i1 = i0 + (i0 < in - 1), l1 = src - i0 clamped to [0, 1], l0 = 1 - l1,
+// computed at compile time as constant operands): the forward is one
+// generic reading four inputs, (x00 * w0 + x01 * w1) * h0 + (x10 * w0 + x11
+// * w1) * h1; the backward gathers, for each input position, the output
+// positions touching it in row-major order, adding h * w * g for i00, i01,
+// i10, i11 in turn as torch's `cpu_upsample_linear_backward`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -1032,6 +1041,231 @@ lowerUpsampleNearestBackward(CallFunctionOp op, const OpArgs &args,
                            resultType);
 }
 
+/// torch's linear interpolation table along one dim (UpSample.h, in f32 as
+/// its opmath): scale = (in - 1) / (out - 1) with align_corners (0 when
+/// out == 1), else 1 / scales when given, else in / out; source index
+/// `area_pixel_compute_source_index` (scale * o, or scale * (o + 0.5) - 0.5
+/// clamped at 0); i0 = min(floor(src), in - 1), i1 = i0 + (i0 < in - 1),
+/// l1 = clamp(src - i0, 0, 1), l0 = 1 - l1 (out == in: i0 = i1 = o, l1 = 0).
+struct LinearTable {
+  SmallVector<int64_t> i0, i1;
+  SmallVector<float> l0, l1;
+};
+
+static LinearTable linearTable(int64_t in, int64_t out, bool alignCorners,
+                               std::optional<double> scales) {
+  float scale;
+  if (alignCorners)
+    scale = out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                    : 0.0f;
+  else
+    scale = scales && *scales > 0
+                ? static_cast<float>(1.0 / *scales)
+                : static_cast<float>(in) / static_cast<float>(out);
+  LinearTable t;
+  for (int64_t o = 0; o < out; ++o) {
+    if (out == in) {
+      t.i0.push_back(o);
+      t.i1.push_back(o);
+      t.l0.push_back(1.0f);
+      t.l1.push_back(0.0f);
+      continue;
+    }
+    float src;
+    if (alignCorners) {
+      src = scale * static_cast<float>(o);
+    } else {
+      src = scale * (static_cast<float>(o) + 0.5f) - 0.5f;
+      src = src < 0 ? 0.0f : src;
+    }
+    int64_t i0 =
+        std::min<int64_t>(static_cast<int64_t>(std::floor(src)), in - 1);
+    float l1 = std::min(std::max(src - static_cast<float>(i0), 0.0f), 1.0f);
+    t.i0.push_back(i0);
+    t.i1.push_back(i0 + (i0 < in - 1 ? 1 : 0));
+    t.l1.push_back(l1);
+    t.l0.push_back(1.0f - l1);
+  }
+  return t;
+}
+
+static Value indexTable(OpBuilder &b, Location l, ArrayRef<int64_t> v) {
+  auto type =
+      RankedTensorType::get({static_cast<int64_t>(v.size())}, b.getIndexType());
+  return arith::ConstantOp::create(
+      b, l, DenseElementsAttr::get(type, ArrayRef<int64_t>(v)));
+}
+
+static Value weightTable(OpBuilder &b, Location l, ArrayRef<float> v) {
+  auto type =
+      RankedTensorType::get({static_cast<int64_t>(v.size())}, b.getF32Type());
+  return arith::ConstantOp::create(b, l, DenseElementsAttr::get(type, v));
+}
+
+/// aten::upsample_bilinear2d.default(self, SymInt[2] output_size,
+/// bool align_corners, float? scales_h=None, float? scales_w=None): torch's
+/// CPU kernel (NCHW `upsample_generic_Nd_kernel_impl`): f32 weights from
+/// linearTable, out = (x00 * w0 + x01 * w1) * h0 + (x10 * w0 + x11 * w1) *
+/// h1 in f32, rounded once; one generic over the output reading the four
+/// inputs. Matches torch to f32 roundoff (its vectorized loop contracts
+/// differently), so a bf16 result can differ from torch's by one ulp.
+static LogicalResult lowerUpsampleBilinear(CallFunctionOp op,
+                                           const OpArgs &args,
+                                           ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> input = args.tensor(0, "self");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  FailureOr<bool> alignCorners = args.getBool(2, "align_corners");
+  if (failed(input) || failed(alignCorners))
+    return rw.notifyMatchFailure(
+        op, "expects a tensor input and a constant align_corners");
+  UpsampleParams u;
+  if (failed(readUpsample(op, args, input->getType(), resultType, 1, 3, u, rw)))
+    return failure();
+  Type elem = resultType.getElementType();
+  if (!isa<FloatType>(elem))
+    return rw.notifyMatchFailure(op, "non-float tensors are not supported");
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  SmallVector<Value> tables;
+  SmallVector<AffineMap> maps;
+  for (unsigned i = 0; i < 2; ++i) {
+    LinearTable t =
+        linearTable(u.in[2 + i], u.out[2 + i], *alignCorners, u.scales[i]);
+    tables.append({indexTable(rw, loc, t.i0), indexTable(rw, loc, t.i1),
+                   weightTable(rw, loc, t.l0), weightTable(rw, loc, t.l1)});
+    maps.append(4, AffineMap::get(4, 0, {getAffineDimExpr(2 + i, ctx)}, ctx));
+  }
+  Value like = tensor::EmptyOp::create(rw, loc, u.out, elem);
+  Value x = *input;
+  Type f32 = rw.getF32Type();
+  Value result = buildElementwiseMap(
+      rw, loc, like, elem, tables, maps,
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value n = linalg::IndexOp::create(b, l, 0);
+        Value c = linalg::IndexOp::create(b, l, 1);
+        auto read = [&](Value h, Value w) {
+          return convertScalar(
+              b, l, tensor::ExtractOp::create(b, l, x, ValueRange{n, c, h, w}),
+              f32);
+        };
+        // Sequenced: argument order is unspecified.
+        auto mix = [&](Value h) {
+          Value x0 = arith::MulFOp::create(b, l, read(h, a[4]), a[6]);
+          Value x1 = arith::MulFOp::create(b, l, read(h, a[5]), a[7]);
+          return arith::AddFOp::create(b, l, x0, x1).getResult();
+        };
+        Value top = arith::MulFOp::create(b, l, mix(a[0]), a[2]);
+        Value bottom = arith::MulFOp::create(b, l, mix(a[1]), a[3]);
+        Value v = arith::AddFOp::create(b, l, top, bottom);
+        return convertScalar(b, l, v, elem);
+      });
+  return replaceWithResult(rw, op, result, resultType);
+}
+
+/// aten::upsample_bilinear2d_backward.default(grad_output,
+/// SymInt[2] output_size, SymInt[4] input_size, bool align_corners,
+/// float? scales_h=None, float? scales_w=None): torch's CPU
+/// `cpu_upsample_linear_backward` adds, per output (oh, ow) in row-major
+/// order, h * w * g (f32 weights, f32 accumulator) to i00, i01, i10, i11 in
+/// turn. Here a gather over (ih, iw): the output positions touching each
+/// input position (a range found at compile time) visited in the same
+/// order, each adding its up to four matching terms in torch's order; one
+/// rounding to bf16/f16 at the end.
+static LogicalResult
+lowerUpsampleBilinearBackward(CallFunctionOp op, const OpArgs &args,
+                              ConversionPatternRewriter &rw) {
+  FailureOr<RankedTensor> gradOut = args.tensor(0, "grad_output");
+  RankedTensorType resultType = getResultTensorType(op, 0);
+  FailureOr<SmallVector<int64_t>> inputSize = args.getIntList(2, "input_size");
+  FailureOr<bool> alignCorners = args.getBool(3, "align_corners");
+  if (failed(gradOut) || !resultType || failed(inputSize) ||
+      failed(alignCorners))
+    return rw.notifyMatchFailure(op, "expects a grad_output tensor, a "
+                                     "constant input_size and align_corners");
+  UpsampleParams u;
+  if (failed(
+          readUpsample(op, args, resultType, gradOut->getType(), 1, 4, u, rw)))
+    return failure();
+  if (ArrayRef<int64_t>(*inputSize) != ArrayRef<int64_t>(u.in))
+    return rw.notifyMatchFailure(op, "input_size differs from the result");
+  if (!isa<FloatType>(resultType.getElementType()))
+    return rw.notifyMatchFailure(op, "non-float tensors are not supported");
+  Location loc = op.getLoc();
+  Type f32 = rw.getF32Type();
+  // Per dim: the tables, and for each input position the first output
+  // position touching it and how many follow (`reach` the largest).
+  Value i0[2], i1[2], l0[2], l1[2], first[2], count[2];
+  int64_t reach[2];
+  for (unsigned i = 0; i < 2; ++i) {
+    int64_t in = u.in[2 + i], out = u.out[2 + i];
+    LinearTable t = linearTable(in, out, *alignCorners, u.scales[i]);
+    SmallVector<int64_t> lo(in, out), hi(in, -1);
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t src : {t.i0[o], t.i1[o]}) {
+        lo[src] = std::min(lo[src], o);
+        hi[src] = std::max(hi[src], o);
+      }
+    SmallVector<int64_t> n(in, 0);
+    reach[i] = 1;
+    for (int64_t p = 0; p < in; ++p) {
+      if (hi[p] < 0)
+        lo[p] = 0;
+      else
+        n[p] = hi[p] - lo[p] + 1;
+      reach[i] = std::max(reach[i], n[p]);
+    }
+    i0[i] = indexTable(rw, loc, t.i0);
+    i1[i] = indexTable(rw, loc, t.i1);
+    l0[i] = weightTable(rw, loc, t.l0);
+    l1[i] = weightTable(rw, loc, t.l1);
+    first[i] = indexTable(rw, loc, lo);
+    count[i] = indexTable(rw, loc, n);
+  }
+  auto step = [&](unsigned i) {
+    return [&, i](OpBuilder &b, Location l, Value pos,
+                  Value r) -> std::pair<Value, Value> {
+      Value o = arith::AddIOp::create(
+          b, l, tensor::ExtractOp::create(b, l, first[i], pos), r);
+      Value valid =
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, r,
+                                tensor::ExtractOp::create(b, l, count[i], pos));
+      return {o, valid};
+    };
+  };
+  Value go = *gradOut;
+  Value sum = buildWindowGather(
+      rw, loc, u.in, f32, reach, step(0), step(1),
+      [&](OpBuilder &b, Location l, const WindowRead &w, Value acc) -> Value {
+        Value g = convertScalar(b, l,
+                                tensor::ExtractOp::create(
+                                    b, l, go, ValueRange{w.n, w.c, w.oh, w.ow}),
+                                f32);
+        auto at = [&](Value t, Value o) {
+          return tensor::ExtractOp::create(b, l, t, o).getResult();
+        };
+        Value hIdx[2] = {at(i0[0], w.oh), at(i1[0], w.oh)};
+        Value hW[2] = {at(l0[0], w.oh), at(l1[0], w.oh)};
+        Value wIdx[2] = {at(i0[1], w.ow), at(i1[1], w.ow)};
+        Value wW[2] = {at(l0[1], w.ow), at(l1[1], w.ow)};
+        for (unsigned a = 0; a < 2; ++a)
+          for (unsigned c = 0; c < 2; ++c) {
+            Value hHit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                               hIdx[a], w.ih);
+            Value wHit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                               wIdx[c], w.iw);
+            Value hit = arith::AndIOp::create(
+                b, l, w.valid, arith::AndIOp::create(b, l, hHit, wHit));
+            Value hw = arith::MulFOp::create(b, l, hW[a], wW[c]);
+            Value term = arith::MulFOp::create(b, l, hw, g);
+            acc = arith::SelectOp::create(
+                b, l, hit, arith::AddFOp::create(b, l, acc, term), acc);
+          }
+        return acc;
+      });
+  return replaceWithResult(rw, op, finishResult(rw, loc, sum, resultType),
+                           resultType);
+}
+
 } // namespace
 
 void mlir::joint::populatePoolingPatterns(const TypeConverter &typeConverter,
@@ -1048,4 +1282,7 @@ void mlir::joint::populatePoolingPatterns(const TypeConverter &typeConverter,
   table.add({"aten::upsample_nearest2d.default"}, lowerUpsampleNearest);
   table.add({"aten::upsample_nearest2d_backward.default"},
             lowerUpsampleNearestBackward);
+  table.add({"aten::upsample_bilinear2d.default"}, lowerUpsampleBilinear);
+  table.add({"aten::upsample_bilinear2d_backward.default"},
+            lowerUpsampleBilinearBackward);
 }

@@ -130,3 +130,36 @@ joint.graph @group_norm_dynamic(%x: tensor<?x4x3xf32> {joint.role = #joint.role<
   %0, %1, %2 = joint.call_function "aten::native_group_norm.default"(%x) {args = [#joint.operand<0>, unit, unit, 2, 4, 3, 2, 1.000000e-05], name = "gn"} : (tensor<?x4x3xf32>) -> (tensor<?x4x3xf32>, tensor<?x2xf32>, tensor<?x2xf32>)
   joint.output %0 : tensor<?x4x3xf32>
 }
+
+// -----
+
+// sort ranks floats only (NaN ordering); integer sorts are not lowered.
+joint.graph @sort_integer(%x: tensor<4xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xi64> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::sort.default' (node 'sort'): expects a float tensor of rank >= 1}}
+  %0, %1 = joint.call_function "aten::sort.default"(%x) {args = [#joint.operand<0>], name = "sort"} : (tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>)
+  joint.output %0 : tensor<4xi64>
+}
+
+// -----
+
+joint.graph @scatter_reduce_unknown(%x: tensor<3x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<3x2xi64> {joint.role = #joint.role<input>, joint.path = "i"}) -> (tensor<3x4xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::scatter_reduce.two' (node 'sr'): unknown reduce 'median'}}
+  %0 = joint.call_function "aten::scatter_reduce.two"(%x, %i, %x) {args = [#joint.operand<0>, 1, #joint.operand<1>, #joint.operand<2>, "median"], name = "sr"} : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  joint.output %0 : tensor<3x4xf32>
+}
+
+// -----
+
+joint.graph @scatter_reduce_integer(%x: tensor<3x4xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<3x2xi64> {joint.role = #joint.role<input>, joint.path = "i"}) -> (tensor<3x4xi64> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::scatter_reduce.two' (node 'sr'): non-float tensors are not supported}}
+  %0 = joint.call_function "aten::scatter_reduce.two"(%x, %i, %i) {args = [#joint.operand<0>, 1, #joint.operand<1>, #joint.operand<2>, "sum"], name = "sr"} : (tensor<3x4xi64>, tensor<3x2xi64>, tensor<3x2xi64>) -> tensor<3x4xi64>
+  joint.output %0 : tensor<3x4xi64>
+}
+
+// -----
+
+joint.graph @upsample_bilinear_3d(%x: tensor<1x2x4x4x4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x2x8x8x8xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::upsample_bilinear2d.default' (node 'up'): expects static [N, C, H, W] input and output (other ranks, such as a volumetric [N, C, D, H, W] input, and dynamic shapes are not lowered)}}
+  %0 = joint.call_function "aten::upsample_bilinear2d.default"(%x) {args = [#joint.operand<0>, [8, 8], false], name = "up"} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x8x8x8xf32>
+  joint.output %0 : tensor<1x2x8x8x8xf32>
+}

@@ -446,3 +446,90 @@ joint.graph @upsample_nearest_backward_general(%g: tensor<1x1x2x5xf32> {joint.ro
   %0 = joint.call_function "aten::upsample_nearest2d_backward.default"(%g) {args = [#joint.operand<0>, [2, 5], [1, 1, 3, 2], unit, 2.500000e+00], name = "upbw"} : (tensor<1x1x2x5xf32>) -> tensor<1x1x3x2xf32>
   joint.output %0 : tensor<1x1x3x2xf32>
 }
+
+// -----
+
+// Bilinear upsampling 2x3 -> 3x3, align_corners=False: torch's linear tables
+// (i0, i1, l0, l1 per output row/column, computed in f32 at compile time:
+// src = (o + 0.5) * 2 / 3 - 0.5 clamped at 0; the width is kept, out == in)
+// as constant operands of one generic; (x00 * w0 + x01 * w1) * h0 + (x10 *
+// w0 + x11 * w1) * h1.
+// CHECK-LABEL: func.func @upsample_bilinear
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<1x1x2x3xf32>
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[H0:.+]] = arith.constant dense<[0, 0, 1]> : tensor<3xindex>
+// CHECK-DAG: %[[H1:.+]] = arith.constant dense<1> : tensor<3xindex>
+// CHECK-DAG: %[[HL0:.+]] = arith.constant dense<[1.000000e+00, 5.000000e-01, 0.833333254]> : tensor<3xf32>
+// CHECK-DAG: %[[HL1:.+]] = arith.constant dense<[0.000000e+00, 5.000000e-01, 0.166666746]> : tensor<3xf32>
+// CHECK-DAG: %[[W:.+]] = arith.constant dense<[0, 1, 2]> : tensor<3xindex>
+// CHECK-DAG: %[[WL0:.+]] = arith.constant dense<1.000000e+00> : tensor<3xf32>
+// CHECK-DAG: %[[WL1:.+]] = arith.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<1x1x3x3xf32>
+// CHECK-NEXT: %[[R:.+]] = linalg.generic {{.*}} ins(%[[H0]], %[[H1]], %[[HL0]], %[[HL1]], %[[W]], %[[W]], %[[WL0]], %[[WL1]] : {{.*}}) outs(%[[E]] : tensor<1x1x3x3xf32>)
+// CHECK-NEXT: ^bb0(%[[A0:[^:]+]]: index, %[[A1:[^:]+]]: index, %[[A2:[^:]+]]: f32, %[[A3:[^:]+]]: f32, %[[A4:[^:]+]]: index, %[[A5:[^:]+]]: index, %[[A6:[^:]+]]: f32, %[[A7:[^:]+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[X00:.+]] = tensor.extract %[[X]][%[[C0]], %[[C0]], %[[A0]], %[[A4]]] : tensor<1x1x2x3xf32>
+// CHECK-NEXT: %[[M00:.+]] = arith.mulf %[[X00]], %[[A6]] : f32
+// CHECK-NEXT: %[[X01:.+]] = tensor.extract %[[X]][%[[C0]], %[[C0]], %[[A0]], %[[A5]]] : tensor<1x1x2x3xf32>
+// CHECK-NEXT: %[[M01:.+]] = arith.mulf %[[X01]], %[[A7]] : f32
+// CHECK-NEXT: %[[T0:.+]] = arith.addf %[[M00]], %[[M01]] : f32
+// CHECK-NEXT: %[[TOP:.+]] = arith.mulf %[[T0]], %[[A2]] : f32
+// CHECK-NEXT: %[[X10:.+]] = tensor.extract %[[X]][%[[C0]], %[[C0]], %[[A1]], %[[A4]]] : tensor<1x1x2x3xf32>
+// CHECK-NEXT: %[[M10:.+]] = arith.mulf %[[X10]], %[[A6]] : f32
+// CHECK-NEXT: %[[X11:.+]] = tensor.extract %[[X]][%[[C0]], %[[C0]], %[[A1]], %[[A5]]] : tensor<1x1x2x3xf32>
+// CHECK-NEXT: %[[M11:.+]] = arith.mulf %[[X11]], %[[A7]] : f32
+// CHECK-NEXT: %[[T1:.+]] = arith.addf %[[M10]], %[[M11]] : f32
+// CHECK-NEXT: %[[BOT:.+]] = arith.mulf %[[T1]], %[[A3]] : f32
+// CHECK-NEXT: %[[V:.+]] = arith.addf %[[TOP]], %[[BOT]] : f32
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+// CHECK: return %[[R]] : tensor<1x1x3x3xf32>
+joint.graph @upsample_bilinear(%x: tensor<1x1x2x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<1x1x3x3xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::upsample_bilinear2d.default"(%x) {args = [#joint.operand<0>, [3, 3], false], name = "up"} : (tensor<1x1x2x3xf32>) -> tensor<1x1x3x3xf32>
+  joint.output %0 : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+// Its backward (align_corners=True, 2x3 <- 3x3, bf16): a gather over input
+// positions; each input row ih reads the output rows first[ih] + r for
+// r < count[ih] (first folded to 0 here, counts [2, 3]: o = 0 touches row 1
+// with weight 0, as torch adds it), adding the h * w * g terms matching
+// (ih, iw) in torch's order i00, i01, i10, i11 in f32; one rounding to bf16.
+// CHECK-LABEL: func.func @upsample_bilinear_backward
+// CHECK-SAME: (%[[G:[^:]+]]: tensor<1x1x3x3xbf16>
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[H0:.+]] = arith.constant dense<[0, 0, 1]> : tensor<3xindex>
+// CHECK-DAG: %[[HL0:.+]] = arith.constant dense<[1.000000e+00, 5.000000e-01, 1.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: %[[HL1:.+]] = arith.constant dense<[0.000000e+00, 5.000000e-01, 0.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: %[[CNT:.+]] = arith.constant dense<[2, 3]> : tensor<2xindex>
+// CHECK-DAG: %[[W:.+]] = arith.constant dense<[0, 1, 2]> : tensor<3xindex>
+// CHECK: %[[S:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.+}} : tensor<3x1xf32>) outs(%{{.+}} : tensor<1x1x2x3xf32>)
+// CHECK-NEXT: ^bb0(%{{.+}}: f32, %[[ACC:.+]]: f32):
+// CHECK-NEXT: %[[IH:.+]] = linalg.index 2 : index
+// CHECK-NEXT: %[[IW:.+]] = linalg.index 3 : index
+// CHECK-NEXT: %[[RH:.+]] = linalg.index 4 : index
+// CHECK-NEXT: %[[N:.+]] = tensor.extract %[[CNT]][%[[IH]]] : tensor<2xindex>
+// CHECK-NEXT: %[[VALID:.+]] = arith.cmpi ult, %[[RH]], %[[N]] : index
+// CHECK-NEXT: %[[OW0:.+]] = tensor.extract %[[W]][%[[IW]]] : tensor<3xindex>
+// CHECK-NEXT: %[[OH:.+]] = arith.select %[[VALID]], %[[RH]], %[[C0]] : index
+// CHECK-NEXT: %[[OW:.+]] = arith.select %[[VALID]], %[[OW0]], %[[C0]] : index
+// CHECK-NEXT: %[[GB:.+]] = tensor.extract %[[G]][%[[C0]], %[[C0]], %[[OH]], %[[OW]]] : tensor<1x1x3x3xbf16>
+// CHECK-NEXT: %[[G32:.+]] = arith.extf %[[GB]] : bf16 to f32
+// CHECK-NEXT: %[[HI0:.+]] = tensor.extract %[[H0]][%[[OH]]] : tensor<3xindex>
+// CHECK-NEXT: %[[HW0:.+]] = tensor.extract %[[HL0]][%[[OH]]] : tensor<3xf32>
+// CHECK-NEXT: %[[HW1:.+]] = tensor.extract %[[HL1]][%[[OH]]] : tensor<3xf32>
+// CHECK-NEXT: %[[WI0:.+]] = tensor.extract %[[W]][%[[OW]]] : tensor<3xindex>
+// CHECK-NEXT: %[[WI1:.+]] = tensor.extract %[[W]][%[[OW]]] : tensor<3xindex>
+// CHECK-NEXT: %[[HH:.+]] = arith.cmpi eq, %[[HI0]], %[[IH]] : index
+// CHECK-NEXT: %[[WH:.+]] = arith.cmpi eq, %[[WI0]], %[[IW]] : index
+// CHECK-NEXT: %[[BOTH:.+]] = arith.andi %[[HH]], %[[WH]] : i1
+// CHECK-NEXT: %[[HIT:.+]] = arith.andi %[[VALID]], %[[BOTH]] : i1
+// CHECK-NEXT: %[[TERM:.+]] = arith.mulf %[[HW0]], %[[G32]] : f32
+// CHECK-NEXT: %[[ADD:.+]] = arith.addf %[[ACC]], %[[TERM]] : f32
+// CHECK-NEXT: %[[A1:.+]] = arith.select %[[HIT]], %[[ADD]], %[[ACC]] : f32
+// CHECK-COUNT-3: arith.select %{{.+}}, %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT: linalg.yield
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+joint.graph @upsample_bilinear_backward(%g: tensor<1x1x3x3xbf16> {joint.role = #joint.role<input>, joint.path = "g"}) -> (tensor<1x1x2x3xbf16> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::upsample_bilinear2d_backward.default"(%g) {args = [#joint.operand<0>, [3, 3], [1, 1, 2, 3], true], name = "upb"} : (tensor<1x1x3x3xbf16>) -> tensor<1x1x2x3xbf16>
+  joint.output %0 : tensor<1x1x2x3xbf16>
+}
