@@ -25,9 +25,9 @@ namespace joint {
 /// PCIe Gen5 x16), 100 GB/s collective bus bandwidth per rank (between
 /// NVLink within a node and 400 Gb/s InfiniBand across nodes).
 struct HardwareModel {
-  double flopsPerSecond = 989e12;    // FLOP/s
-  double hbmBytesPerSecond = 4.8e12; // bytes/s
-  double linkBytesPerSecond = 55e9;  // bytes/s, each direction
+  double flopsPerSecond = 989e12;          // FLOP/s
+  double hbmBytesPerSecond = 4.8e12;       // bytes/s
+  double linkBytesPerSecond = 55e9;        // bytes/s, each direction
   double collectiveBytesPerSecond = 100e9; // bytes/s a rank sends, busbw
 };
 

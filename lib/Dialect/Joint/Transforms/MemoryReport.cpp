@@ -140,8 +140,8 @@ struct MemoryReport : joint::impl::JointMemoryReportBase<MemoryReport> {
 
   /// Option errors once per run, before any graph.
   LogicalResult initialize(MLIRContext *context) override {
-    return ReportWriter{format, label, peakTflops, hbmGbps, linkGbps,
-                        collectiveGbps}
+    return ReportWriter{format,  label,    peakTflops,
+                        hbmGbps, linkGbps, collectiveGbps}
         .checkOptions(context);
   }
   void runOnOperation() override;
@@ -384,11 +384,11 @@ void ReportWriter::writeJSON(raw_ostream &os, GraphOp graph,
           });
       });
       j.attributeObject("hardware", [&] {
-        writeFields(j, {{"flops_per_second", hw.flopsPerSecond},
-                        {"hbm_bytes_per_second", hw.hbmBytesPerSecond},
-                        {"link_bytes_per_second", hw.linkBytesPerSecond},
-                        {"collective_bytes_per_second",
-                         hw.collectiveBytesPerSecond}});
+        writeFields(
+            j, {{"flops_per_second", hw.flopsPerSecond},
+                {"hbm_bytes_per_second", hw.hbmBytesPerSecond},
+                {"link_bytes_per_second", hw.linkBytesPerSecond},
+                {"collective_bytes_per_second", hw.collectiveBytesPerSecond}});
       });
     });
     j.attributeArray("transfers", [&] {
@@ -510,9 +510,9 @@ void MemoryReport::runOnOperation() {
 
 LogicalResult mlir::joint::writeMemoryReport(
     ModuleOp module, const JointMemoryReportOptions &options, raw_ostream &os) {
-  ReportWriter writer{options.format, options.label, options.peakTflops,
-                      options.hbmGbps, options.linkGbps,
-                      options.collectiveGbps};
+  ReportWriter writer{options.format,     options.label,
+                      options.peakTflops, options.hbmGbps,
+                      options.linkGbps,   options.collectiveGbps};
   if (failed(writer.checkOptions(module.getContext())))
     return failure();
   auto graphs = llvm::to_vector(module.getOps<GraphOp>());
