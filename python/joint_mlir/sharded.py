@@ -5,7 +5,7 @@ storage resizes that a joint graph cannot hold. While a step is traced they
 are suspended and each FSDP module unshards its parameter group the way
 SimpleFSDP does, with functional collectives the passes understand:
 
-  forward   local shards -> pad dim 0 -> flat copy-in -> all_gather_into_tensor
+  forward   padded local shards -> flat copy-in -> all_gather_into_tensor
             -> wait_tensor -> per-parameter copy-out -> unsharded parameters
   backward  unsharded grads -> pad dim 0, chunk_cat by rank -> divide factor
             -> reduce_scatter_tensor -> wait_tensor -> sharded grads
@@ -267,8 +267,8 @@ class _Unshard(torch.autograd.Function):
         ctx.set_materialize_grads(False)
         ops = torch.ops._c10d_functional
         ws = group.world_size
-        flat = torch.cat([_pad_rows(s, p.padded_rows).reshape(-1)
-                          for s, p in zip(shards, group.params)])
+        # The shards are FSDP2's padded ones: one flat copy-in, no padding.
+        flat = torch.cat([s.reshape(-1) for s in shards])
         out = ops.wait_tensor(ops.all_gather_into_tensor(
             flat, ws, group.group_name))
         numels = [p.padded_rows * _row_numel(p) for p in group.params]
@@ -304,10 +304,7 @@ class _Unshard(torch.autograd.Function):
                   for i in live]
         for i, piece in zip(live, torch.split(red, numels)):
             p = group.params[i]
-            t = piece.view(p.padded_rows, *p.orig_size[1:])
-            if t.shape[0] != p.sharded_size[0]:
-                t = t.narrow(0, 0, p.sharded_size[0])
-            out[i] = t
+            out[i] = piece.view(p.padded_rows, *p.orig_size[1:])
         return (None, *out)
 
 
