@@ -15,6 +15,7 @@
 
 #include "joint/Analysis/CheckpointScope.h"
 #include "joint/Analysis/ModelStructure.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/GlobPattern.h"
@@ -285,8 +286,9 @@ LogicalResult mlir::joint::verifyRecomputable(CallFunctionOp op,
                                               const MutationFacts &mutations) {
   auto fail = [&]() {
     InFlightDiagnostic d = op.emitOpError();
-    d << "node '" << op.getName() << "' (" << op.getTarget() << ") has "
-      << request << " but ";
+    markNamed(d, op.getName())
+        << "node '" << op.getName() << "' (" << op.getTarget() << ") has "
+        << request << " but ";
     return d;
   };
   if (mutations.aliases.getSchemaTable().isRandom(op))

@@ -14,6 +14,7 @@
 #include "UtilsOps.h"
 #include "joint/Conversion/Passes.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
@@ -77,8 +78,8 @@ static LogicalResult refuseRandomOps(ModuleOp module) {
                         : isRandomTargetName(op.getTarget());
     if (!random)
       return WalkResult::advance();
-    op.emitError() << "RNG op " << describeOp(op)
-                   << " is not supported by the lowering yet";
+    emitNodeError(op) << "RNG op " << describeOp(op)
+                      << " is not supported by the lowering yet";
     refused = true;
     return WalkResult::advance();
   });
@@ -115,9 +116,10 @@ functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
   auto carryWrite = [&](CallFunctionOp op, Value target,
                         Value result) -> LogicalResult {
     if (!result || result.getType() != target.getType())
-      return op.emitError() << "in-place write of " << describeOp(op)
-                            << " has no result of the written tensor's type to "
-                               "carry the updated value";
+      return emitNodeError(op)
+             << "in-place write of " << describeOp(op)
+             << " has no result of the written tensor's type to "
+                "carry the updated value";
     // Another value sharing the written storage and read later would
     // see the write through the alias; refuse.
     if (std::optional<int64_t> id = getStorageId(target)) {
@@ -131,7 +133,7 @@ functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
                              member.getDefiningOp() &&
                              op->isBeforeInBlock(member.getDefiningOp());
         if (readLater && !aliasOfResult)
-          return op.emitError()
+          return emitNodeError(op)
                  << "in-place write of " << describeOp(op)
                  << " into a tensor whose storage is shared with "
                     "another live value (a view) is not supported "
@@ -167,8 +169,8 @@ functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
     for (unsigned argIndex : written) {
       SmallVector<unsigned> operandIndices;
       if (failed(op.getOperandsOfSchemaArg(entry, argIndex, operandIndices)))
-        return op.emitError() << "cannot resolve the written argument "
-                              << argIndex << " of " << describeOp(op),
+        return emitNodeError(op) << "cannot resolve the written argument "
+                                 << argIndex << " of " << describeOp(op),
                failure();
       StringRef alias = cast<SchemaArgAttr>(schemaArgs[argIndex]).getAlias();
       // The result that aliases the written argument (`-> Tensor(a!)`).
@@ -249,9 +251,10 @@ checkLoweredContract(ModuleOp module, const ConversionTarget &target,
     clean = false;
     InFlightDiagnostic diag = op->emitError() << "no lowering for ";
     if (auto atenOp = dyn_cast<CallFunctionOp>(op))
-      diag << describeOp(atenOp);
+      markNamed(diag, atenOp.getName()) << describeOp(atenOp);
     else if (auto name = op->getAttrOfType<StringAttr>("name"))
-      diag << "'" << op->getName() << "' (node '" << name.getValue() << "')";
+      markNamed(diag, name.getValue())
+          << "'" << op->getName() << "' (node '" << name.getValue() << "')";
     else
       diag << "'" << op->getName() << "'";
     if (StringRef reason = typeConverter.getRefusal(op); !reason.empty())

@@ -9,6 +9,7 @@
 
 #include "Utils.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -19,6 +20,10 @@ using namespace mlir::joint;
 
 std::string mlir::joint::describeOp(CallFunctionOp op) {
   return ("'" + op.getTarget() + "' (node '" + op.getName() + "')").str();
+}
+
+InFlightDiagnostic mlir::joint::emitNodeError(CallFunctionOp op) {
+  return markNamed(op.emitError(), op.getName());
 }
 
 TensorMetaAttr mlir::joint::getTracedMeta(Value value) {

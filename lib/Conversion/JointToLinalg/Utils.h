@@ -47,6 +47,10 @@ private:
 /// "'aten::mm.default' (node 'mm')": how every diagnostic names an op.
 std::string describeOp(CallFunctionOp op);
 
+/// An error on `op` whose message names it with describeOp: marked as
+/// naming its node (NamedDiagnostics.h).
+InFlightDiagnostic emitNodeError(CallFunctionOp op);
+
 //===----------------------------------------------------------------------===//
 // Base pattern
 //===----------------------------------------------------------------------===//

@@ -32,6 +32,7 @@
 #include "joint/Conversion/JointToLinalg/JointToLinalg.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -98,8 +99,9 @@ struct SdpaToCudnnCall : public OpConversionPattern<CallFunctionOp> {
     reason = checkSupport(plan);
     if (!reason.empty()) {
       if (remarks)
-        op.emitRemark() << "SDPA of node '" << op.getName()
-                        << "' stays generated kernels: " << reason;
+        markNamed(op.emitRemark(), op.getName())
+            << "SDPA of node '" << op.getName()
+            << "' stays generated kernels: " << reason;
       return failure();
     }
     rewrite(rewriter, plan);

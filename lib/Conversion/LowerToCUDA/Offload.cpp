@@ -28,6 +28,7 @@
 #include "RuntimeCalls.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "joint/Dialect/AO/IR/AOOps.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "joint/Transforms/BufferLiveness.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -78,6 +79,15 @@ std::string nodeSuffix(Operation *op) {
   if (auto name = op->getAttrOfType<StringAttr>("name"))
     return (" (node '" + name.getValue() + "')").str();
   return "";
+}
+
+/// `op`'s error, marked as naming its node when its message ends with
+/// nodeSuffix(op).
+InFlightDiagnostic emitTransferError(Operation *op) {
+  InFlightDiagnostic d = op->emitOpError();
+  if (auto name = op->getAttrOfType<StringAttr>("name"))
+    markNamed(d, name.getValue());
+  return d;
 }
 
 /// A pointer to the NUL-terminated node name of `op` (a private constant
@@ -215,28 +225,28 @@ struct ReloadToTransferCall : public OpConversionPattern<ao::ReloadOp> {
 /// block is `body`) from being lowered and fails; succeeds when none does.
 LogicalResult checkTransfer(Operation *op, Block *body) {
   if (op->getBlock() != body)
-    return op->emitOpError()
+    return emitTransferError(op)
            << "is nested in a region; the CUDA target transfers only at "
               "the top level of the step"
            << nodeSuffix(op);
   if (auto offload = dyn_cast<ao::OffloadOp>(op)) {
     Type element = offload.getInput().getType().getElementType();
     if (!element.isIntOrFloat())
-      return op->emitOpError()
+      return emitTransferError(op)
              << "offloads elements of type " << element
              << "; the CUDA target transfers integers and floats"
              << nodeSuffix(op);
   } else if (auto reload = dyn_cast<ao::ReloadOp>(op)) {
     auto wait = reload.getInput().getDefiningOp<ao::WaitTensorOp>();
     if (!wait || !wait.isOffloadWait())
-      return op->emitOpError()
+      return emitTransferError(op)
              << "reloads a value that is not the forward wait of an "
                 "ao.offload"
              << nodeSuffix(op);
   } else {
     auto wait = cast<ao::WaitTensorOp>(op);
     if (!wait.isOffloadWait() && !wait.isReloadWait())
-      return op->emitOpError()
+      return emitTransferError(op)
              << "waits on a value that is neither an ao.offload nor an "
                 "ao.reload"
              << nodeSuffix(op);
@@ -246,7 +256,7 @@ LogicalResult checkTransfer(Operation *op, Block *body) {
   auto isTransfer =
       llvm::IsaPred<ao::OffloadOp, ao::WaitTensorOp, ao::ReloadOp>;
   if (!llvm::all_of(op->getUsers(), isTransfer))
-    return op->emitOpError()
+    return emitTransferError(op)
            << "result is used outside the ao protocol" << nodeSuffix(op);
   return success();
 }

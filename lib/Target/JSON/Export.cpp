@@ -15,6 +15,7 @@
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "joint/Support/Namespace.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "mlir/IR/Builders.h"
@@ -507,7 +508,7 @@ LogicalResult Exporter::exportCallFunctionOp(CallFunctionOp op) {
       for (auto [i, attr] : llvm::enumerate(entry.getArguments())) {
         auto arg = cast<SchemaArgAttr>(attr);
         if (i >= op.getNumOperands() && arg.isRequired())
-          return op.emitError()
+          return markNamed(op.emitError(), op.getName())
                  << "node '" << op.getName() << "' (" << op.getTarget()
                  << ") records no args and its " << op.getNumOperands()
                  << " operand(s) leave required argument '" << arg.getName()

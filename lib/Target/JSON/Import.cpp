@@ -12,6 +12,7 @@
 #include "joint/Dialect/AO/IR/AOOps.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "joint/Target/JSON/Diagnostics.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -171,12 +172,13 @@ private:
     return {static_cast<unsigned>(line),
             static_cast<unsigned>(offset - lineStarts[line - 1] + 1)};
   }
-  /// Emits "[node 'x' ]<pointer>: message" and returns failure.
+  /// Emits "[node 'x' ]<pointer>: message" (marked as naming node 'x') and
+  /// returns failure.
   LogicalResult fail(const std::string &pointer, const Twine &message,
                      StringRef node = {}) {
     InFlightDiagnostic d = emitError(locFor(pointer));
     if (!node.empty())
-      d << "node '" << node << "' ";
+      markNamed(d, node) << "node '" << node << "' ";
     d << "(" << (pointer.empty() ? "/" : pointer) << "): " << message;
     return failure();
   }

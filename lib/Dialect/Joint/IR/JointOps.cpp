@@ -11,6 +11,7 @@
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
@@ -274,10 +275,10 @@ LogicalResult OutputOp::verify() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Prefixes an op diagnostic with the FX node name.
+/// Prefixes an op diagnostic with the FX node name (marked as naming it).
 InFlightDiagnostic emitNodeError(CallFunctionOp op) {
-  return op.emitOpError() << "'" << op.getName() << "' (" << op.getTarget()
-                          << "): ";
+  return markNamed(op.emitOpError(), op.getName())
+         << "'" << op.getName() << "' (" << op.getTarget() << "): ";
 }
 } // namespace
 

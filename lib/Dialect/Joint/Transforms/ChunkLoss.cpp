@@ -17,6 +17,7 @@
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
 #include "joint/Support/BlockOrder.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "joint/Support/Namespace.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -536,11 +537,12 @@ FailureOr<ChunkLossSummary> mlir::joint::chunkLoss(GraphOp graph,
     LossHeadRegion region;
     if (failed(region.analyze(head))) {
       Operation *at = region.getCulprit() ? region.getCulprit() : head;
-      InFlightDiagnostic remark = emitRemark(at->getLoc())
-                                  << "joint-chunk-loss: the loss head '"
-                                  << head.getName() << "' stays whole: ";
+      InFlightDiagnostic remark = emitRemark(at->getLoc());
+      markNamed(remark, head.getName()) << "joint-chunk-loss: the loss head '"
+                                        << head.getName() << "' stays whole: ";
       if (auto node = dyn_cast<CallFunctionOp>(at))
-        remark << "node '" << node.getName() << "': ";
+        markNamed(remark, node.getName())
+            << "node '" << node.getName() << "': ";
       remark << region.getReason();
       ++summary.numLeftWhole;
       continue;

@@ -25,6 +25,7 @@
 #include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "joint/Support/Namespace.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -192,8 +193,9 @@ std::optional<unsigned> OffloadPlanner::regionAttr(CallFunctionOp op,
     return std::nullopt;
   auto i = dyn_cast<IntegerAttr>(a);
   if (!i || i.getValue().isNegative() || i.getValue().getActiveBits() > 31) {
-    op.emitOpError() << "node '" << op.getName() << "': '" << name
-                     << "' must be a non-negative integer number of regions";
+    markNamed(op.emitOpError(), op.getName())
+        << "node '" << op.getName() << "': '" << name
+        << "' must be a non-negative integer number of regions";
     bad = true;
     return std::nullopt;
   }
@@ -215,7 +217,7 @@ LogicalResult OffloadPlanner::collectTargets() {
     FailureOr<SmallVector<const OffloadTarget *>> targets =
         eligibility.check(op, why);
     if (failed(targets))
-      return op.emitOpError()
+      return markNamed(op.emitOpError(), op.getName())
              << "node '" << op.getName() << "' (" << op.getTarget()
              << ") is tagged must_cpu_offload but " << why;
     bool bad = false;

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FlopRules.h"
+#include "joint/Support/NamedDiagnostics.h"
 
 using namespace mlir;
 using namespace mlir::joint;
@@ -15,9 +16,10 @@ void mlir::joint::warnOpsWithoutFlopRule(ArrayRef<CallFunctionOp> ops,
   if (ops.empty())
     return;
   InFlightDiagnostic d = emitWarning(ops.front()->getLoc());
-  d << pass << ": " << ops.size()
-    << " op(s) have no FLOP rule and count one FLOP per element of their "
-       "largest tensor: ";
+  markNamed(d, CallFunctionOp(ops.front()).getName())
+      << pass << ": " << ops.size()
+      << " op(s) have no FLOP rule and count one FLOP per element of their "
+         "largest tensor: ";
   constexpr size_t kNamed = 3;
   llvm::interleaveComma(ops.take_front(kNamed), d, [&](CallFunctionOp op) {
     d << "'" << op.getName() << "' (" << op.getTarget() << ")";

@@ -14,6 +14,7 @@
 #include "joint/Analysis/CostModel.h"
 #include "joint/Analysis/MemoryModel.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "joint/Support/OutputFiles.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
@@ -171,11 +172,11 @@ void ReportWriter::warnAboutFacts(GraphOp graph, const MemoryModel &mem,
       << " storage(s) have a size without trace-time hint or recorded "
          "bound and count as 0 bytes";
     if (Operation *def = owner.getDefiningOp())
-      d << " (first: '" << nodeName(def) << "')";
+      markNamed(d, nodeName(def)) << " (first: '" << nodeName(def) << "')";
   }
   if (ArrayRef<Operation *> unknown = cost.getUnknownFlopOps();
       !unknown.empty())
-    emitWarning(unknown.front()->getLoc())
+    markNamed(emitWarning(unknown.front()->getLoc()), nodeName(unknown.front()))
         << "joint-memory-report: FLOPs of " << unknown.size()
         << " op(s) count as 0: a shape has no trace-time hint (first: '"
         << nodeName(unknown.front()) << "')";

@@ -20,6 +20,7 @@
 #include "joint/Dialect/Joint/Transforms/ChunkLoss.h"
 #include "joint/Dialect/Joint/Transforms/CpuOffload.h"
 #include "joint/Dialect/Joint/Transforms/Passes.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -471,7 +472,8 @@ struct PlanMemoryPass : joint::impl::JointPlanMemoryBase<PlanMemoryPass> {
           << " storage(s) have a data-dependent size without a recorded "
              "bound and count as 0 bytes";
         if (Operation *def = owner.getDefiningOp())
-          d << " (first: '" << planNodeName(def) << "')";
+          markNamed(d, planNodeName(def))
+              << " (first: '" << planNodeName(def) << "')";
         d << "; the budget is not guaranteed";
         if (!allowUnboundedSizes) {
           d << " (trace with bounded sizes, or pass "
