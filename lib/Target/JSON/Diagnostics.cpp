@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "joint/Target/JSON/Diagnostics.h"
+#include "joint/Support/NamedDiagnostics.h"
 #include "joint/Target/JSON/Import.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
@@ -234,9 +235,10 @@ std::string ExcerptDiagnostics::objectName(StringRef text, size_t offset) {
   return sax.name;
 }
 
-void ExcerptDiagnostics::print(Location loc, StringRef message,
-                               DiagnosticSeverity kind) {
-  llvm::SourceMgr::DiagKind diagnosticKind = getDiagKind(kind);
+void ExcerptDiagnostics::print(Diagnostic &diag) {
+  Location loc = diag.getLocation();
+  std::string message = diag.str();
+  llvm::SourceMgr::DiagKind diagnosticKind = getDiagKind(diag.getSeverity());
   auto fileLoc = loc->findInstanceOf<FileLineColLoc>();
   if (!fileLoc) {
     // As SourceMgrDiagnosticHandler: the location, printed, before the text.
@@ -265,8 +267,8 @@ void ExcerptDiagnostics::print(Location loc, StringRef message,
       // The graph itself: named in the message; its first bytes say
       // nothing, so no excerpt.
       std::string name = objectName(s->text, offset);
-      std::string text = message.str();
-      if (!name.empty() && !message.contains("'" + name + "'"))
+      std::string text = message;
+      if (!name.empty() && !isNamed(diag, name))
         text += " (graph '" + name + "')";
       std::string where =
           (filename + ":" + Twine(lineNo) + ":" + Twine(col)).str();
@@ -284,10 +286,10 @@ void ExcerptDiagnostics::print(Location loc, StringRef message,
   std::string quoted;
   if (s->json) {
     size_t offset = std::min(start + col - 1, end);
-    // The node named once: messages of the importer and of per-node checks
-    // quote it already.
+    // The node named once: the importer and per-node checks name it in
+    // their message and say so in the diagnostic's metadata (markNamed).
     std::string name = objectName(s->text, offset);
-    if (!name.empty() && !message.contains("'" + name + "'"))
+    if (!name.empty() && !isNamed(diag, name))
       quoted = "node '" + name + "': ";
     size_t prefix = quoted.size();
     quoted += jsonExcerpt(s->text, start, offset, caret);
@@ -310,9 +312,9 @@ LogicalResult ExcerptDiagnostics::handle(Diagnostic &diag) {
                    });
   if (!anyQuoted)
     return failure();
-  print(diag.getLocation(), diag.str(), diag.getSeverity());
+  print(diag);
   for (Diagnostic &note : diag.getNotes())
-    print(note.getLocation(), note.str(), note.getSeverity());
+    print(note);
   os.flush();
   return success();
 }

@@ -34,8 +34,9 @@ llvm::SourceMgr::DiagKind getDiagKind(DiagnosticSeverity severity);
 /// FileLineColLoc lies in a joint-graph JSON source (Import.h, isJointJSON)
 /// or on a line longer than kLongLine bytes, prints it and its notes as
 /// `file:line:col: error: message`, then the excerpt (JSON: after
-/// `node 'x': ` or `graph 'g': ` when the location is that object's `{` and
-/// the message does not quote the name already), then the caret; returns
+/// `node 'x': `, or the message followed by ` (graph 'g')`, when the location
+/// is that object's `{` and the diagnostic is not marked as naming it
+/// already, NamedDiagnostics.h), then the caret; returns
 /// failure() for every other diagnostic (the next handler prints it). Sources
 /// come from addBuffer texts or are read from disk by the location's file name,
 /// as SourceMgrDiagnosticHandler reads them.
@@ -90,7 +91,8 @@ private:
   /// such line. `end` is set to its end (line break excluded).
   static bool getLine(Source &s, unsigned line, size_t &start, size_t &end);
   bool isQuoted(Location loc);
-  void print(Location loc, llvm::StringRef message, DiagnosticSeverity kind);
+  /// Prints one diagnostic (or note) without its notes.
+  void print(Diagnostic &diag);
 
   llvm::raw_ostream &os;
   llvm::StringMap<Source> sources;
