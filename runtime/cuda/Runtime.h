@@ -21,21 +21,47 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 namespace joint::cuda {
 
+/// An int with one value per thread, `initial` until a thread assigns it:
+/// the current device is per thread (as CUDA's current context is), so N
+/// ranks can run as N threads of one process, thread r on device r.
+class PerThreadInt {
+public:
+  explicit PerThreadInt(int initial) : initial(initial) {}
+  operator int() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = values.find(std::this_thread::get_id());
+    return it == values.end() ? initial : it->second;
+  }
+  PerThreadInt &operator=(int value) {
+    std::lock_guard<std::mutex> lock(mutex);
+    values[std::this_thread::get_id()] = value;
+    return *this;
+  }
+
+private:
+  int initial;
+  mutable std::mutex mutex;
+  std::unordered_map<std::thread::id, int> values;
+};
+
 /// Status codes that are not CUresults (driver failures keep their CUresult,
 /// always positive).
 enum RuntimeStatus : int {
   kStatusOk = 0,
-  kStatusInvalidArgument = -1, ///< misuse: unknown pointer, bad size, ...
-  kStatusBlasFailure = -2,     ///< a cuBLAS call failed
-  kStatusDnnFailure = -3,      ///< a cuDNN call failed
-  kStatusDeviceCheck = -4,     ///< the emulated device found a race or a
-                               ///< use after free (the call itself ran)
+  kStatusInvalidArgument = -1,   ///< misuse: unknown pointer, bad size, ...
+  kStatusBlasFailure = -2,       ///< a cuBLAS call failed
+  kStatusDnnFailure = -3,        ///< a cuDNN call failed
+  kStatusDeviceCheck = -4,       ///< the emulated device found a race or a
+                                 ///< use after free (the call itself ran)
+  kStatusCollectiveFailure = -5, ///< an NCCL call failed or NCCL is missing
 };
 
 /// Device-memory counters in bytes, counted when the allocation or free is
@@ -84,6 +110,7 @@ public:
                    const std::string &detail = "");
 
   //===-- The mgpu* entry points of gpu-to-llvm ---------------------------===//
+  /// Selects the calling thread's device (each thread has its own).
   void setDefaultDevice(int device) { currentDevice = device; }
   int defaultDevice() const { return currentDevice; }
   CUmodule moduleLoad(const void *data, const char *entry);
@@ -181,6 +208,32 @@ public:
     int outerDevice = -1;
   };
 
+  /// Hooks of the caller's lock (the C ABI's global lock): `release` gives
+  /// it up entirely and returns what `reacquire` needs to take it back.
+  /// The runtime releases it around host waits that may depend on other
+  /// threads (stream and event synchronisation, NCCL rendezvous), so rank
+  /// threads never block each other while one waits.
+  void setLockHooks(unsigned (*release)(), void (*reacquire)(unsigned)) {
+    releaseLock = release;
+    reacquireLock = reacquire;
+  }
+  /// Releases the caller's lock (when hooks are set) for its lifetime.
+  class Unlocked {
+  public:
+    explicit Unlocked(Runtime &rt) : rt(rt) {
+      if (rt.releaseLock)
+        depth = rt.releaseLock();
+    }
+    ~Unlocked() {
+      if (rt.reacquireLock)
+        rt.reacquireLock(depth);
+    }
+
+  private:
+    Runtime &rt;
+    unsigned depth = 0;
+  };
+
   const DriverApi &driverApi() const { return driver; }
   /// Checks a driver result; on failure records it and returns false.
   /// Findings of a checking driver are recorded too: the one explaining a
@@ -212,8 +265,11 @@ private:
   int copyBack(Transfer *t, void *dst, const char *entry);
 
   const DriverApi &driver;
-  int currentDevice = 0;
-  int pushedDevice = -1; ///< device of the outermost ContextScope
+  PerThreadInt currentDevice{0};
+  PerThreadInt pushedDevice{-1}; ///< device of the thread's outermost
+                                 ///< ContextScope
+  unsigned (*releaseLock)() = nullptr;
+  void (*reacquireLock)(unsigned) = nullptr;
   bool initialized = false;
   std::map<int, Device> devices;
   std::string node;
