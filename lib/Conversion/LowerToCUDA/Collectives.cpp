@@ -76,7 +76,7 @@ std::optional<Kind> getKind(StringRef target) {
       .Default(std::nullopt);
 }
 
-/// The runtime's JOINT_DTYPE_* code of the NCCL entry points for elements
+/// The runtime's JOINT_NCCL_DTYPE_* code for elements
 /// of `type`, or -1 when NCCL moves no such elements here.
 int32_t getDtypeCode(Type type) {
   if (type.isF32())
@@ -125,7 +125,7 @@ struct Collective {
   Kind kind;
   Value input;         // the tensor sent
   StringRef group;     // the process group's name
-  int32_t dtype = -1;  // JOINT_DTYPE_*
+  int32_t dtype = -1;  // JOINT_NCCL_DTYPE_*
   int32_t reduce = -1; // JOINT_REDUCE_*, when it reduces
   int64_t count = 0;   // elements: send (gather, all-reduce), receive (RS)
   SmallVector<int64_t> send, recv; // all-to-all: elements per peer

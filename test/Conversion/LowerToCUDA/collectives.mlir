@@ -1,7 +1,7 @@
 // joint-gpu-collectives: before convert-joint-to-linalg, each functional
 // collective becomes a joint_nccl_* call (group name, input pointer of an
 // identity-layout buffer, a fresh output allocation, element counts,
-// JOINT_DTYPE_* code: f32 0, f16 1, bf16 2, i64 4; JOINT_REDUCE_* code:
+// JOINT_NCCL_DTYPE_* code: f32 0, f16 1, bf16 2, i64 4; JOINT_REDUCE_* code:
 // avg 1, max 4; node name) marked joint.reads_until_result_use, and its
 // wait_tensor joint_nccl_wait(handle), returning the output as is.
 // all_to_all_single's counts are elements per peer (split rows times the

@@ -86,7 +86,7 @@ def JointGPUCollectives : Pass<"joint-gpu-collectives", "::mlir::ModuleOp"> {
     `_c10d_functional::` all_gather_into_tensor, reduce_scatter_tensor,
     all_reduce and all_to_all_single becomes `joint_nccl_all_gather` /
     `_reduce_scatter` / `_all_reduce` / `_all_to_all` (group name, input
-    pointer, output pointer, element counts, JOINT_DTYPE_* code, reduce op
+    pointer, output pointer, element counts, JOINT_NCCL_DTYPE_* code, reduce op
     code, node name), which starts it on the runtime's communication stream
     and returns a handle; its `wait_tensor` becomes `joint_nccl_wait(handle)`
     (the compute stream waits on the collective on the device) and returns
