@@ -400,9 +400,10 @@ LogicalResult checkCollective(CallFunctionOp op, Kind kind) {
   if (failed(readCollective(op, kind, why)))
     return error() << why;
   Value result = op->getResult(0);
-  if (!result.hasOneUse() ||
-      getKind(cast<CallFunctionOp>(*result.getUsers().begin()).getTarget()) !=
-          Kind::Wait)
+  auto wait = result.hasOneUse()
+                  ? dyn_cast<CallFunctionOp>(*result.getUsers().begin())
+                  : CallFunctionOp();
+  if (!wait || getKind(wait.getTarget()) != Kind::Wait)
     return error() << "its result is used other than by one wait_tensor";
   return success();
 }
@@ -435,10 +436,6 @@ struct CollectivesPass
 };
 
 } // namespace
-
-bool joint::isLoweredCollective(StringRef target) {
-  return getKind(target).has_value();
-}
 
 void joint::populateCollectiveToNcclCallPatterns(RewritePatternSet &patterns) {
   patterns.add<CollectiveToNcclCall, WaitToNcclWait>(patterns.getContext());

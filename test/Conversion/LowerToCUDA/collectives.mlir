@@ -173,3 +173,11 @@ joint.graph @dynamic(%x: tensor<?x3xf32> {joint.role = #joint.role<input>, joint
   %w = joint.call_function "_c10d_functional::wait_tensor.default"(%ar) {name = "ar_wait"} : (tensor<?x3xf32>) -> tensor<?x3xf32>
   joint.output %w : tensor<?x3xf32>
 }
+
+// -----
+
+joint.graph @returned_unwaited(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @below {{'_c10d_functional::all_reduce.default' (node 'ar'): its result is used other than by one wait_tensor}}
+  %ar = joint.call_function "_c10d_functional::all_reduce.default"(%x) {name = "ar", args = [#joint.operand<0>, "sum", "0"]} : (tensor<4xf32>) -> tensor<4xf32>
+  joint.output %ar : tensor<4xf32>
+}

@@ -2,25 +2,16 @@
 //
 // The conversion patterns behind `joint-gpu-collectives`, which turn torch's
 // functional collectives in the joint graphs into calls of the CUDA
-// runtime's NCCL entry points (Collectives.cpp), and the names of the
-// collectives they lower.
+// runtime's NCCL entry points (Collectives.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef JOINT_CONVERSION_LOWERTOCUDA_COLLECTIVES_H
 #define JOINT_CONVERSION_LOWERTOCUDA_COLLECTIVES_H
 
-#include "llvm/ADT/StringRef.h"
-
 namespace mlir {
 class RewritePatternSet;
 namespace joint {
-
-/// True for the targets joint-gpu-collectives lowers:
-/// `_c10d_functional::` (or `_c10d_functional_autograd::`)
-/// `all_gather_into_tensor`, `reduce_scatter_tensor`, `all_reduce`,
-/// `all_to_all_single` and `wait_tensor`, any overload.
-bool isLoweredCollective(llvm::StringRef target);
 
 /// Adds the patterns that replace each collective by a `joint_nccl_*` call
 /// (its result becomes the output allocation and the call's handle, a 1:N
