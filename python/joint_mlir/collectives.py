@@ -99,7 +99,10 @@ def init_communicators(lib: Any, groups: Mapping[str, Sequence[int]],
     distributed's, else one more than the largest rank in ``groups``);
     ``tag``: distinguishes the store key of repeated bootstraps.
     Every rank must call this with the same groups; it blocks until all
-    have. Raises :class:`CollectiveError` naming the runtime's message.
+    have. A device keeps its communicators until
+    ``joint_nccl_comm_destroy_all`` (a second bootstrap of the same names on
+    a device fails). Raises :class:`CollectiveError` naming the runtime's
+    message.
     """
     lib = runtime_library(lib)
     if device is not None:

@@ -213,7 +213,9 @@ public:
   std::deque<std::pair<int, std::string>> findings;
   JointEmuStats counters = {};
   uint64_t collectives = 0; ///< NCCL collectives and p2p groups enqueued
-  std::string node;
+  /// The node of the host thread that enqueues (`annotate`): rank threads
+  /// name their own nodes.
+  static thread_local std::string node;
   uint64_t nextId = 1;
   uint64_t capacity = 0, quarantineCap = 0;
   unsigned blockWorkers = 1;
@@ -474,6 +476,8 @@ public:
     return nullptr;
   }
 };
+
+thread_local std::string Device::node;
 
 Device &device() {
   // Never destroyed: worker threads may still wait on it at exit.

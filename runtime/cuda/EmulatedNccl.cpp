@@ -21,7 +21,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -38,6 +40,27 @@ namespace {
 // Rendezvous
 //===----------------------------------------------------------------------===//
 
+/// How long a rank waits for the others at a rendezvous before giving up
+/// (JOINT_EMU_NCCL_TIMEOUT_S, default 300): a rank that never arrives is an
+/// error, not a hang.
+std::chrono::seconds timeout() {
+  static const std::chrono::seconds value = [] {
+    const char *text = std::getenv("JOINT_EMU_NCCL_TIMEOUT_S");
+    long long s = text && *text ? std::atoll(text) : 300;
+    return std::chrono::seconds(s > 0 ? s : 300);
+  }();
+  return value;
+}
+
+/// " 1, 3": the ranks whose slot is empty.
+std::string missingRanks(const std::vector<const void *> &slots) {
+  std::string text;
+  for (size_t r = 0; r < slots.size(); ++r)
+    if (!slots[r])
+      text += (text.empty() ? " " : ", ") + std::to_string(r);
+  return text;
+}
+
 /// The ranks of one communicator.
 struct Clique {
   explicit Clique(int nranks) : nranks(nranks) {}
@@ -51,9 +74,11 @@ struct Clique {
 
   /// Rank `rank`'s part of round `seq`: deposits `mine`, waits for every
   /// rank, runs `body(round)` (which may read every slot), then waits until
-  /// every rank ran its body, so no deposit is released early.
+  /// every rank ran its body, so no deposit is released early. "" or, when
+  /// some rank did not arrive within the timeout, which ones (the deposit
+  /// is withdrawn, `body` does not run).
   template <typename F>
-  void exchange(uint64_t seq, int rank, const void *mine, F body) {
+  std::string exchange(uint64_t seq, int rank, const void *mine, F body) {
     std::unique_lock<std::mutex> lock(mutex);
     Round &round = rounds[seq];
     if (round.slots.empty())
@@ -61,7 +86,16 @@ struct Clique {
     round.slots[rank] = mine;
     ++round.arrived;
     changed.notify_all();
-    changed.wait(lock, [&] { return round.arrived == nranks; });
+    if (!changed.wait_for(lock, timeout(),
+                          [&] { return round.arrived == nranks; })) {
+      std::string missing = missingRanks(round.slots);
+      round.slots[rank] = nullptr;
+      if (--round.arrived == 0)
+        rounds.erase(seq);
+      return "rank " + std::to_string(rank) + " waited " +
+             std::to_string(timeout().count()) + " s for rank(s)" + missing +
+             " (JOINT_EMU_NCCL_TIMEOUT_S)";
+    }
     lock.unlock();
     body(round);
     lock.lock();
@@ -70,6 +104,7 @@ struct Clique {
     changed.wait(lock, [&] { return round.done == nranks; });
     if (++round.left == nranks)
       rounds.erase(seq);
+    return "";
   }
 
   const int nranks;
@@ -326,9 +361,12 @@ ncclResult_t enqueue(EmuComm *comm, CUstream stream, Op op,
   auto work = [clique, rank, seq, op = std::move(op)] {
     std::vector<std::vector<char>> results;
     std::string problem;
-    clique->exchange(seq, rank, &op, [&](Clique::Round &round) {
-      problem = compute(op, round.slots, rank, results);
-    });
+    std::string late =
+        clique->exchange(seq, rank, &op, [&](Clique::Round &round) {
+          problem = compute(op, round.slots, rank, results);
+        });
+    if (!late.empty())
+      problem = std::string("NCCL ") + kindName(op.kind) + ": " + late;
     if (!problem.empty()) {
       emu::reportFinding(problem);
       return;
@@ -400,7 +438,19 @@ ncclResult_t eCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
   p.joined[rank] = true;
   ++p.arrived;
   changed.notify_all();
-  changed.wait(lock, [&] { return p.arrived == nranks; });
+  if (!changed.wait_for(lock, timeout(), [&] { return p.arrived == nranks; })) {
+    std::vector<const void *> joined(nranks, nullptr);
+    for (int r = 0; r < nranks; ++r)
+      joined[r] = p.joined[r] ? &p : nullptr;
+    std::string missing = missingRanks(joined);
+    p.joined[rank] = false;
+    if (--p.arrived == 0)
+      pending.erase(key);
+    return fail(ncclSystemError, "rank " + std::to_string(rank) + " waited " +
+                                     std::to_string(timeout().count()) +
+                                     " s for rank(s)" + missing +
+                                     " (JOINT_EMU_NCCL_TIMEOUT_S)");
+  }
   auto *c = new EmuComm;
   c->clique = p.clique;
   c->rank = rank;
@@ -421,25 +471,28 @@ ncclResult_t eCommSplit(ncclComm_t comm, int color, int key,
   uint64_t seq = 2 * parent->splits++ + 1;
   std::shared_ptr<Clique> clique;
   int newRank = -1;
-  parent->clique->exchange(seq, parent->rank, &mine, [&](Clique::Round &round) {
-    if (color == NCCL_SPLIT_NOCOLOR)
-      return;
-    std::vector<std::pair<int, int>> members; // (key, parent rank)
-    for (int r = 0; r < parent->clique->nranks; ++r) {
-      const Mine &theirs = *static_cast<const Mine *>(round.slots[r]);
-      if (theirs.color == color)
-        members.emplace_back(theirs.key, r);
-    }
-    std::sort(members.begin(), members.end());
-    for (size_t i = 0; i < members.size(); ++i)
-      if (members[i].second == parent->rank)
-        newRank = static_cast<int>(i);
-    std::lock_guard<std::mutex> lock(parent->clique->mutex);
-    std::shared_ptr<Clique> &created = round.created[color];
-    if (!created)
-      created = std::make_shared<Clique>(static_cast<int>(members.size()));
-    clique = created;
-  });
+  std::string late = parent->clique->exchange(
+      seq, parent->rank, &mine, [&](Clique::Round &round) {
+        if (color == NCCL_SPLIT_NOCOLOR)
+          return;
+        std::vector<std::pair<int, int>> members; // (key, parent rank)
+        for (int r = 0; r < parent->clique->nranks; ++r) {
+          const Mine &theirs = *static_cast<const Mine *>(round.slots[r]);
+          if (theirs.color == color)
+            members.emplace_back(theirs.key, r);
+        }
+        std::sort(members.begin(), members.end());
+        for (size_t i = 0; i < members.size(); ++i)
+          if (members[i].second == parent->rank)
+            newRank = static_cast<int>(i);
+        std::lock_guard<std::mutex> lock(parent->clique->mutex);
+        std::shared_ptr<Clique> &created = round.created[color];
+        if (!created)
+          created = std::make_shared<Clique>(static_cast<int>(members.size()));
+        clique = created;
+      });
+  if (!late.empty())
+    return fail(ncclSystemError, late);
   if (!clique) {
     *newcomm = nullptr;
     return ncclSuccess;

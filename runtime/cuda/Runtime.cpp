@@ -94,8 +94,9 @@ void Runtime::recordError(int status, const char *entry,
     message += " failed: " + std::string(resultName(status)) + " (" +
                std::to_string(status) + ")";
   message += detail;
-  if (!node.empty())
-    message += ", node '" + node + "'";
+  std::string current = node;
+  if (!current.empty())
+    message += ", node '" + current + "'";
   std::fprintf(stderr, "joint-cuda-runtime: error: %s\n", message.c_str());
   ++errors;
   if (firstStatus != 0)
@@ -105,9 +106,9 @@ void Runtime::recordError(int status, const char *entry,
 }
 
 void Runtime::setNode(const char *name) {
-  node = name ? name : "";
+  node = std::string(name ? name : "");
   if (driver.annotate)
-    driver.annotate(node.c_str());
+    driver.annotate(name ? name : "");
 }
 
 bool Runtime::check(CUresult result, const char *entry, const char *call,

@@ -18,38 +18,47 @@
 #include "Driver.h"
 #include "PinnedPool.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
 namespace joint::cuda {
 
-/// An int with one value per thread, `initial` until a thread assigns it:
-/// the current device is per thread (as CUDA's current context is), so N
-/// ranks can run as N threads of one process, thread r on device r.
-class PerThreadInt {
+/// A value per thread, `initial` until a thread assigns its own: the
+/// current device and node are per thread (as CUDA's current context is),
+/// so N ranks can run as N threads of one process, thread r on device r.
+template <typename T>
+class PerThread {
 public:
-  explicit PerThreadInt(int initial) : initial(initial) {}
-  operator int() const {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = values.find(std::this_thread::get_id());
-    return it == values.end() ? initial : it->second;
+  explicit PerThread(T initial) : initial(std::move(initial)) {}
+  operator T() const {
+    auto &map = values();
+    auto it = map.find(id);
+    return it == map.end() ? initial : it->second;
   }
-  PerThreadInt &operator=(int value) {
-    std::lock_guard<std::mutex> lock(mutex);
-    values[std::this_thread::get_id()] = value;
+  PerThread &operator=(T value) {
+    values()[id] = std::move(value);
     return *this;
   }
 
 private:
-  int initial;
-  mutable std::mutex mutex;
-  std::unordered_map<std::thread::id, int> values;
+  /// This thread's values, by instance id (ids are never reused, thread
+  /// storage ends with the thread).
+  static std::unordered_map<uint64_t, T> &values() {
+    static thread_local std::unordered_map<uint64_t, T> map;
+    return map;
+  }
+  static uint64_t nextId() {
+    static std::atomic<uint64_t> next{0};
+    return ++next;
+  }
+
+  T initial;
+  uint64_t id = nextId();
 };
 
 /// Status codes that are not CUresults (driver failures keep their CUresult,
@@ -102,8 +111,8 @@ public:
   /// Failures recorded since the last `clearError`.
   uint64_t errorCount() const { return errors; }
   void clearError();
-  /// Names the node whose host code runs now; it is reported with errors
-  /// (and passed to a checking driver's `annotate`).
+  /// Names the node whose host code runs now on the calling thread; it is
+  /// reported with errors (and passed to a checking driver's `annotate`).
   void setNode(const char *name);
   /// Records a failure of `call` (status != 0) inside entry point `entry`.
   void recordError(int status, const char *entry, const std::string &call,
@@ -265,14 +274,14 @@ private:
   int copyBack(Transfer *t, void *dst, const char *entry);
 
   const DriverApi &driver;
-  PerThreadInt currentDevice{0};
-  PerThreadInt pushedDevice{-1}; ///< device of the thread's outermost
-                                 ///< ContextScope
+  PerThread<int> currentDevice{0};
+  PerThread<int> pushedDevice{-1}; ///< device of the thread's outermost
+                                   ///< ContextScope
   unsigned (*releaseLock)() = nullptr;
   void (*reacquireLock)(unsigned) = nullptr;
   bool initialized = false;
   std::map<int, Device> devices;
-  std::string node;
+  PerThread<std::string> node{""}; ///< of the calling thread
   int firstStatus = 0;
   std::string firstMessage;
   uint64_t errors = 0;

@@ -2,10 +2,11 @@
 |*                                                                            *|
 |* Functions the lowered host code (and the Python runner, through ctypes)    *|
 |* calls besides the mgpu* entry points of MLIR's gpu-to-llvm: error status,  *|
-|* streams, device-memory and pinned-pool counters, the `ao` offload protocol *|
-|* and the cuBLAS GEMM and cuDNN SDPA shims. All act on the current device    *|
-|* (mgpuSetDefaultDevice) and are serialised by one lock. docs/lowering.md,   *|
-|* section "CUDA runtime", documents the protocol.                            *|
+|* streams, device-memory and pinned-pool counters, the `ao` offload          *|
+|* protocol, the cuBLAS GEMM and cuDNN SDPA shims and the NCCL collectives.   *|
+|* All act on the calling thread's current device (mgpuSetDefaultDevice) and  *|
+|* are serialised by one lock, released while a thread waits for others.      *|
+|* docs/lowering.md, section "CUDA runtime", documents the protocol.          *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 

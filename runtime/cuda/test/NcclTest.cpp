@@ -8,6 +8,8 @@
 //     ordered by key; NOCOLOR), all_to_all with unequal counts, the dtype
 //     table against nccl.h, argument errors naming group and node, and the
 //     races of reading `out` or freeing `in` before joint_nccl_wait;
+//   joint-cuda-nccl-test timeout (JOINT_EMU_NCCL_TIMEOUT_S=1): ranks that
+//     never arrive at a rendezvous are reported, not a hang;
 //   joint-cuda-nccl-test missing-nccl (JOINT_NCCL_LIBRARY=/nonexistent...):
 //     the real-NCCL path reports that the library cannot be loaded.
 // Prints what it checks; exits non-zero on a wrong value or status.
@@ -487,6 +489,34 @@ void emulated() {
   expect(joint_runtime_shutdown() == 0, "shutdown");
 }
 
+/// Run with JOINT_EMU_NCCL_TIMEOUT_S=1: ranks that never arrive are an
+/// error, not a hang (init, then a collective whose peer skips it).
+void timeout() {
+  unsigned char id[JOINT_NCCL_UNIQUE_ID_BYTES];
+  expect(joint_nccl_get_unique_id(id) == 0, "id");
+  int s = joint_nccl_comm_init("world3", 3, 1, id); // ranks 0 and 2 never come
+  std::printf("lonely init: %d %s\n", s, joint_runtime_last_error());
+  expect(s == JOINT_STATUS_COLLECTIVE_FAILURE, "lonely init status");
+  joint_runtime_clear_error();
+  expect(joint_nccl_get_unique_id(id) == 0, "id");
+  ranks(2, [&](int r) {
+    expect(joint_nccl_comm_init("world2", 2, r, id) == 0, "init");
+    if (r == 1)
+      return; // rank 1 skips the all_gather
+    std::vector<char> in(4), out(8);
+    runOn(
+        in, out,
+        [&](void *din, void *dout) {
+          return joint_nccl_all_gather("world2", din, dout, 1,
+                                       JOINT_NCCL_DTYPE_F32, "all_gather_1");
+        },
+        "skipped", false);
+  });
+  std::printf("skipped collective: %d %s\n", joint_runtime_status(),
+              joint_runtime_last_error());
+  expect(joint_runtime_status() == JOINT_STATUS_DEVICE_CHECK, "skipped");
+}
+
 void missingNccl() {
   unsigned char id[JOINT_NCCL_UNIQUE_ID_BYTES];
   int s = joint_nccl_get_unique_id(id);
@@ -510,10 +540,13 @@ int main(int argc, char **argv) {
   std::string which = argc > 1 ? argv[1] : "";
   if (which == "emulated")
     emulated();
+  else if (which == "timeout")
+    timeout();
   else if (which == "missing-nccl")
     missingNccl();
   else {
-    std::fprintf(stderr, "usage: joint-cuda-nccl-test emulated|missing-nccl\n");
+    std::fprintf(stderr,
+                 "usage: joint-cuda-nccl-test emulated|timeout|missing-nccl\n");
     return 2;
   }
   std::printf(bad ? "FAILED\n" : "PASSED\n");
