@@ -50,6 +50,7 @@ if cuda_on:
     config.available_features.add("cuda-runtime")
     tools += ["joint-cuda-runtime-test", "joint-cuda-stub-test",
               "joint-cuda-emulator-test", "joint-cuda-emulated-capi-test",
+              "joint-cuda-nccl-test",
               "mlir-runner"]
     # The runtime library, for mlir-runner -shared-libs.
     config.substitutions.append(

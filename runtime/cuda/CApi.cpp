@@ -11,6 +11,7 @@
 
 #include "EmulatedDriver.h"
 #include "Global.h"
+#include "Nccl.h"
 #include "joint_cuda_emulator.h"
 #include "joint_cuda_runtime.h"
 
@@ -22,17 +23,38 @@
 
 using namespace joint::cuda;
 
+namespace {
+std::recursive_mutex &globalMutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+/// How many times this thread holds the global mutex.
+thread_local unsigned globalDepth = 0;
+
+/// Runtime::Unlocked's hooks: give the global lock up entirely while this
+/// thread waits for others (rank threads), then take it back.
+unsigned releaseGlobal() {
+  unsigned depth = globalDepth;
+  for (unsigned i = 0; i < depth; ++i)
+    globalMutex().unlock();
+  globalDepth = 0;
+  return depth;
+}
+void reacquireGlobal(unsigned depth) {
+  for (unsigned i = 0; i < depth; ++i)
+    globalMutex().lock();
+  globalDepth = depth;
+}
+} // namespace
+
 GlobalLock::GlobalLock()
-    : guard([]() -> std::recursive_mutex & {
-        static std::recursive_mutex mutex;
-        return mutex;
-      }()),
-      rt([]() -> Runtime & {
+    : guard(globalMutex()), rt([]() -> Runtime & {
         // Never destroyed: at process exit the driver may already be torn
         // down; joint_runtime_shutdown releases resources explicitly.
         static Runtime *runtime = [] {
           bool unknown = false;
           auto *rt = new Runtime(selectedDriver(&unknown));
+          rt->setLockHooks(releaseGlobal, reacquireGlobal);
           if (unknown)
             rt->recordError(kStatusInvalidArgument, "joint_runtime",
                             "JOINT_CUDA_DEVICE='" +
@@ -42,7 +64,11 @@ GlobalLock::GlobalLock()
           return rt;
         }();
         return *runtime;
-      }()) {}
+      }()) {
+  ++globalDepth;
+}
+
+GlobalLock::~GlobalLock() { --globalDepth; }
 
 #define JOINT_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -272,8 +298,21 @@ JOINT_EXPORT int32_t joint_runtime_mem_info(uint64_t *free_bytes,
   return GlobalLock()->memInfo(free_bytes, total_bytes);
 }
 
+namespace {
+const NcclApi *emulatedNcclTable(std::string *) { return &emulatedNccl(); }
+
+/// The collectives of the global runtime: the emulated NCCL on the emulated
+/// device, libnccl.so.2 (loaded on first use) otherwise. Lock held.
+Collectives &collectives(Runtime &rt) {
+  static Collectives *c = new Collectives(
+      rt, isEmulated(rt.driverApi()) ? emulatedNcclTable : loadNccl);
+  return *c;
+}
+} // namespace
+
 JOINT_EXPORT int32_t joint_runtime_shutdown(void) {
   GlobalLock rt;
+  collectives(*rt).shutdown();
   shutdownBlas(*rt);
   shutdownDnn(*rt);
   return rt->shutdown();
@@ -302,6 +341,73 @@ JOINT_EXPORT int32_t joint_ao_release(void *transfer) {
 }
 
 //===----------------------------------------------------------------------===//
+// joint_nccl_*
+//===----------------------------------------------------------------------===//
+
+JOINT_EXPORT int joint_nccl_data_type(int dtype) {
+  return ncclDataTypeOf(dtype);
+}
+
+JOINT_EXPORT int joint_nccl_get_unique_id(unsigned char *id) {
+  GlobalLock rt;
+  return collectives(*rt).uniqueId(id);
+}
+
+JOINT_EXPORT int joint_nccl_comm_init(const char *group, int nranks, int rank,
+                                      const unsigned char *id) {
+  GlobalLock rt;
+  return collectives(*rt).commInit(group, nranks, rank, id);
+}
+
+JOINT_EXPORT int joint_nccl_comm_split(const char *parent, const char *group,
+                                       int color, int key) {
+  GlobalLock rt;
+  return collectives(*rt).commSplit(parent, group, color, key);
+}
+
+JOINT_EXPORT int joint_nccl_comm_destroy_all(void) {
+  GlobalLock rt;
+  return collectives(*rt).destroyAll();
+}
+
+JOINT_EXPORT void *joint_nccl_all_gather(const char *group, const void *in,
+                                         void *out, uint64_t sendcount,
+                                         int dtype, const char *node) {
+  GlobalLock rt;
+  return collectives(*rt).allGather(group, in, out, sendcount, dtype, node);
+}
+
+JOINT_EXPORT void *joint_nccl_reduce_scatter(const char *group, const void *in,
+                                             void *out, uint64_t recvcount,
+                                             int dtype, int op,
+                                             const char *node) {
+  GlobalLock rt;
+  return collectives(*rt).reduceScatter(group, in, out, recvcount, dtype, op,
+                                        node);
+}
+
+JOINT_EXPORT void *joint_nccl_all_reduce(const char *group, const void *in,
+                                         void *out, uint64_t count, int dtype,
+                                         int op, const char *node) {
+  GlobalLock rt;
+  return collectives(*rt).allReduce(group, in, out, count, dtype, op, node);
+}
+
+JOINT_EXPORT void *joint_nccl_all_to_all(const char *group, const void *in,
+                                         void *out, const int64_t *sendcounts,
+                                         const int64_t *recvcounts, int nranks,
+                                         int dtype, const char *node) {
+  GlobalLock rt;
+  return collectives(*rt).allToAll(group, in, out, sendcounts, recvcounts,
+                                   nranks, dtype, node);
+}
+
+JOINT_EXPORT int joint_nccl_wait(void *handle) {
+  GlobalLock rt;
+  return collectives(*rt).wait(static_cast<CollectiveHandle *>(handle));
+}
+
+//===----------------------------------------------------------------------===//
 // joint_emu_* (joint_cuda_emulator.h)
 //===----------------------------------------------------------------------===//
 
@@ -313,6 +419,10 @@ JOINT_EXPORT void joint_emu_get_stats(JointEmuStats *stats) {
   *stats = JointEmuStats();
   if (joint_emu_active())
     *stats = emu::stats();
+}
+
+JOINT_EXPORT uint64_t joint_emu_collectives(void) {
+  return joint_emu_active() ? emu::collectives() : 0;
 }
 
 JOINT_EXPORT int64_t joint_emu_stream_copies(void *stream) {

@@ -212,7 +212,10 @@ public:
   Clock host;
   std::deque<std::pair<int, std::string>> findings;
   JointEmuStats counters = {};
-  std::string node;
+  uint64_t collectives = 0; ///< NCCL collectives and p2p groups enqueued
+  /// The node of the host thread that enqueues (`annotate`): rank threads
+  /// name their own nodes.
+  static thread_local std::string node;
   uint64_t nextId = 1;
   uint64_t capacity = 0, quarantineCap = 0;
   unsigned blockWorkers = 1;
@@ -474,6 +477,8 @@ public:
   }
 };
 
+thread_local std::string Device::node;
+
 Device &device() {
   // Never destroyed: worker threads may still wait on it at exit.
   static Device *d = new Device();
@@ -497,14 +502,15 @@ CUresult badStream(Device &d, CUstream s, const char *call) {
 
 CUresult eInit(unsigned) { return CUDA_SUCCESS; }
 CUresult eDeviceGet(CUdevice *dev, int ordinal) {
-  if (ordinal != 0) {
+  if (ordinal < 0 || ordinal >= emu::kDevices) {
     Device &d = device();
     Lock lock(d.mutex);
     return d.fail(CUDA_ERROR_INVALID_DEVICE,
-                  "the emulated machine has one device, 0, not " +
+                  "the emulated machine has devices 0 to " +
+                      std::to_string(emu::kDevices - 1) + ", not " +
                       std::to_string(ordinal));
   }
-  *dev = 0;
+  *dev = ordinal;
   return CUDA_SUCCESS;
 }
 CUresult eRetain(CUcontext *ctx, CUdevice) {
@@ -1242,6 +1248,38 @@ CUresult submitLibraryCall(CUstream handle, const std::string &kind,
   d.submit(s, what, std::move(touches),
            [work = std::move(work), workers] { work(workers); });
   return CUDA_SUCCESS;
+}
+
+CUresult submitCollective(CUstream handle, const std::string &kind,
+                          const std::vector<LibraryRange> &ranges,
+                          std::function<void()> work) {
+  Device &d = device();
+  Lock lock(d.mutex);
+  Stream *s = d.stream(handle);
+  if (!s)
+    return badStream(d, handle, kind.c_str());
+  std::string what = d.label(kind, s);
+  std::vector<Touch> touches;
+  for (const LibraryRange &r : ranges)
+    if (CUresult result = d.resolve(r.ptr, r.bytes, true, r.role, what, r.read,
+                                    r.write, touches))
+      return result;
+  ++d.collectives;
+  d.submit(s, what, std::move(touches), std::move(work));
+  return CUDA_SUCCESS;
+}
+
+uint64_t collectives() {
+  Device &d = device();
+  Lock lock(d.mutex);
+  return d.collectives;
+}
+
+void reportFinding(const std::string &message) {
+  Device &d = device();
+  Lock lock(d.mutex);
+  ++d.counters.errors;
+  d.report(message);
 }
 
 bool traceStart(double linkBytesPerSecond) {

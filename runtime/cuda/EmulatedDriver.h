@@ -35,6 +35,10 @@ bool isEmulated(const DriverApi &api);
 
 namespace emu {
 
+/// Ordinals of the emulated machine's devices (0 to kDevices - 1). They
+/// share one address space, one allocator and one set of counters.
+constexpr int kDevices = 8;
+
 /// Counters of the emulated device (see JointEmuStats for units).
 JointEmuStats stats();
 /// Copies (any direction) enqueued so far on `stream`; -1 when it is not a
@@ -72,6 +76,26 @@ struct LibraryRange {
 CUresult submitLibraryCall(CUstream stream, const std::string &kind,
                            const std::vector<LibraryRange> &ranges,
                            std::function<void(unsigned workers)> work);
+
+/// As `submitLibraryCall`, for an NCCL collective (or a group of sends and
+/// receives) of the emulated NCCL on its communication stream: counted in
+/// `collectives()`, not in `library_calls`; `work` runs on the stream's
+/// worker and may block there until the other ranks' workers arrive.
+CUresult submitCollective(CUstream stream, const std::string &kind,
+                          const std::vector<LibraryRange> &ranges,
+                          std::function<void()> work);
+/// NCCL collectives and send/receive groups enqueued so far.
+uint64_t collectives();
+/// Queues a finding that fails no call (e.g. ranks of one collective that
+/// disagree on its count), counted in `errors`; the runtime records it as
+/// JOINT_STATUS_DEVICE_CHECK at its next driver call.
+void reportFinding(const std::string &message);
+
+/// bf16 and f16 from and to float, rounding to nearest even (NaN stays NaN).
+float bf16ToFloat(uint16_t h);
+uint16_t floatToBf16(float f);
+float f16ToFloat(uint16_t h);
+uint16_t floatToF16(float f);
 
 /// The simulated schedule (EmulatedTrace.h). Starts a traced interval
 /// (host<->device copies at `linkBytesPerSecond`, > 0); false when the

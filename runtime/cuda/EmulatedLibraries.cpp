@@ -47,75 +47,10 @@ namespace {
 
 enum class Format { F32, BF16, F16 };
 
-float bf16ToFloat(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t floatToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN stays a (quiet) NaN
-    return uint16_t((bits >> 16) | 0x40);
-  bits += 0x7fffu + ((bits >> 16) & 1); // round to nearest even
-  return uint16_t(bits >> 16);
-}
-
-float f16ToFloat(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else { // subnormal: normalise
-      int shift = 0;
-      while (!(mant & 0x400)) {
-        mant <<= 1;
-        ++shift;
-      }
-      mant &= 0x3ff;
-      bits = sign | uint32_t(127 - 15 + 1 - shift) << 23 | (mant << 13);
-    }
-  } else {
-    bits = sign | (exp + 127 - 15) << 23 | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t floatToF16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  uint16_t sign = uint16_t((bits >> 16) & 0x8000);
-  uint32_t absBits = bits & 0x7fffffffu;
-  if (absBits > 0x7f800000u)
-    return sign | 0x7e00;     // NaN
-  if (absBits >= 0x477ff000u) // rounds to at least 65520: infinity
-    return sign | 0x7c00;
-  int exp = int(absBits >> 23) - 127 + 15;
-  uint32_t mant = (absBits & 0x7fffff) | 0x800000; // with the hidden bit
-  if (exp <= 0) {                                  // subnormal or zero in f16
-    if (exp < -10)
-      return sign;
-    int shift = 14 - exp; // 13 + (1 - exp)
-    uint32_t half = mant >> shift;
-    uint32_t rest = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
-    if (rest > mid || (rest == mid && (half & 1)))
-      ++half;
-    return sign | uint16_t(half);
-  }
-  uint32_t half = (uint32_t(exp) << 10) | ((mant >> 13) & 0x3ff);
-  uint32_t rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
-    ++half; // may carry into the exponent, up to infinity
-  return sign | uint16_t(half);
-}
+using emu::bf16ToFloat;
+using emu::f16ToFloat;
+using emu::floatToBf16;
+using emu::floatToF16;
 
 size_t formatBytes(Format f) { return f == Format::F32 ? 4 : 2; }
 
@@ -551,3 +486,81 @@ int32_t joint::cuda::emulateSdpa(Runtime &rt, const SdpaArgs &a,
                 backward ? "cuDNN SDPA backward" : "cuDNN SDPA forward", ranges,
                 std::move(work), sdpaDims(a));
 }
+
+//===----------------------------------------------------------------------===//
+// Element conversions (EmulatedDriver.h)
+//===----------------------------------------------------------------------===//
+
+namespace joint::cuda::emu {
+
+float bf16ToFloat(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN stays a (quiet) NaN
+    return uint16_t((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1); // round to nearest even
+  return uint16_t(bits >> 16);
+}
+
+float f16ToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else { // subnormal: normalise
+      int shift = 0;
+      while (!(mant & 0x400)) {
+        mant <<= 1;
+        ++shift;
+      }
+      mant &= 0x3ff;
+      bits = sign | uint32_t(127 - 15 + 1 - shift) << 23 | (mant << 13);
+    }
+  } else {
+    bits = sign | (exp + 127 - 15) << 23 | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToF16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  uint16_t sign = uint16_t((bits >> 16) & 0x8000);
+  uint32_t absBits = bits & 0x7fffffffu;
+  if (absBits > 0x7f800000u)
+    return sign | 0x7e00;     // NaN
+  if (absBits >= 0x477ff000u) // rounds to at least 65520: infinity
+    return sign | 0x7c00;
+  int exp = int(absBits >> 23) - 127 + 15;
+  uint32_t mant = (absBits & 0x7fffff) | 0x800000; // with the hidden bit
+  if (exp <= 0) {                                  // subnormal or zero in f16
+    if (exp < -10)
+      return sign;
+    int shift = 14 - exp; // 13 + (1 - exp)
+    uint32_t half = mant >> shift;
+    uint32_t rest = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rest > mid || (rest == mid && (half & 1)))
+      ++half;
+    return sign | uint16_t(half);
+  }
+  uint32_t half = (uint32_t(exp) << 10) | ((mant >> 13) & 0x3ff);
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half; // may carry into the exponent, up to infinity
+  return sign | uint16_t(half);
+}
+
+} // namespace joint::cuda::emu

@@ -15,10 +15,12 @@
 namespace joint::cuda {
 
 /// Locks the global runtime for one C call; recursive so that shims may call
-/// other entry points.
+/// other entry points. The runtime releases it while a thread waits for
+/// others (Runtime::Unlocked).
 class GlobalLock {
 public:
   GlobalLock();
+  ~GlobalLock();
   Runtime &operator*() const { return rt; }
   Runtime *operator->() const { return &rt; }
 

@@ -94,8 +94,9 @@ void Runtime::recordError(int status, const char *entry,
     message += " failed: " + std::string(resultName(status)) + " (" +
                std::to_string(status) + ")";
   message += detail;
-  if (!node.empty())
-    message += ", node '" + node + "'";
+  std::string current = node;
+  if (!current.empty())
+    message += ", node '" + current + "'";
   std::fprintf(stderr, "joint-cuda-runtime: error: %s\n", message.c_str());
   ++errors;
   if (firstStatus != 0)
@@ -105,9 +106,9 @@ void Runtime::recordError(int status, const char *entry,
 }
 
 void Runtime::setNode(const char *name) {
-  node = name ? name : "";
+  node = std::string(name ? name : "");
   if (driver.annotate)
-    driver.annotate(node.c_str());
+    driver.annotate(name ? name : "");
 }
 
 bool Runtime::check(CUresult result, const char *entry, const char *call,
@@ -175,7 +176,7 @@ Runtime::ContextScope::ContextScope(Runtime &rt, const char *entry)
     return;
   active = owns = true;
   outerDevice = rt.pushedDevice;
-  rt.pushedDevice = rt.currentDevice;
+  rt.pushedDevice = int(rt.currentDevice);
 }
 
 Runtime::ContextScope::~ContextScope() {
@@ -237,12 +238,18 @@ int Runtime::synchronize() {
   if (!scope)
     return status();
   Device &dev = devices[currentDevice];
-  if (dev.compute)
-    check(driver.streamSynchronize(dev.compute), "joint_runtime_synchronize",
-          "cuStreamSynchronize", ", compute stream");
-  if (dev.transfer)
-    check(driver.streamSynchronize(dev.transfer), "joint_runtime_synchronize",
-          "cuStreamSynchronize", ", transfer stream");
+  CUstream streams[2] = {dev.compute, dev.transfer};
+  const char *names[2] = {", compute stream", ", transfer stream"};
+  for (int i = 0; i < 2; ++i) {
+    if (!streams[i])
+      continue;
+    CUresult result;
+    {
+      Unlocked unlocked(*this);
+      result = driver.streamSynchronize(streams[i]);
+    }
+    check(result, "joint_runtime_synchronize", "cuStreamSynchronize", names[i]);
+  }
   return status();
 }
 
@@ -392,8 +399,12 @@ void Runtime::streamSynchronize(CUstream stream) {
   stream = orCompute(stream);
   if (!stream)
     return;
-  check(driver.streamSynchronize(stream), "mgpuStreamSynchronize",
-        "cuStreamSynchronize");
+  CUresult result;
+  {
+    Unlocked unlocked(*this);
+    result = driver.streamSynchronize(stream);
+  }
+  check(result, "mgpuStreamSynchronize", "cuStreamSynchronize");
 }
 
 void Runtime::streamWaitEvent(CUstream stream, CUevent event) {
@@ -439,8 +450,12 @@ void Runtime::eventSynchronize(CUevent event) {
   ContextScope scope(*this, "mgpuEventSynchronize");
   if (!scope)
     return;
-  check(driver.eventSynchronize(event), "mgpuEventSynchronize",
-        "cuEventSynchronize");
+  CUresult result;
+  {
+    Unlocked unlocked(*this);
+    result = driver.eventSynchronize(event);
+  }
+  check(result, "mgpuEventSynchronize", "cuEventSynchronize");
 }
 
 void *Runtime::memAlloc(uint64_t bytes, CUstream stream, bool hostShared) {

@@ -18,6 +18,7 @@
 #include "Driver.h"
 #include "PinnedPool.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -27,15 +28,49 @@
 
 namespace joint::cuda {
 
+/// A value per thread, `initial` until a thread assigns its own: the
+/// current device and node are per thread (as CUDA's current context is),
+/// so N ranks can run as N threads of one process, thread r on device r.
+template <typename T>
+class PerThread {
+public:
+  explicit PerThread(T initial) : initial(std::move(initial)) {}
+  operator T() const {
+    auto &map = values();
+    auto it = map.find(id);
+    return it == map.end() ? initial : it->second;
+  }
+  PerThread &operator=(T value) {
+    values()[id] = std::move(value);
+    return *this;
+  }
+
+private:
+  /// This thread's values, by instance id (ids are never reused, thread
+  /// storage ends with the thread).
+  static std::unordered_map<uint64_t, T> &values() {
+    static thread_local std::unordered_map<uint64_t, T> map;
+    return map;
+  }
+  static uint64_t nextId() {
+    static std::atomic<uint64_t> next{0};
+    return ++next;
+  }
+
+  T initial;
+  uint64_t id = nextId();
+};
+
 /// Status codes that are not CUresults (driver failures keep their CUresult,
 /// always positive).
 enum RuntimeStatus : int {
   kStatusOk = 0,
-  kStatusInvalidArgument = -1, ///< misuse: unknown pointer, bad size, ...
-  kStatusBlasFailure = -2,     ///< a cuBLAS call failed
-  kStatusDnnFailure = -3,      ///< a cuDNN call failed
-  kStatusDeviceCheck = -4,     ///< the emulated device found a race or a
-                               ///< use after free (the call itself ran)
+  kStatusInvalidArgument = -1,   ///< misuse: unknown pointer, bad size, ...
+  kStatusBlasFailure = -2,       ///< a cuBLAS call failed
+  kStatusDnnFailure = -3,        ///< a cuDNN call failed
+  kStatusDeviceCheck = -4,       ///< the emulated device found a race or a
+                                 ///< use after free (the call itself ran)
+  kStatusCollectiveFailure = -5, ///< an NCCL call failed or NCCL is missing
 };
 
 /// Device-memory counters in bytes, counted when the allocation or free is
@@ -76,14 +111,15 @@ public:
   /// Failures recorded since the last `clearError`.
   uint64_t errorCount() const { return errors; }
   void clearError();
-  /// Names the node whose host code runs now; it is reported with errors
-  /// (and passed to a checking driver's `annotate`).
+  /// Names the node whose host code runs now on the calling thread; it is
+  /// reported with errors (and passed to a checking driver's `annotate`).
   void setNode(const char *name);
   /// Records a failure of `call` (status != 0) inside entry point `entry`.
   void recordError(int status, const char *entry, const std::string &call,
                    const std::string &detail = "");
 
   //===-- The mgpu* entry points of gpu-to-llvm ---------------------------===//
+  /// Selects the calling thread's device (each thread has its own).
   void setDefaultDevice(int device) { currentDevice = device; }
   int defaultDevice() const { return currentDevice; }
   CUmodule moduleLoad(const void *data, const char *entry);
@@ -181,6 +217,32 @@ public:
     int outerDevice = -1;
   };
 
+  /// Hooks of the caller's lock (the C ABI's global lock): `release` gives
+  /// it up entirely and returns what `reacquire` needs to take it back.
+  /// The runtime releases it around host waits that may depend on other
+  /// threads (stream and event synchronisation, NCCL rendezvous), so rank
+  /// threads never block each other while one waits.
+  void setLockHooks(unsigned (*release)(), void (*reacquire)(unsigned)) {
+    releaseLock = release;
+    reacquireLock = reacquire;
+  }
+  /// Releases the caller's lock (when hooks are set) for its lifetime.
+  class Unlocked {
+  public:
+    explicit Unlocked(Runtime &rt) : rt(rt) {
+      if (rt.releaseLock)
+        depth = rt.releaseLock();
+    }
+    ~Unlocked() {
+      if (rt.reacquireLock)
+        rt.reacquireLock(depth);
+    }
+
+  private:
+    Runtime &rt;
+    unsigned depth = 0;
+  };
+
   const DriverApi &driverApi() const { return driver; }
   /// Checks a driver result; on failure records it and returns false.
   /// Findings of a checking driver are recorded too: the one explaining a
@@ -212,11 +274,14 @@ private:
   int copyBack(Transfer *t, void *dst, const char *entry);
 
   const DriverApi &driver;
-  int currentDevice = 0;
-  int pushedDevice = -1; ///< device of the outermost ContextScope
+  PerThread<int> currentDevice{0};
+  PerThread<int> pushedDevice{-1}; ///< device of the thread's outermost
+                                   ///< ContextScope
+  unsigned (*releaseLock)() = nullptr;
+  void (*reacquireLock)(unsigned) = nullptr;
   bool initialized = false;
   std::map<int, Device> devices;
-  std::string node;
+  PerThread<std::string> node{""}; ///< of the calling thread
   int firstStatus = 0;
   std::string firstMessage;
   uint64_t errors = 0;

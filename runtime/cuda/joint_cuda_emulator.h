@@ -89,6 +89,10 @@ int32_t joint_emu_active(void);
 /* Zeroes `stats` when not emulated. */
 void joint_emu_get_stats(JointEmuStats *stats);
 
+/* NCCL collectives (and send/receive groups) the emulated NCCL enqueued so
+ * far, over all devices; 0 when not emulated. */
+uint64_t joint_emu_collectives(void);
+
 /* Copies (memcpy of any direction) enqueued so far on `stream`, e.g. the
  * runtime's transfer stream (joint_runtime_transfer_stream); -1 when not
  * emulated or `stream` is not a live emulated stream. */

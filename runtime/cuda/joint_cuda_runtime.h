@@ -2,10 +2,11 @@
 |*                                                                            *|
 |* Functions the lowered host code (and the Python runner, through ctypes)    *|
 |* calls besides the mgpu* entry points of MLIR's gpu-to-llvm: error status,  *|
-|* streams, device-memory and pinned-pool counters, the `ao` offload protocol *|
-|* and the cuBLAS GEMM and cuDNN SDPA shims. All act on the current device    *|
-|* (mgpuSetDefaultDevice) and are serialised by one lock. docs/lowering.md,   *|
-|* section "CUDA runtime", documents the protocol.                            *|
+|* streams, device-memory and pinned-pool counters, the `ao` offload          *|
+|* protocol, the cuBLAS GEMM and cuDNN SDPA shims and the NCCL collectives.   *|
+|* All act on the calling thread's current device (mgpuSetDefaultDevice) and  *|
+|* are serialised by one lock, released while a thread waits for others.      *|
+|* docs/lowering.md, section "CUDA runtime", documents the protocol.          *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -26,6 +27,8 @@ extern "C" {
 /* The emulated device (JOINT_CUDA_DEVICE=emulated) found a race or a use
  * after free; the call itself ran (joint_cuda_emulator.h). */
 #define JOINT_STATUS_DEVICE_CHECK (-4)
+/* An NCCL call failed, or libnccl.so.2 could not be loaded. */
+#define JOINT_STATUS_COLLECTIVE_FAILURE (-5)
 
 /* Counters; sizes in bytes. Device bytes are counted when an allocation or
  * free is enqueued on its stream, so they follow the step's memory model. */
@@ -150,6 +153,78 @@ int32_t joint_cudnn_sdpa_backward(
     const int64_t *d_q_strides, void *d_k, const int64_t *d_k_strides,
     void *d_v, const int64_t *d_v_strides, const void *bias,
     const int64_t *bias_dims, const int64_t *bias_strides);
+
+/* Collectives (NCCL). N ranks are N processes, or N threads of one process
+ * (thread r calls mgpuSetDefaultDevice(r); the current device is per thread).
+ * NCCL is loaded with dlopen("libnccl.so.2") on first use (JOINT_NCCL_LIBRARY
+ * overrides the name); JOINT_CUDA_DEVICE=emulated uses the emulated NCCL
+ * between the rank threads. Counts are in elements. */
+
+/* Element types of collective buffers; joint_nccl_data_type maps them to
+ * ncclDataType_t. Not the JOINT_DTYPE_* codes of the GEMM shims above (f16
+ * and bf16 are swapped there), hence the prefix. */
+enum {
+  JOINT_NCCL_DTYPE_F32 = 0,
+  JOINT_NCCL_DTYPE_F16 = 1,
+  JOINT_NCCL_DTYPE_BF16 = 2,
+  JOINT_NCCL_DTYPE_F64 = 3,
+  JOINT_NCCL_DTYPE_I64 = 4,
+  JOINT_NCCL_DTYPE_I32 = 5,
+  JOINT_NCCL_DTYPE_I8 = 6,
+  JOINT_NCCL_DTYPE_U8 = 7
+};
+/* Reductions: ncclSum, ncclAvg, ncclProd, ncclMin, ncclMax. */
+enum {
+  JOINT_REDUCE_SUM = 0,
+  JOINT_REDUCE_AVG = 1,
+  JOINT_REDUCE_PRODUCT = 2,
+  JOINT_REDUCE_MIN = 3,
+  JOINT_REDUCE_MAX = 4
+};
+#define JOINT_NCCL_UNIQUE_ID_BYTES 128
+
+/* The ncclDataType_t value of JOINT_NCCL_DTYPE_* `dtype`, or -1. */
+int joint_nccl_data_type(int dtype);
+/* Fresh id for joint_nccl_comm_init (ncclGetUniqueId); returns the status. */
+int joint_nccl_get_unique_id(unsigned char id[JOINT_NCCL_UNIQUE_ID_BYTES]);
+/* Communicator of torch group `group` for the calling thread's current
+ * device (mgpuSetDefaultDevice): ncclCommInitRank, blocking until all
+ * `nranks` ranks joined. Returns the status. */
+int joint_nccl_comm_init(const char *group, int nranks, int rank,
+                         const unsigned char *id);
+/* ncclCommSplit of `parent` (collective over parent's ranks) into `group`;
+ * color -1 = NCCL_SPLIT_NOCOLOR (no comm created); ranks ordered by key,
+ * then parent rank. Returns the status. */
+int joint_nccl_comm_split(const char *parent, const char *group, int color,
+                          int key);
+/* Destroys this thread's device's communicators. Returns the status. */
+int joint_nccl_comm_destroy_all(void);
+
+/* Each collective: the comm stream waits on the compute stream (event), the
+ * NCCL call runs on the device's communication stream, an event is recorded
+ * there; returns an opaque handle (NULL on failure, status/last error set
+ * naming `node` and `group`). The caller keeps `in` alive until
+ * joint_nccl_wait. */
+/* out[r * sendcount + i] = in_r[i] over the group's ranks r. */
+void *joint_nccl_all_gather(const char *group, const void *in, void *out,
+                            uint64_t sendcount, int dtype, const char *node);
+/* out[i] = op over ranks r of in_r[rank * recvcount + i]. */
+void *joint_nccl_reduce_scatter(const char *group, const void *in, void *out,
+                                uint64_t recvcount, int dtype, int op,
+                                const char *node);
+/* out[i] = op over ranks r of in_r[i]; in == out is allowed. */
+void *joint_nccl_all_reduce(const char *group, const void *in, void *out,
+                            uint64_t count, int dtype, int op,
+                            const char *node);
+/* all_to_all_single: sendcounts/recvcounts have nranks entries (elements),
+ * displacements are their prefix sums (grouped ncclSend/ncclRecv). */
+void *joint_nccl_all_to_all(const char *group, const void *in, void *out,
+                            const int64_t *sendcounts,
+                            const int64_t *recvcounts, int nranks, int dtype,
+                            const char *node);
+/* The compute stream waits on the collective's event (device side); the
+ * handle is released. Returns the status. */
+int joint_nccl_wait(void *handle);
 
 #ifdef __cplusplus
 }

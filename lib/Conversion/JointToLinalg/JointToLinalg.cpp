@@ -13,6 +13,7 @@
 #include "Utils.h"
 #include "UtilsOps.h"
 #include "joint/Conversion/Passes.h"
+#include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
 #include "joint/Support/NamedDiagnostics.h"
 #include "mlir/IR/Diagnostics.h"
@@ -82,6 +83,30 @@ static LogicalResult refuseRandomOps(ModuleOp module) {
                       << " is not supported by the lowering yet";
     refused = true;
     return WalkResult::advance();
+  });
+  return failure(refused);
+}
+
+/// Refuses every collective left (the CPU target has no process group; the
+/// CUDA pipeline lowers functional collectives before this pass), one error
+/// per collective; a wait on a refused collective is not reported again.
+static LogicalResult refuseCollectives(ModuleOp module) {
+  bool refused = false;
+  module.walk([&](CallFunctionOp op) {
+    if (!isCollective(op.getTarget()))
+      return;
+    auto source = op.getInputs().empty()
+                      ? CallFunctionOp()
+                      : op.getInputs()[0].getDefiningOp<CallFunctionOp>();
+    if (op.getTarget().contains("::wait_tensor") && source &&
+        isCollective(source.getTarget()))
+      return;
+    op.emitError() << "no lowering for collective " << describeOp(op)
+                   << ": collectives lower only on the CUDA target "
+                      "(_c10d_functional all_gather_into_tensor, "
+                      "reduce_scatter_tensor, all_reduce, all_to_all_single "
+                      "and their wait_tensor)";
+    refused = true;
   });
   return failure(refused);
 }
@@ -303,7 +328,7 @@ struct ConvertJointToLinalgPass
 void ConvertJointToLinalgPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *context = &getContext();
-  if (failed(refuseRandomOps(module)))
+  if (failed(refuseRandomOps(module)) || failed(refuseCollectives(module)))
     return signalPassFailure();
 
   // Kept ao ops lose sight of their source node below; name unnamed ones

@@ -67,6 +67,8 @@ void joint::buildLowerToCUDATensorPipeline(OpPassManager &pm,
   // it was built without the cuDNN frontend.
   if (options.libraryCalls && JOINT_HAVE_CUDNN_SDPA)
     pm.addPass(createJointGPUAttentionCalls());
+  // Functional collectives: NCCL calls on the communication stream.
+  pm.addPass(createJointGPUCollectives());
   ConvertJointToLinalgOptions convert;
   convert.keepAo = true; // joint-gpu-offload lowers them to transfers
   pm.addPass(createConvertJointToLinalg(convert));

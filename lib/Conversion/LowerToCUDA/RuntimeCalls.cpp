@@ -83,10 +83,15 @@ StringRef joint::getNodeName(Location loc) {
 }
 
 Value joint::getNodeNamePointer(OpBuilder &b, Location loc, StringRef name) {
-  std::string value = name.str() + '\0';
-  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
+  return getStringPointer(b, loc, kNodePrefix, name);
+}
+
+Value joint::getStringPointer(OpBuilder &b, Location loc, StringRef prefix,
+                              StringRef value) {
+  std::string text = value.str() + '\0';
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
   LLVM::GlobalOp global = lookupOrCreateConstant(
-      b, getEnclosingModule(b), kNodePrefix, type, b.getStringAttr(value));
+      b, getEnclosingModule(b), prefix, type, b.getStringAttr(text));
   return LLVM::AddressOfOp::create(b, loc, global);
 }
 

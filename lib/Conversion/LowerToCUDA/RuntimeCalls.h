@@ -40,6 +40,13 @@ StringRef getNodeName(Location loc);
 /// global `@__joint_node_<i>`, looked up or created at the module's start.
 Value getNodeNamePointer(OpBuilder &b, Location loc, StringRef name);
 
+/// `!llvm.ptr` (at `b`) to the NUL-terminated string `value`: the private
+/// constant global `@<prefix><i>` of the module around `b`'s insertion
+/// point, looked up or created at the module's start (one per distinct
+/// string and prefix).
+Value getStringPointer(OpBuilder &b, Location loc, StringRef prefix,
+                       StringRef value);
+
 /// `!llvm.ptr` (at `b`) to a private constant i64 array global
 /// `@<prefix><i>` holding `values`, looked up or created at the start of
 /// the module around `b`'s insertion point (one global per distinct array).

@@ -3,13 +3,16 @@
 // `joint-cuda-runtime-test CASE` runs one case against FakeDriver, prints the
 // driver calls it made (one per line, symbolic handles) for FileCheck, checks
 // counters and leaks itself, and exits non-zero on any failed expectation.
-// Cases: pinned-pool, offload-protocol, device-memory, streams, errors.
+// Cases: pinned-pool, offload-protocol, device-memory, streams, errors,
+// reload-into, collectives (Collectives over a recording NcclApi).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Runtime.h"
 #include "FakeDriver.h"
+#include "Nccl.h"
 #include "PinnedPool.h"
+#include "joint_cuda_runtime.h"
 
 #include <cstring>
 #include <functional>
@@ -366,6 +369,162 @@ void errors() {
   }
 }
 
+//===-- A recording NcclApi ----------------------------------------------===//
+
+int fakeComms = 0;
+ncclResult_t failNccl = ncclSuccess; ///< the next collective's result
+
+void logNccl(const std::string &line) { fake().log.push_back(line); }
+std::string commName(ncclComm_t comm) {
+  return "c" + std::to_string(reinterpret_cast<intptr_t>(comm));
+}
+ncclResult_t fGetUniqueId(ncclUniqueId *id) {
+  std::memset(id->internal, 7, sizeof(id->internal));
+  logNccl("ncclGetUniqueId()");
+  return ncclSuccess;
+}
+ncclResult_t fCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
+                           int rank) {
+  *comm = reinterpret_cast<ncclComm_t>(static_cast<intptr_t>(++fakeComms));
+  logNccl("ncclCommInitRank(" + std::to_string(nranks) + ", id " +
+          std::to_string(id.internal[0]) + ", rank " + std::to_string(rank) +
+          ") = " + commName(*comm));
+  return ncclSuccess;
+}
+ncclResult_t fCommSplit(ncclComm_t comm, int color, int key,
+                        ncclComm_t *newcomm, ncclConfig_t *) {
+  *newcomm =
+      color < 0
+          ? nullptr
+          : reinterpret_cast<ncclComm_t>(static_cast<intptr_t>(++fakeComms));
+  logNccl("ncclCommSplit(" + commName(comm) + ", color " +
+          std::to_string(color) + ", key " + std::to_string(key) +
+          ") = " + (*newcomm ? commName(*newcomm) : std::string("null")));
+  return ncclSuccess;
+}
+ncclResult_t fCommDestroy(ncclComm_t comm) {
+  logNccl("ncclCommDestroy(" + commName(comm) + ")");
+  return ncclSuccess;
+}
+ncclResult_t fCommCount(const ncclComm_t, int *count) {
+  *count = 2;
+  return ncclSuccess;
+}
+const char *fErrorString(ncclResult_t r) {
+  return r == ncclInvalidArgument ? "invalid argument" : "other";
+}
+const char *fLastError(ncclComm_t) { return "peer 1 sent garbage"; }
+ncclResult_t collective(const std::string &line) {
+  logNccl(line);
+  ncclResult_t r = failNccl;
+  failNccl = ncclSuccess;
+  return r;
+}
+std::string args(const void *a, const void *b, size_t count,
+                 ncclDataType_t type, ncclComm_t comm, cudaStream_t s) {
+  return nameOfDevice(reinterpret_cast<CUdeviceptr>(a)) + ", " +
+         nameOfDevice(reinterpret_cast<CUdeviceptr>(b)) + ", " +
+         std::to_string(count) + ", type " + std::to_string(type) + ", " +
+         commName(comm) + ", " + nameOf(s);
+}
+ncclResult_t fAllGather(const void *a, void *b, size_t n, ncclDataType_t t,
+                        ncclComm_t c, cudaStream_t s) {
+  return collective("ncclAllGather(" + args(a, b, n, t, c, s) + ")");
+}
+ncclResult_t fReduceScatter(const void *a, void *b, size_t n, ncclDataType_t t,
+                            ncclRedOp_t op, ncclComm_t c, cudaStream_t s) {
+  return collective("ncclReduceScatter(" + args(a, b, n, t, c, s) + ", op " +
+                    std::to_string(op) + ")");
+}
+ncclResult_t fAllReduce(const void *a, void *b, size_t n, ncclDataType_t t,
+                        ncclRedOp_t op, ncclComm_t c, cudaStream_t s) {
+  return collective("ncclAllReduce(" + args(a, b, n, t, c, s) + ", op " +
+                    std::to_string(op) + ")");
+}
+ncclResult_t fSend(const void *a, size_t n, ncclDataType_t t, int peer,
+                   ncclComm_t c, cudaStream_t s) {
+  return collective("ncclSend(" + args(a, nullptr, n, t, c, s) + ", peer " +
+                    std::to_string(peer) + ")");
+}
+ncclResult_t fRecv(void *b, size_t n, ncclDataType_t t, int peer, ncclComm_t c,
+                   cudaStream_t s) {
+  return collective("ncclRecv(" + args(nullptr, b, n, t, c, s) + ", peer " +
+                    std::to_string(peer) + ")");
+}
+ncclResult_t fGroupStart() { return collective("ncclGroupStart()"); }
+ncclResult_t fGroupEnd() { return collective("ncclGroupEnd()"); }
+
+const NcclApi kFakeNccl = {
+    "fake NCCL", fGetUniqueId, fCommInitRank, fCommSplit,  fCommDestroy,
+    fCommCount,  fErrorString, fLastError,    fAllGather,  fReduceScatter,
+    fAllReduce,  fSend,        fRecv,         fGroupStart, fGroupEnd};
+
+const NcclApi *fakeNccl(std::string *) { return &kFakeNccl; }
+const NcclApi *missingNccl(std::string *error) {
+  *error = "cannot load libnccl.so.2: not here";
+  return nullptr;
+}
+
+/// The collectives' protocol on the driver: the communication stream (s2)
+/// waits on an event of the compute stream (s1), the NCCL call runs on s2,
+/// an event is recorded there, and joint_nccl_wait makes s1 wait on it;
+/// all_to_all is a group of sends and receives; errors name the group and
+/// the node.
+void collectivesProtocol() {
+  {
+    Runtime rt(fakeDriver());
+    Collectives nccl(rt, fakeNccl);
+    unsigned char id[NCCL_UNIQUE_ID_BYTES];
+    EXPECT_EQ(nccl.uniqueId(id), 0);
+    EXPECT_EQ(nccl.commInit("world", 2, 0, id), 0);
+    EXPECT_EQ(nccl.commSplit("world", "tp", 0, 0), 0);
+    EXPECT_EQ(nccl.commSplit("world", "none", -1, 0), 0);
+    void *in = rt.memAlloc(64, nullptr, false);
+    void *out = rt.memAlloc(128, nullptr, false);
+    dump("init");
+    CollectiveHandle *h =
+        nccl.allGather("tp", in, out, 16, JOINT_NCCL_DTYPE_BF16, "ag_1");
+    EXPECT_TRUE(h != nullptr);
+    dump("all_gather");
+    EXPECT_EQ(nccl.wait(h), 0);
+    dump("wait");
+    h = nccl.reduceScatter("tp", out, in, 16, JOINT_NCCL_DTYPE_F32,
+                           JOINT_REDUCE_AVG, "rs_2");
+    EXPECT_EQ(nccl.wait(h), 0);
+    h = nccl.allReduce("world", in, in, 16, JOINT_NCCL_DTYPE_I64,
+                       JOINT_REDUCE_MAX, "ar_3");
+    EXPECT_EQ(nccl.wait(h), 0);
+    dump("reduce_scatter-all_reduce");
+    int64_t sends[2] = {3, 1}, recvs[2] = {2, 0};
+    h = nccl.allToAll("tp", in, out, sends, recvs, 2, JOINT_NCCL_DTYPE_F32,
+                      "a2a_4");
+    EXPECT_EQ(nccl.wait(h), 0);
+    dump("all_to_all");
+    EXPECT_EQ(rt.status(), 0);
+    EXPECT_EQ(nccl.liveHandles(), 0u);
+    EXPECT_TRUE(nccl.allGather("none", in, out, 1, 0, "ag_5") == nullptr);
+    std::cout << "unknown: " << rt.lastError() << "\n";
+    rt.clearError();
+    failNccl = ncclInvalidArgument;
+    EXPECT_TRUE(nccl.allReduce("tp", in, out, 4, JOINT_NCCL_DTYPE_F32,
+                               JOINT_REDUCE_SUM, "ar_6") == nullptr);
+    std::cout << "failed: " << rt.status() << " " << rt.lastError() << "\n";
+    rt.clearError();
+    dump("failed");
+    rt.memFree(in, nullptr);
+    rt.memFree(out, nullptr);
+    EXPECT_EQ(nccl.shutdown(), 0);
+    EXPECT_EQ(rt.shutdown(), 0);
+    dump("shutdown");
+    Collectives missing(rt, missingNccl);
+    EXPECT_EQ(missing.uniqueId(id), kStatusCollectiveFailure);
+    std::cout << "missing: " << rt.lastError() << "\n";
+    rt.clearError();
+  }
+  expectNoLeaks();
+  EXPECT_EQ(fake().streams.size(), 0u);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -376,11 +535,12 @@ int main(int argc, char **argv) {
       {"streams", streams},
       {"errors", errors},
       {"reload-into", reloadInto},
+      {"collectives", collectivesProtocol},
   };
   if (argc != 2 || !cases.count(argv[1])) {
     std::cerr << "usage: joint-cuda-runtime-test "
                  "pinned-pool|offload-protocol|device-memory|streams|errors|"
-                 "reload-into\n";
+                 "reload-into|collectives\n";
     return 2;
   }
   resetFake();

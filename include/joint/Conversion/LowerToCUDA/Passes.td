@@ -79,6 +79,36 @@ def JointGPUAttentionCalls : Pass<"joint-gpu-attention-calls", "::mlir::ModuleOp
                            "::mlir::memref::MemRefDialect"];
 }
 
+def JointGPUCollectives : Pass<"joint-gpu-collectives", "::mlir::ModuleOp"> {
+  let summary = "torch's functional collectives as the runtime's NCCL calls";
+  let description = [{
+    Runs on the joint graphs, before `convert-joint-to-linalg`. Each
+    `_c10d_functional::` all_gather_into_tensor, reduce_scatter_tensor,
+    all_reduce and all_to_all_single becomes `joint_nccl_all_gather` /
+    `_reduce_scatter` / `_all_reduce` / `_all_to_all` (group name, input
+    pointer, output pointer, element counts, JOINT_NCCL_DTYPE_* code, reduce op
+    code, node name), which starts it on the runtime's communication stream
+    and returns a handle; its `wait_tensor` becomes `joint_nccl_wait(handle)`
+    (the compute stream waits on the collective on the device) and returns
+    the output. The input is an identity-layout buffer
+    (`bufferization.to_buffer read_only`), the output a `memref.alloc` (a
+    stream-ordered device allocation later) read through
+    `bufferization.to_tensor restrict writable`; the call is marked
+    `joint.reads_until_result_use`, so `joint-gpu-device-memory` frees
+    neither buffer before the wait. Errors (naming the node): dynamic
+    shapes, element types other than f32/f16/bf16/f64/i64/i32/i8/ui8,
+    reduce ops other than sum/avg/product/min/max, a group_size that is not
+    the dim-0 ratio of output to input, all-to-all split sizes that are not
+    static integers (None: equal splits) or do not cover dim 0, a collective
+    used other than by one wait, a wait on anything else.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def JointGPUNameLocations : Pass<"joint-gpu-name-locations", "::mlir::ModuleOp"> {
   let summary = "Wrap every named graph op's location in a NameLoc of its node";
   let description = [{

@@ -1,0 +1,26 @@
+//===- Collectives.h - Functional collectives as NCCL calls -----*- C++ -*-===//
+//
+// The conversion patterns behind `joint-gpu-collectives`, which turn torch's
+// functional collectives in the joint graphs into calls of the CUDA
+// runtime's NCCL entry points (Collectives.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JOINT_CONVERSION_LOWERTOCUDA_COLLECTIVES_H
+#define JOINT_CONVERSION_LOWERTOCUDA_COLLECTIVES_H
+
+namespace mlir {
+class RewritePatternSet;
+namespace joint {
+
+/// Adds the patterns that replace each collective by a `joint_nccl_*` call
+/// (its result becomes the output allocation and the call's handle, a 1:N
+/// replacement) and its `wait_tensor` by `joint_nccl_wait` (its result is
+/// the output allocation): they need the dialect conversion driver, and each
+/// collective's only user must be its wait.
+void populateCollectiveToNcclCallPatterns(RewritePatternSet &patterns);
+
+} // namespace joint
+} // namespace mlir
+
+#endif // JOINT_CONVERSION_LOWERTOCUDA_COLLECTIVES_H

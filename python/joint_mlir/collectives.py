@@ -1,0 +1,166 @@
+"""Communicators of the CUDA runtime's collectives (runtime/cuda/README.md,
+"Collectives").
+
+A compiled step calls ``joint_nccl_*`` with the torch group names of its
+graph (``all_gather_into_tensor(x, n, "0")`` etc.); before its first call,
+every rank creates one communicator per group on its device:
+
+- :func:`init_communicators` creates a world communicator (rank 0 calls
+  ``joint_nccl_get_unique_id`` and publishes the bytes with ``store.set``,
+  the others ``store.get`` them), then one ``joint_nccl_comm_split`` per
+  group (color = the group's smallest global rank, key = the global rank;
+  ranks outside the group pass -1 and get no communicator);
+- :func:`groups_of_process_group` resolves group names with
+  ``torch.distributed`` for real multi-process runs.
+
+Ranks may be processes (``torch.distributed`` with a TCPStore) or threads
+of one process sharing a ``torch.distributed.HashStore``, thread r on device
+r: the runtime's current device is per thread, and its lock is released
+while a rank waits for the others (the emulated device's N-thread tests do
+this).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Iterable, Mapping, Sequence
+
+#: Bytes of an NCCL unique id (``JOINT_NCCL_UNIQUE_ID_BYTES``).
+UNIQUE_ID_BYTES = 128
+#: Name of the world communicator that the groups are split from.
+WORLD_GROUP = "joint_world"
+
+#: ``JOINT_NCCL_DTYPE_*`` codes of joint_cuda_runtime.h, by torch dtype name.
+DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2, "float64": 3,
+          "int64": 4, "int32": 5, "int8": 6, "uint8": 7}
+#: ``JOINT_REDUCE_*`` codes, by reduction name as torch's funcol spells it.
+REDUCE_OPS = {"sum": 0, "avg": 1, "product": 2, "min": 3, "max": 4}
+
+_DECLARED = "_joint_nccl_declared"
+
+
+class CollectiveError(RuntimeError):
+    """A ``joint_nccl_*`` call failed; the message is the runtime's."""
+
+
+def runtime_library(lib: Any) -> ctypes.CDLL:
+    """The ctypes library of the runtime, given it or a ``CompiledStep``
+    (whose step library resolves the runtime's symbols), with the
+    ``joint_nccl_*`` signatures declared."""
+    cdll = getattr(lib, "_lib", lib)
+    if getattr(cdll, _DECLARED, False):
+        return cdll
+    P, I, U64 = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint64
+    S = ctypes.c_char_p
+    I64P = ctypes.POINTER(ctypes.c_int64)
+    signatures = {
+        "joint_nccl_data_type": (I, [I]),
+        "joint_nccl_get_unique_id": (I, [P]),
+        "joint_nccl_comm_init": (I, [S, I, I, P]),
+        "joint_nccl_comm_split": (I, [S, S, I, I]),
+        "joint_nccl_comm_destroy_all": (I, []),
+        "joint_nccl_all_gather": (P, [S, P, P, U64, I, S]),
+        "joint_nccl_reduce_scatter": (P, [S, P, P, U64, I, I, S]),
+        "joint_nccl_all_reduce": (P, [S, P, P, U64, I, I, S]),
+        "joint_nccl_all_to_all": (P, [S, P, P, I64P, I64P, I, I, S]),
+        "joint_nccl_wait": (I, [P]),
+        "joint_runtime_last_error": (S, []),
+        "joint_runtime_status": (ctypes.c_int32, []),
+        "mgpuSetDefaultDevice": (None, [ctypes.c_int32]),
+    }
+    for name, (res, args) in signatures.items():
+        fn = getattr(cdll, name)
+        fn.restype = res
+        fn.argtypes = args
+    setattr(cdll, _DECLARED, True)
+    return cdll
+
+
+def _check(lib: ctypes.CDLL, status: int, what: str) -> None:
+    if status != 0:
+        message = (lib.joint_runtime_last_error() or b"").decode()
+        raise CollectiveError(f"{what}: status {status}: {message}")
+
+
+def init_communicators(lib: Any, groups: Mapping[str, Sequence[int]],
+                       rank: int, store: Any, device: int | None = None,
+                       world_size: int | None = None,
+                       world_group: str = WORLD_GROUP,
+                       tag: str = "") -> list[str]:
+    """Creates this rank's communicators and returns the names of the groups
+    it belongs to.
+
+    ``lib``: the runtime's ctypes library or a ``CompiledStep``; ``groups``:
+    each torch group name to its global ranks, identical on every rank;
+    ``rank``: this global rank; ``store``: a torch.distributed Store (or
+    anything with ``set(key, bytes)`` and a blocking ``get(key)``) shared by
+    all ranks; ``device``: the device to select first (mgpuSetDefaultDevice,
+    for the calling thread); ``world_size``: number of ranks (default: torch
+    distributed's, else one more than the largest rank in ``groups``);
+    ``tag``: distinguishes the store key of repeated bootstraps.
+    Every rank must call this with the same groups; it blocks until all
+    have. A device keeps its communicators until
+    ``joint_nccl_comm_destroy_all`` (a second bootstrap of the same names on
+    a device fails). Raises :class:`CollectiveError` naming the runtime's
+    message.
+    """
+    lib = runtime_library(lib)
+    if device is not None:
+        lib.mgpuSetDefaultDevice(device)
+    if world_size is None:
+        world_size = _default_world_size(groups)
+    if not 0 <= rank < world_size:
+        raise ValueError(f"rank {rank} is outside a world of {world_size}")
+    for name, members in groups.items():
+        bad = [r for r in members if not 0 <= r < world_size]
+        if bad or len(set(members)) != len(members) or not members:
+            raise ValueError(f"group {name!r} has ranks {list(members)}, "
+                             f"not distinct ranks of a world of "
+                             f"{world_size}")
+    key = f"joint_nccl/{world_group}/{tag}/unique_id"
+    unique = (ctypes.c_ubyte * UNIQUE_ID_BYTES)()
+    if rank == 0:
+        _check(lib, lib.joint_nccl_get_unique_id(unique),
+               "joint_nccl_get_unique_id")
+        store.set(key, bytes(unique))
+    else:
+        data = bytes(store.get(key))
+        if len(data) != UNIQUE_ID_BYTES:
+            raise CollectiveError(f"store key {key!r} holds {len(data)} "
+                                  f"bytes, not an NCCL unique id")
+        ctypes.memmove(unique, data, UNIQUE_ID_BYTES)
+    _check(lib, lib.joint_nccl_comm_init(world_group.encode(), world_size,
+                                         rank, unique),
+           f"joint_nccl_comm_init({world_group!r}, rank {rank} of "
+           f"{world_size})")
+    mine = []
+    # The same order on every rank: each split is collective over the world.
+    for name in sorted(groups):
+        members = list(groups[name])
+        color = min(members) if rank in members else -1
+        _check(lib, lib.joint_nccl_comm_split(world_group.encode(),
+                                              name.encode(), color, rank),
+               f"joint_nccl_comm_split({name!r}, color {color})")
+        if color >= 0:
+            mine.append(name)
+    return mine
+
+
+def _default_world_size(groups: Mapping[str, Sequence[int]]) -> int:
+    try:
+        import torch.distributed as dist
+        if dist.is_available() and dist.is_initialized():
+            return dist.get_world_size()
+    except ImportError:
+        pass
+    return 1 + max((r for members in groups.values() for r in members),
+                   default=0)
+
+
+def groups_of_process_group(names: Iterable[str]) -> dict[str, list[int]]:
+    """Each torch group name (as funcol and the graph name it) to its
+    global ranks, resolved by the initialised ``torch.distributed``."""
+    import torch.distributed as dist
+    from torch.distributed.distributed_c10d import _resolve_process_group
+    return {name: list(dist.get_process_group_ranks(
+        _resolve_process_group(name))) for name in names}
