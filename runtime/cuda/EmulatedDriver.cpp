@@ -185,6 +185,25 @@ uint64_t envMegabytes(const char *name, uint64_t fallback) {
   return std::strtoull(text, nullptr, 10);
 }
 
+/// The node of the calling host thread (`annotate`): rank threads name
+/// their own nodes. Freed at the thread's exit; a call after that (a step
+/// library unloading its module at process exit) starts afresh.
+std::string &threadNode() {
+  static thread_local std::string *node = nullptr;
+  struct Cleanup {
+    ~Cleanup() {
+      delete node;
+      node = nullptr;
+    }
+  };
+  if (!node) {
+    node = new std::string();
+    static thread_local Cleanup cleanup;
+    (void)cleanup;
+  }
+  return *node;
+}
+
 class Device;
 Device &device();
 
@@ -213,9 +232,7 @@ public:
   std::deque<std::pair<int, std::string>> findings;
   JointEmuStats counters = {};
   uint64_t collectives = 0; ///< NCCL collectives and p2p groups enqueued
-  /// The node of the host thread that enqueues (`annotate`): rank threads
-  /// name their own nodes.
-  static thread_local std::string node;
+
   uint64_t nextId = 1;
   uint64_t capacity = 0, quarantineCap = 0;
   unsigned blockWorkers = 1;
@@ -258,6 +275,7 @@ public:
 
   std::string label(const std::string &kind, const Stream *stream) const {
     std::string text = kind;
+    const std::string &node = threadNode();
     if (!node.empty())
       text += " (node '" + node + "')";
     return text + (stream ? " on stream " + std::to_string(stream->index)
@@ -288,7 +306,7 @@ public:
     owned->base = base;
     owned->bytes = bytes;
     owned->pinned = pinned;
-    owned->node = node;
+    owned->node = threadNode();
     Allocation *a = owned.get();
     allocations.emplace(reinterpret_cast<uintptr_t>(base), std::move(owned));
     if (!pinned) {
@@ -447,7 +465,7 @@ public:
   void submit(Stream *stream, const std::string &what,
               std::vector<Touch> touches, std::function<void()> work,
               const emu::TraceOp &trace = {}) {
-    schedule.operation(stream->index, trace, node, what);
+    schedule.operation(stream->index, trace, threadNode(), what);
     uint64_t epoch = tick(stream);
     check(stream, epoch, what, touches);
     std::vector<Allocation *> used;
@@ -476,8 +494,6 @@ public:
     return nullptr;
   }
 };
-
-thread_local std::string Device::node;
 
 Device &device() {
   // Never destroyed: worker threads may still wait on it at exit.
@@ -902,7 +918,7 @@ CUresult eMemAllocAsync(CUdeviceptr *ptr, size_t bytes, CUstream handle) {
   // Valid from this point of the stream on: an access no event orders
   // after it races with the allocation.
   d.schedule.operation(s->index, {emu::TraceKind::Memory, "allocation", bytes},
-                       d.node, "");
+                       threadNode(), "");
   uint64_t epoch = d.tick(s);
   a->history.push_back(
       {0, bytes, true, s->index, epoch, d.label("allocation", s)});
@@ -956,7 +972,7 @@ CUresult eMemFreeAsync(CUdeviceptr ptr, CUstream handle) {
   // The free writes every byte (the poison) in stream order.
   std::string what = d.label("free", s);
   d.schedule.operation(s->index, {emu::TraceKind::Memory, "free", a->bytes},
-                       d.node, what);
+                       threadNode(), what);
   uint64_t epoch = d.tick(s);
   d.check(s, epoch, what, {{a, 0, a->bytes, false, true}});
   d.markFreed(a, what);
@@ -1126,7 +1142,7 @@ CUresult eMemGetInfo(size_t *freeBytes, size_t *totalBytes) {
 void eAnnotate(const char *node) {
   Device &d = device();
   Lock lock(d.mutex);
-  d.node = node ? node : "";
+  threadNode() = node ? node : "";
 }
 
 bool eTakeFinding(int *status, std::string *message) {

@@ -46,11 +46,23 @@ public:
   }
 
 private:
-  /// This thread's values, by instance id (ids are never reused, thread
-  /// storage ends with the thread).
+  /// This thread's values, by instance id (ids are never reused). Freed at
+  /// the thread's exit; a call after that (e.g. a step library's
+  /// destructor unloading its module at process exit) starts a fresh map.
   static std::unordered_map<uint64_t, T> &values() {
-    static thread_local std::unordered_map<uint64_t, T> map;
-    return map;
+    static thread_local std::unordered_map<uint64_t, T> *map = nullptr;
+    struct Cleanup {
+      ~Cleanup() {
+        delete map;
+        map = nullptr;
+      }
+    };
+    if (!map) {
+      map = new std::unordered_map<uint64_t, T>();
+      static thread_local Cleanup cleanup;
+      (void)cleanup;
+    }
+    return *map;
   }
   static uint64_t nextId() {
     static std::atomic<uint64_t> next{0};
