@@ -41,15 +41,12 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 /// How long a rank waits for the others at a rendezvous before giving up
-/// (JOINT_EMU_NCCL_TIMEOUT_S, default 300): a rank that never arrives is an
-/// error, not a hang.
+/// (JOINT_EMU_NCCL_TIMEOUT_S, default 300, read at each wait): a rank that
+/// never arrives is an error, not a hang.
 std::chrono::seconds timeout() {
-  static const std::chrono::seconds value = [] {
-    const char *text = std::getenv("JOINT_EMU_NCCL_TIMEOUT_S");
-    long long s = text && *text ? std::atoll(text) : 300;
-    return std::chrono::seconds(s > 0 ? s : 300);
-  }();
-  return value;
+  const char *text = std::getenv("JOINT_EMU_NCCL_TIMEOUT_S");
+  long long s = text && *text ? std::atoll(text) : 300;
+  return std::chrono::seconds(s > 0 ? s : 300);
 }
 
 /// " 1, 3": the ranks whose slot is empty.

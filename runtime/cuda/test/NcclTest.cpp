@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -490,7 +491,8 @@ void emulated() {
 }
 
 /// Run with JOINT_EMU_NCCL_TIMEOUT_S=1: ranks that never arrive are an
-/// error, not a hang (init, then a collective whose peer skips it).
+/// error, not a hang (init, then a collective whose peer skips it); only
+/// waits for a rank that never comes use the short timeout.
 void timeout() {
   unsigned char id[JOINT_NCCL_UNIQUE_ID_BYTES];
   expect(joint_nccl_get_unique_id(id) == 0, "id");
@@ -499,8 +501,14 @@ void timeout() {
   expect(s == JOINT_STATUS_COLLECTIVE_FAILURE, "lonely init status");
   joint_runtime_clear_error();
   expect(joint_nccl_get_unique_id(id) == 0, "id");
+  // Both ranks arrive at this init: the default wait, so that a loaded
+  // machine cannot make it time out; only the skipped peer below does.
+  ::setenv("JOINT_EMU_NCCL_TIMEOUT_S", "300", 1);
   ranks(2, [&](int r) {
     expect(joint_nccl_comm_init("world2", 2, r, id) == 0, "init");
+  });
+  ::setenv("JOINT_EMU_NCCL_TIMEOUT_S", "1", 1);
+  ranks(2, [&](int r) {
     if (r == 1)
       return; // rank 1 skips the all_gather
     std::vector<char> in(4), out(8);
