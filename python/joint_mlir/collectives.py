@@ -25,6 +25,8 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Iterable, Mapping, Sequence
 
+from .errors import JointMlirError
+
 #: Bytes of an NCCL unique id (``JOINT_NCCL_UNIQUE_ID_BYTES``).
 UNIQUE_ID_BYTES = 128
 #: Name of the world communicator that the groups are split from.
@@ -39,7 +41,7 @@ REDUCE_OPS = {"sum": 0, "avg": 1, "product": 2, "min": 3, "max": 4}
 _DECLARED = "_joint_nccl_declared"
 
 
-class CollectiveError(RuntimeError):
+class CollectiveError(JointMlirError, RuntimeError):
     """A ``joint_nccl_*`` call failed; the message is the runtime's."""
 
 
