@@ -3,12 +3,13 @@
 // One `Runtime` owns what the lowered host code of a training step needs on
 // the device: the retained primary context of each device (shared with torch),
 // one compute stream and one transfer stream per device, stream-ordered device
-// allocations with a live-byte high-water mark, loaded modules and kernel
-// names, the pinned pool and the `ao` offload/reload transfers. Every failed
-// driver call is recorded with the entry point, the driver call, the kernel
-// and the node, and keeps the status non-zero until cleared: nothing fails
-// silently. The C ABI (CApi.cpp, joint_cuda_runtime.h) wraps one global
-// instance; tests build instances over a fake `DriverApi`.
+// allocations with a live-byte high-water mark, modules and functions loaded
+// per device behind runtime-owned handles, the pinned pool and the `ao`
+// offload/reload transfers. Every failed driver call is recorded with the
+// entry point, the driver call, the kernel and the node, and keeps the
+// status non-zero until cleared: nothing fails silently. The C ABI (CApi.cpp,
+// joint_cuda_runtime.h) wraps one global instance; tests build instances over
+// a fake `DriverApi`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,9 +135,18 @@ public:
   /// Selects the calling thread's device (each thread has its own).
   void setDefaultDevice(int device) { currentDevice = device; }
   int defaultDevice() const { return currentDevice; }
+  // Modules and functions are runtime-owned handles valid on every device:
+  // the image is loaded into the calling thread's device at `moduleLoad`
+  // (so a bad image fails there) and into another device's primary context
+  // the first time a thread on that device launches one of its kernels;
+  // functions are resolved per device likewise. The image must outlive the
+  // module (the generated code's is a constant global).
   CUmodule moduleLoad(const void *data, const char *entry);
   CUmodule moduleLoadJIT(const void *data, int optLevel);
+  /// Unloads the module from every device it was loaded on; null is a no-op.
   void moduleUnload(CUmodule module);
+  /// The same handle for the same (module, name); resolved on the calling
+  /// thread's device now, so an unknown kernel fails here.
   CUfunction moduleGetFunction(CUmodule module, const char *name);
   /// `cluster` is null for a plain launch. Dimensions must be in [1, 2^32).
   void launchKernel(CUfunction fn, const intptr_t *cluster,
@@ -273,11 +283,37 @@ private:
     std::vector<CUevent> freeEvents; ///< pooled, created in this context
   };
 
+  struct Module;
+  /// A runtime-owned function: its kernel name and driver function per
+  /// device.
+  struct Function {
+    Module *module = nullptr;
+    std::string name;
+    std::map<int, CUfunction> resolved;
+  };
+  /// A runtime-owned module: its image and its driver module per device.
+  struct Module {
+    const void *image = nullptr;
+    bool jit = false;
+    int optLevel = 0;
+    std::map<int, CUmodule> loaded;
+    std::map<std::string, std::unique_ptr<Function>> functions;
+  };
+  /// The driver module of `m` on the current device, loaded on first use
+  /// (inside an active ContextScope). Null after a failure.
+  CUmodule loadedModule(Module &m, const char *entry,
+                        const std::string &detail);
+  /// The driver function of `f` on the current device, resolved on first
+  /// use (inside an active ContextScope). Null after a failure.
+  CUfunction resolved(Function &f, const char *entry,
+                      const std::string &detail);
+  CUmodule newModule(const void *data, bool jit, int optLevel,
+                     const char *entry);
+
   Device *device(const char *entry);
   CUstream orCompute(CUstream stream);
   CUevent acquireEvent(const char *entry, const std::string &detail);
   void releaseEvent(int ordinal, CUevent event);
-  std::string kernelDetail(CUfunction fn) const;
   /// Orders the transfer stream after the work enqueued so far on the
   /// compute stream (`event` recorded there, waited for on the device).
   bool transferAfterCompute(CUevent event, CUstream compute, CUstream transfer,
@@ -297,7 +333,8 @@ private:
   int firstStatus = 0;
   std::string firstMessage;
   uint64_t errors = 0;
-  std::unordered_map<CUfunction, std::string> kernelNames;
+  std::unordered_map<CUmodule, std::unique_ptr<Module>> modules;
+  std::unordered_map<CUfunction, Function *> functions;
   std::unordered_map<CUdeviceptr, uint64_t> allocations;
   DeviceMemoryStats memory;
   PinnedPool pinned;
