@@ -81,10 +81,46 @@ Runtime::~Runtime() { shutdown(); }
 // Errors
 //===----------------------------------------------------------------------===//
 
+Runtime::ThreadErrors::~ThreadErrors() {
+  if (!orphans || errors.count == 0)
+    return;
+  std::lock_guard<std::mutex> lock(orphans->mutex);
+  Errors &o = orphans->errors;
+  o.count += errors.count;
+  if (o.status == 0 && errors.status != 0) {
+    o.status = errors.status;
+    o.message = std::move(errors.message);
+  }
+}
+
+int Runtime::status() {
+  const Errors &own = errors.mine().errors;
+  if (own.status != 0)
+    return own.status;
+  std::lock_guard<std::mutex> lock(orphans->mutex);
+  return orphans->errors.status;
+}
+
+const std::string &Runtime::lastError() {
+  const Errors &own = errors.mine().errors;
+  if (own.status != 0)
+    return own.message;
+  // A message handed over stays until a clear; "" is never written to.
+  static const std::string none;
+  std::lock_guard<std::mutex> lock(orphans->mutex);
+  return orphans->errors.status ? orphans->errors.message : none;
+}
+
+uint64_t Runtime::errorCount() {
+  uint64_t count = errors.mine().errors.count;
+  std::lock_guard<std::mutex> lock(orphans->mutex);
+  return count + orphans->errors.count;
+}
+
 void Runtime::clearError() {
-  firstStatus = 0;
-  firstMessage.clear();
-  errors = 0;
+  errors.mine().errors = Errors();
+  std::lock_guard<std::mutex> lock(orphans->mutex);
+  orphans->errors = Errors();
 }
 
 void Runtime::recordError(int status, const char *entry,
@@ -98,11 +134,12 @@ void Runtime::recordError(int status, const char *entry,
   if (!current.empty())
     message += ", node '" + current + "'";
   std::fprintf(stderr, "joint-cuda-runtime: error: %s\n", message.c_str());
-  ++errors;
-  if (firstStatus != 0)
+  Errors &own = errors.mine().errors;
+  ++own.count;
+  if (own.status != 0)
     return;
-  firstStatus = status;
-  firstMessage = std::move(message);
+  own.status = status;
+  own.message = std::move(message);
 }
 
 void Runtime::setNode(const char *name) {

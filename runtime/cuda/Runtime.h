@@ -7,9 +7,9 @@
 // per device behind runtime-owned handles, the pinned pool and the `ao`
 // offload/reload transfers. Every failed driver call is recorded with the
 // entry point, the driver call, the kernel and the node, and keeps the
-// status non-zero until cleared: nothing fails silently. The C ABI (CApi.cpp,
-// joint_cuda_runtime.h) wraps one global instance; tests build instances over
-// a fake `DriverApi`.
+// calling thread's status non-zero until it clears: nothing fails silently.
+// The C ABI (CApi.cpp, joint_cuda_runtime.h) wraps one global instance;
+// tests build instances over a fake `DriverApi`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -44,6 +45,14 @@ public:
   PerThread &operator=(T value) {
     values()[id] = std::move(value);
     return *this;
+  }
+  /// This thread's own value, created from `initial` on first use.
+  T &mine() {
+    auto &map = values();
+    auto it = map.find(id);
+    if (it == map.end())
+      it = map.emplace(id, initial).first;
+    return it->second;
   }
 
 private:
@@ -114,15 +123,24 @@ public:
   Runtime &operator=(const Runtime &) = delete;
 
   //===-- Errors ----------------------------------------------------------===//
+  // The error state is per thread: a thread sees the failures of its own
+  // calls, and its `clearError` clears only those, so rank threads do not
+  // erase each other's failures. A thread that exits with an uncleared
+  // failure hands it to the process (when its thread-local storage is
+  // destroyed): every thread whose own state is clean sees it (as its status
+  // and message) until some thread clears.
+
   /// First failure since the last `clearError` (0 when none): a CUresult or
   /// a `RuntimeStatus`.
-  int status() const { return firstStatus; }
+  int status();
   /// Message of the first failure ("" when none), e.g. "mgpuLaunchKernel:
   /// cuLaunchKernel failed: CUDA_ERROR_STUB_LIBRARY (34), kernel 'k', node
-  /// 'mm_3'".
-  const std::string &lastError() const { return firstMessage; }
-  /// Failures recorded since the last `clearError`.
-  uint64_t errorCount() const { return errors; }
+  /// 'mm_3'". Valid until this thread's next `clearError`.
+  const std::string &lastError();
+  /// Failures recorded since the last `clearError` (this thread's and those
+  /// handed over by exited threads).
+  uint64_t errorCount();
+  /// Clears this thread's failures and those handed over by exited threads.
   void clearError();
   /// Names the node whose host code runs now on the calling thread; it is
   /// reported with errors (and passed to a checking driver's `annotate`).
@@ -299,6 +317,29 @@ private:
     std::map<int, CUmodule> loaded;
     std::map<std::string, std::unique_ptr<Function>> functions;
   };
+  /// First failures of one thread, or those handed over by exited threads.
+  struct Errors {
+    int status = 0;
+    std::string message;
+    uint64_t count = 0;
+  };
+  /// The failures exited threads left uncleared (shared with their
+  /// per-thread states, which may outlive the runtime).
+  struct Orphans {
+    std::mutex mutex;
+    Errors errors;
+  };
+  /// A thread's failures; at the thread's exit, uncleared ones go to
+  /// `orphans`.
+  struct ThreadErrors {
+    Errors errors;
+    std::shared_ptr<Orphans> orphans;
+    ThreadErrors(std::shared_ptr<Orphans> orphans)
+        : orphans(std::move(orphans)) {}
+    ThreadErrors(const ThreadErrors &) = default;
+    ~ThreadErrors();
+  };
+
   /// The driver module of `m` on the current device, loaded on first use
   /// (inside an active ContextScope). Null after a failure.
   CUmodule loadedModule(Module &m, const char *entry,
@@ -330,9 +371,8 @@ private:
   bool initialized = false;
   std::map<int, Device> devices;
   PerThread<std::string> node{""}; ///< of the calling thread
-  int firstStatus = 0;
-  std::string firstMessage;
-  uint64_t errors = 0;
+  std::shared_ptr<Orphans> orphans = std::make_shared<Orphans>();
+  PerThread<ThreadErrors> errors{ThreadErrors(orphans)};
   std::unordered_map<CUmodule, std::unique_ptr<Module>> modules;
   std::unordered_map<CUfunction, Function *> functions;
   std::unordered_map<CUdeviceptr, uint64_t> allocations;

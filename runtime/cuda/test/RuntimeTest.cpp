@@ -5,7 +5,7 @@
 // counters and leaks itself, and exits non-zero on any failed expectation.
 // Cases: pinned-pool, offload-protocol, device-memory, streams, errors,
 // reload-into, collectives (Collectives over a recording NcclApi),
-// modules-per-device.
+// modules-per-device, errors-per-thread.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +17,7 @@
 
 #include <cstring>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <map>
 #include <string>
@@ -589,6 +590,51 @@ void modulesPerDevice() {
   expectNoLeaks();
 }
 
+/// The error state is per thread: thread A fails and clears nothing, thread
+/// B clears; A still sees its failure, B sees none. When A exits with its
+/// failure uncleared, the failure is handed to the process: a thread with a
+/// clean state (here the main thread) sees it until it clears.
+void errorsPerThread() {
+  Runtime rt(fakeDriver());
+  std::promise<void> failed, cleared;
+  std::thread a([&] {
+    rt.setNode("rank_0");
+    failNext("cuInit", CUDA_ERROR_NO_DEVICE, 0);
+    EXPECT_TRUE(rt.streamCreate() == nullptr);
+    noFailures();
+    failed.set_value();
+    cleared.get_future().wait();
+    EXPECT_EQ(rt.status(), CUDA_ERROR_NO_DEVICE);
+    EXPECT_EQ(rt.errorCount(), 1u);
+    std::cout << "A after B cleared: " << rt.status() << " " << rt.lastError()
+              << "\n";
+  });
+  std::thread b([&] {
+    failed.get_future().wait();
+    rt.setNode("rank_1");
+    rt.recordError(kStatusInvalidArgument, "joint_test", "B's own failure");
+    EXPECT_EQ(rt.status(), kStatusInvalidArgument);
+    rt.clearError();
+    EXPECT_EQ(rt.status(), 0);
+    EXPECT_EQ(rt.lastError(), "");
+    std::cout << "B after clearing: " << rt.status() << "\n";
+    cleared.set_value();
+  });
+  b.join();
+  a.join();
+  std::cout << "main after A exited: " << rt.status() << " " << rt.lastError()
+            << "\n";
+  EXPECT_EQ(rt.errorCount(), 1u);
+  rt.clearError();
+  EXPECT_EQ(rt.status(), 0);
+  EXPECT_EQ(rt.errorCount(), 0u);
+  // A thread's own failure hides nothing handed over, and is seen first.
+  rt.recordError(kStatusInvalidArgument, "joint_test", "main's failure");
+  std::cout << "main own: " << rt.lastError() << "\n";
+  rt.clearError();
+  dump("calls");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -601,11 +647,13 @@ int main(int argc, char **argv) {
       {"reload-into", reloadInto},
       {"collectives", collectivesProtocol},
       {"modules-per-device", modulesPerDevice},
+      {"errors-per-thread", errorsPerThread},
   };
   if (argc != 2 || !cases.count(argv[1])) {
     std::cerr << "usage: joint-cuda-runtime-test "
                  "pinned-pool|offload-protocol|device-memory|streams|errors|"
-                 "reload-into|collectives|modules-per-device\n";
+                 "reload-into|collectives|modules-per-device|"
+                 "errors-per-thread\n";
     return 2;
   }
   resetFake();
