@@ -238,7 +238,7 @@ JOINT_EXPORT int32_t joint_runtime_status(void) {
 }
 
 JOINT_EXPORT const char *joint_runtime_last_error(void) {
-  // The string lives until the next clear; callers copy it.
+  // This thread's; the string lives until its next clear; callers copy it.
   return GlobalLock()->lastError().c_str();
 }
 

@@ -81,10 +81,46 @@ Runtime::~Runtime() { shutdown(); }
 // Errors
 //===----------------------------------------------------------------------===//
 
+Runtime::ThreadErrors::~ThreadErrors() {
+  if (!orphans || errors.count == 0)
+    return;
+  std::lock_guard<std::mutex> lock(orphans->mutex);
+  Errors &o = orphans->errors;
+  o.count += errors.count;
+  if (o.status == 0 && errors.status != 0) {
+    o.status = errors.status;
+    o.message = std::move(errors.message);
+  }
+}
+
+int Runtime::status() {
+  const Errors &own = errors.mine().errors;
+  if (own.status != 0)
+    return own.status;
+  std::lock_guard<std::mutex> lock(orphans->mutex);
+  return orphans->errors.status;
+}
+
+const std::string &Runtime::lastError() {
+  const Errors &own = errors.mine().errors;
+  if (own.status != 0)
+    return own.message;
+  // A message handed over stays until a clear; "" is never written to.
+  static const std::string none;
+  std::lock_guard<std::mutex> lock(orphans->mutex);
+  return orphans->errors.status ? orphans->errors.message : none;
+}
+
+uint64_t Runtime::errorCount() {
+  uint64_t count = errors.mine().errors.count;
+  std::lock_guard<std::mutex> lock(orphans->mutex);
+  return count + orphans->errors.count;
+}
+
 void Runtime::clearError() {
-  firstStatus = 0;
-  firstMessage.clear();
-  errors = 0;
+  errors.mine().errors = Errors();
+  std::lock_guard<std::mutex> lock(orphans->mutex);
+  orphans->errors = Errors();
 }
 
 void Runtime::recordError(int status, const char *entry,
@@ -98,11 +134,12 @@ void Runtime::recordError(int status, const char *entry,
   if (!current.empty())
     message += ", node '" + current + "'";
   std::fprintf(stderr, "joint-cuda-runtime: error: %s\n", message.c_str());
-  ++errors;
-  if (firstStatus != 0)
+  Errors &own = errors.mine().errors;
+  ++own.count;
+  if (own.status != 0)
     return;
-  firstStatus = status;
-  firstMessage = std::move(message);
+  own.status = status;
+  own.message = std::move(message);
 }
 
 void Runtime::setNode(const char *name) {
@@ -271,55 +308,124 @@ int Runtime::memInfo(uint64_t *freeBytes, uint64_t *totalBytes) {
 // mgpu* entry points
 //===----------------------------------------------------------------------===//
 
-CUmodule Runtime::moduleLoad(const void *data, const char *entry) {
-  ContextScope scope(*this, entry);
-  if (!scope)
-    return nullptr;
+CUmodule Runtime::loadedModule(Module &m, const char *entry,
+                               const std::string &detail) {
+  auto it = m.loaded.find(currentDevice);
+  if (it != m.loaded.end())
+    return it->second;
   CUmodule module = nullptr;
-  if (!check(driver.moduleLoadData(&module, data), entry, "cuModuleLoadData"))
+  if (m.jit) {
+    CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
+    void *values[] = {
+        reinterpret_cast<void *>(static_cast<intptr_t>(m.optLevel))};
+    if (!check(driver.moduleLoadDataEx(&module, m.image, 1, options, values),
+               entry, "cuModuleLoadDataEx", detail))
+      return nullptr;
+  } else if (!check(driver.moduleLoadData(&module, m.image), entry,
+                    "cuModuleLoadData", detail)) {
     return nullptr;
+  }
+  m.loaded[currentDevice] = module;
   return module;
 }
 
-CUmodule Runtime::moduleLoadJIT(const void *data, int optLevel) {
-  ContextScope scope(*this, "mgpuModuleLoadJIT");
-  if (!scope)
-    return nullptr;
-  CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
-  void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
-  CUmodule module = nullptr;
-  if (!check(driver.moduleLoadDataEx(&module, data, 1, options, values),
-             "mgpuModuleLoadJIT", "cuModuleLoadDataEx"))
-    return nullptr;
-  return module;
-}
-
-void Runtime::moduleUnload(CUmodule module) {
-  ContextScope scope(*this, "mgpuModuleUnload");
-  if (!scope)
-    return;
-  check(driver.moduleUnload(module), "mgpuModuleUnload", "cuModuleUnload");
-}
-
-CUfunction Runtime::moduleGetFunction(CUmodule module, const char *name) {
-  ContextScope scope(*this, "mgpuModuleGetFunction");
-  if (!scope)
+CUfunction Runtime::resolved(Function &f, const char *entry,
+                             const std::string &detail) {
+  auto it = f.resolved.find(currentDevice);
+  if (it != f.resolved.end())
+    return it->second;
+  CUmodule module = loadedModule(*f.module, entry, detail);
+  if (!module)
     return nullptr;
   CUfunction fn = nullptr;
-  std::string kernel = name ? name : "";
-  if (!check(driver.moduleGetFunction(&fn, module, name),
-             "mgpuModuleGetFunction", "cuModuleGetFunction",
-             ", kernel '" + kernel + "'"))
+  if (!check(driver.moduleGetFunction(&fn, module, f.name.c_str()), entry,
+             "cuModuleGetFunction", detail))
     return nullptr;
-  kernelNames[fn] = kernel;
+  f.resolved[currentDevice] = fn;
   return fn;
 }
 
-std::string Runtime::kernelDetail(CUfunction fn) const {
-  auto it = kernelNames.find(fn);
-  return ", kernel '" +
-         (it == kernelNames.end() ? std::string("<unknown>") : it->second) +
-         "'";
+CUmodule Runtime::newModule(const void *data, bool jit, int optLevel,
+                            const char *entry) {
+  ContextScope scope(*this, entry);
+  if (!scope)
+    return nullptr;
+  auto m = std::make_unique<Module>();
+  m->image = data;
+  m->jit = jit;
+  m->optLevel = optLevel;
+  // Loaded on the loading thread's device now, so a bad image fails here.
+  if (!loadedModule(*m, entry, ""))
+    return nullptr;
+  auto handle = reinterpret_cast<CUmodule>(m.get());
+  modules.emplace(handle, std::move(m));
+  return handle;
+}
+
+CUmodule Runtime::moduleLoad(const void *data, const char *entry) {
+  return newModule(data, /*jit=*/false, 0, entry);
+}
+
+CUmodule Runtime::moduleLoadJIT(const void *data, int optLevel) {
+  return newModule(data, /*jit=*/true, optLevel, "mgpuModuleLoadJIT");
+}
+
+void Runtime::moduleUnload(CUmodule module) {
+  const char *entry = "mgpuModuleUnload";
+  ContextScope scope(*this, entry);
+  if (!scope || !module)
+    return;
+  auto it = modules.find(module);
+  if (it == modules.end()) {
+    recordError(kStatusInvalidArgument, entry, "unknown module handle");
+    return;
+  }
+  Module &m = *it->second;
+  for (auto &[name, fn] : m.functions)
+    functions.erase(reinterpret_cast<CUfunction>(fn.get()));
+  // Each device's module is unloaded in that device's context (nested
+  // scopes push nothing for the current device).
+  int saved = currentDevice;
+  for (auto &[ordinal, loaded] : m.loaded) {
+    currentDevice = ordinal;
+    ContextScope inner(*this, entry);
+    if (inner)
+      check(driver.moduleUnload(loaded), entry, "cuModuleUnload",
+            m.loaded.size() > 1 ? ", device " + std::to_string(ordinal) : "");
+  }
+  currentDevice = saved;
+  modules.erase(it);
+}
+
+CUfunction Runtime::moduleGetFunction(CUmodule module, const char *name) {
+  const char *entry = "mgpuModuleGetFunction";
+  ContextScope scope(*this, entry);
+  if (!scope)
+    return nullptr;
+  std::string kernel = name ? name : "";
+  std::string detail = ", kernel '" + kernel + "'";
+  auto it = modules.find(module);
+  if (it == modules.end()) {
+    recordError(kStatusInvalidArgument, entry, "unknown module handle", detail);
+    return nullptr;
+  }
+  Module &m = *it->second;
+  auto found = m.functions.find(kernel);
+  if (found != m.functions.end()) {
+    // Resolved on this device now, as for a new function.
+    if (!resolved(*found->second, entry, detail))
+      return nullptr;
+    return reinterpret_cast<CUfunction>(found->second.get());
+  }
+  auto f = std::make_unique<Function>();
+  f->module = &m;
+  f->name = kernel;
+  if (!resolved(*f, entry, detail))
+    return nullptr;
+  auto handle = reinterpret_cast<CUfunction>(f.get());
+  functions[handle] = f.get();
+  m.functions.emplace(kernel, std::move(f));
+  return handle;
 }
 
 void Runtime::launchKernel(CUfunction fn, const intptr_t *cluster,
@@ -330,7 +436,14 @@ void Runtime::launchKernel(CUfunction fn, const intptr_t *cluster,
   ContextScope scope(*this, entry);
   if (!scope)
     return;
-  std::string detail = kernelDetail(fn);
+  auto known = functions.find(fn);
+  if (known == functions.end()) {
+    recordError(kStatusInvalidArgument, entry, "unknown function handle",
+                ", kernel '<unknown>'");
+    return;
+  }
+  Function &function = *known->second;
+  std::string detail = ", kernel '" + function.name + "'";
   auto inRange = [](intptr_t v) { return v >= 1 && v <= INT64_C(0xffffffff); };
   for (int i = 0; i < 3; ++i) {
     if (!inRange(grid[i]) || !inRange(block[i]) ||
@@ -347,6 +460,12 @@ void Runtime::launchKernel(CUfunction fn, const intptr_t *cluster,
   }
   stream = orCompute(stream);
   if (!stream)
+    return;
+  // This device's function: its module is loaded into this device's
+  // context on the first launch here.
+  fn = resolved(function, entry,
+                detail + ", device " + std::to_string(currentDevice));
+  if (!fn)
     return;
   if (!cluster) {
     check(driver.launchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1],

@@ -3,12 +3,13 @@
 // One `Runtime` owns what the lowered host code of a training step needs on
 // the device: the retained primary context of each device (shared with torch),
 // one compute stream and one transfer stream per device, stream-ordered device
-// allocations with a live-byte high-water mark, loaded modules and kernel
-// names, the pinned pool and the `ao` offload/reload transfers. Every failed
-// driver call is recorded with the entry point, the driver call, the kernel
-// and the node, and keeps the status non-zero until cleared: nothing fails
-// silently. The C ABI (CApi.cpp, joint_cuda_runtime.h) wraps one global
-// instance; tests build instances over a fake `DriverApi`.
+// allocations with a live-byte high-water mark, modules and functions loaded
+// per device behind runtime-owned handles, the pinned pool and the `ao`
+// offload/reload transfers. Every failed driver call is recorded with the
+// entry point, the driver call, the kernel and the node, and keeps the
+// calling thread's status non-zero until it clears: nothing fails silently.
+// The C ABI (CApi.cpp, joint_cuda_runtime.h) wraps one global instance;
+// tests build instances over a fake `DriverApi`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,6 +45,14 @@ public:
   PerThread &operator=(T value) {
     values()[id] = std::move(value);
     return *this;
+  }
+  /// This thread's own value, created from `initial` on first use.
+  T &mine() {
+    auto &map = values();
+    auto it = map.find(id);
+    if (it == map.end())
+      it = map.emplace(id, initial).first;
+    return it->second;
   }
 
 private:
@@ -113,15 +123,24 @@ public:
   Runtime &operator=(const Runtime &) = delete;
 
   //===-- Errors ----------------------------------------------------------===//
+  // The error state is per thread: a thread sees the failures of its own
+  // calls, and its `clearError` clears only those, so rank threads do not
+  // erase each other's failures. A thread that exits with an uncleared
+  // failure hands it to the process (when its thread-local storage is
+  // destroyed): every thread whose own state is clean sees it (as its status
+  // and message) until some thread clears.
+
   /// First failure since the last `clearError` (0 when none): a CUresult or
   /// a `RuntimeStatus`.
-  int status() const { return firstStatus; }
+  int status();
   /// Message of the first failure ("" when none), e.g. "mgpuLaunchKernel:
   /// cuLaunchKernel failed: CUDA_ERROR_STUB_LIBRARY (34), kernel 'k', node
-  /// 'mm_3'".
-  const std::string &lastError() const { return firstMessage; }
-  /// Failures recorded since the last `clearError`.
-  uint64_t errorCount() const { return errors; }
+  /// 'mm_3'". Valid until this thread's next `clearError`.
+  const std::string &lastError();
+  /// Failures recorded since the last `clearError` (this thread's and those
+  /// handed over by exited threads).
+  uint64_t errorCount();
+  /// Clears this thread's failures and those handed over by exited threads.
   void clearError();
   /// Names the node whose host code runs now on the calling thread; it is
   /// reported with errors (and passed to a checking driver's `annotate`).
@@ -134,9 +153,18 @@ public:
   /// Selects the calling thread's device (each thread has its own).
   void setDefaultDevice(int device) { currentDevice = device; }
   int defaultDevice() const { return currentDevice; }
+  // Modules and functions are runtime-owned handles valid on every device:
+  // the image is loaded into the calling thread's device at `moduleLoad`
+  // (so a bad image fails there) and into another device's primary context
+  // the first time a thread on that device launches one of its kernels;
+  // functions are resolved per device likewise. The image must outlive the
+  // module (the generated code's is a constant global).
   CUmodule moduleLoad(const void *data, const char *entry);
   CUmodule moduleLoadJIT(const void *data, int optLevel);
+  /// Unloads the module from every device it was loaded on; null is a no-op.
   void moduleUnload(CUmodule module);
+  /// The same handle for the same (module, name); resolved on the calling
+  /// thread's device now, so an unknown kernel fails here.
   CUfunction moduleGetFunction(CUmodule module, const char *name);
   /// `cluster` is null for a plain launch. Dimensions must be in [1, 2^32).
   void launchKernel(CUfunction fn, const intptr_t *cluster,
@@ -273,11 +301,60 @@ private:
     std::vector<CUevent> freeEvents; ///< pooled, created in this context
   };
 
+  struct Module;
+  /// A runtime-owned function: its kernel name and driver function per
+  /// device.
+  struct Function {
+    Module *module = nullptr;
+    std::string name;
+    std::map<int, CUfunction> resolved;
+  };
+  /// A runtime-owned module: its image and its driver module per device.
+  struct Module {
+    const void *image = nullptr;
+    bool jit = false;
+    int optLevel = 0;
+    std::map<int, CUmodule> loaded;
+    std::map<std::string, std::unique_ptr<Function>> functions;
+  };
+  /// First failures of one thread, or those handed over by exited threads.
+  struct Errors {
+    int status = 0;
+    std::string message;
+    uint64_t count = 0;
+  };
+  /// The failures exited threads left uncleared (shared with their
+  /// per-thread states, which may outlive the runtime).
+  struct Orphans {
+    std::mutex mutex;
+    Errors errors;
+  };
+  /// A thread's failures; at the thread's exit, uncleared ones go to
+  /// `orphans`.
+  struct ThreadErrors {
+    Errors errors;
+    std::shared_ptr<Orphans> orphans;
+    ThreadErrors(std::shared_ptr<Orphans> orphans)
+        : orphans(std::move(orphans)) {}
+    ThreadErrors(const ThreadErrors &) = default;
+    ~ThreadErrors();
+  };
+
+  /// The driver module of `m` on the current device, loaded on first use
+  /// (inside an active ContextScope). Null after a failure.
+  CUmodule loadedModule(Module &m, const char *entry,
+                        const std::string &detail);
+  /// The driver function of `f` on the current device, resolved on first
+  /// use (inside an active ContextScope). Null after a failure.
+  CUfunction resolved(Function &f, const char *entry,
+                      const std::string &detail);
+  CUmodule newModule(const void *data, bool jit, int optLevel,
+                     const char *entry);
+
   Device *device(const char *entry);
   CUstream orCompute(CUstream stream);
   CUevent acquireEvent(const char *entry, const std::string &detail);
   void releaseEvent(int ordinal, CUevent event);
-  std::string kernelDetail(CUfunction fn) const;
   /// Orders the transfer stream after the work enqueued so far on the
   /// compute stream (`event` recorded there, waited for on the device).
   bool transferAfterCompute(CUevent event, CUstream compute, CUstream transfer,
@@ -294,10 +371,10 @@ private:
   bool initialized = false;
   std::map<int, Device> devices;
   PerThread<std::string> node{""}; ///< of the calling thread
-  int firstStatus = 0;
-  std::string firstMessage;
-  uint64_t errors = 0;
-  std::unordered_map<CUfunction, std::string> kernelNames;
+  std::shared_ptr<Orphans> orphans = std::make_shared<Orphans>();
+  PerThread<ThreadErrors> errors{ThreadErrors(orphans)};
+  std::unordered_map<CUmodule, std::unique_ptr<Module>> modules;
+  std::unordered_map<CUfunction, Function *> functions;
   std::unordered_map<CUdeviceptr, uint64_t> allocations;
   DeviceMemoryStats memory;
   PinnedPool pinned;

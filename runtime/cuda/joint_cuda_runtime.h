@@ -45,11 +45,19 @@ typedef struct JointRuntimeStats {
   uint64_t live_transfers;           /* ao transfers not yet released */
 } JointRuntimeStats;
 
-/* First failure since the last clear: 0, a CUresult or a JOINT_STATUS_*. The
- * lowered step returns it, so any failed call fails the step. */
+/* The error state is per thread: status, message and clear concern the
+ * failures of the calling thread's own calls, so rank threads never clear
+ * each other's. A failure a thread left uncleared when it exited is seen by
+ * every thread whose own state is clean, until one clears. Every failure is
+ * also printed to stderr when recorded. */
+/* This thread's first failure since its last clear: 0, a CUresult or a
+ * JOINT_STATUS_*. The lowered step returns it, so any failed call fails the
+ * step. */
 int32_t joint_runtime_status(void);
-/* "entry: call failed: NAME (code), kernel 'k', node 'n'" or "" when none. */
+/* "entry: call failed: NAME (code), kernel 'k', node 'n'" or "" when none;
+ * valid until this thread's next clear. */
 const char *joint_runtime_last_error(void);
+/* Clears this thread's failures (and those exited threads left). */
 void joint_runtime_clear_error(void);
 /* Names the node whose host code runs next; errors report it. */
 void joint_runtime_set_node(const char *name);

@@ -39,9 +39,31 @@ std::string nameOfDevice(CUdeviceptr ptr) {
   return it == fake().devicePtrs.end() ? "?" : it->second;
 }
 
+std::string nameOfContext(CUcontext ctx) {
+  if (!ctx)
+    return "none";
+  return "ctx" + std::to_string(reinterpret_cast<uintptr_t>(ctx) - 0x100);
+}
+
 } // namespace joint::cuda::test
 
 namespace {
+
+CUcontext currentContext() {
+  return fake().contexts.empty() ? nullptr : fake().contexts.back();
+}
+
+/// CUDA_ERROR_INVALID_CONTEXT when `fn` belongs to a module of another
+/// context than the current one.
+CUresult checkContext(CUfunction fn) {
+  auto f = fake().functionModule.find(fn);
+  if (f == fake().functionModule.end())
+    return CUDA_SUCCESS;
+  auto m = fake().moduleContext.find(f->second);
+  if (m == fake().moduleContext.end() || m->second == currentContext())
+    return CUDA_SUCCESS;
+  return CUDA_ERROR_INVALID_CONTEXT;
+}
 
 /// Logs the call and returns the injected failure for it, if any.
 CUresult enter(const char *call, const std::string &args) {
@@ -87,29 +109,38 @@ CUresult fRelease(CUdevice dev) {
     --fake().retainedContexts;
   return r;
 }
-CUresult fPush(CUcontext) {
+CUresult fPush(CUcontext ctx) {
   CUresult r = enter("cuCtxPushCurrent", "");
-  if (!r)
+  if (!r) {
     ++fake().contextDepth;
+    fake().contexts.push_back(ctx);
+  }
   return r;
 }
 CUresult fPop(CUcontext *) {
   CUresult r = enter("cuCtxPopCurrent", "");
-  if (!r)
+  if (!r) {
     --fake().contextDepth;
+    if (!fake().contexts.empty())
+      fake().contexts.pop_back();
+  }
   return r;
 }
 CUresult fModuleLoad(CUmodule *m, const void *) {
   CUresult r = enter("cuModuleLoadData", "");
-  if (!r)
+  if (!r) {
     *m = static_cast<CUmodule>(newHandle(fake().modules, 'm'));
+    fake().moduleContext[*m] = currentContext();
+  }
   return r;
 }
 CUresult fModuleLoadEx(CUmodule *m, const void *, unsigned, CUjit_option *,
                        void **) {
   CUresult r = enter("cuModuleLoadDataEx", "");
-  if (!r)
+  if (!r) {
     *m = static_cast<CUmodule>(newHandle(fake().modules, 'm'));
+    fake().moduleContext[*m] = currentContext();
+  }
   return r;
 }
 CUresult fModuleUnload(CUmodule m) {
@@ -120,29 +151,41 @@ CUresult fModuleUnload(CUmodule m) {
 }
 CUresult fGetFunction(CUfunction *fn, CUmodule m, const char *name) {
   CUresult r = enter("cuModuleGetFunction", nameOf(m) + ", " + name);
-  if (!r)
+  if (!r) {
     *fn = static_cast<CUfunction>(newHandle(fake().functions, 'f'));
+    fake().functionModule[*fn] = m;
+  }
   return r;
 }
 CUresult fLaunch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
                  unsigned bx, unsigned by, unsigned bz, unsigned smem,
                  CUstream stream, void **, void **) {
-  return enter("cuLaunchKernel",
-               nameOf(fn) + ", grid " + std::to_string(gx) + "x" +
-                   std::to_string(gy) + "x" + std::to_string(gz) + ", block " +
-                   std::to_string(bx) + "x" + std::to_string(by) + "x" +
-                   std::to_string(bz) + ", smem " + std::to_string(smem) +
-                   ", " + nameOf(stream));
+  CUresult context = checkContext(fn);
+  CUresult r = enter(
+      "cuLaunchKernel",
+      nameOf(fn) + ", grid " + std::to_string(gx) + "x" + std::to_string(gy) +
+          "x" + std::to_string(gz) + ", block " + std::to_string(bx) + "x" +
+          std::to_string(by) + "x" + std::to_string(bz) + ", smem " +
+          std::to_string(smem) + ", " + nameOf(stream));
+  if (r || !context)
+    return r;
+  fake().log.back() += " -> " + std::to_string(context);
+  return context;
 }
 CUresult fLaunchEx(const CUlaunchConfig *config, CUfunction fn, void **,
                    void **) {
   const CUlaunchAttribute &a = config->attrs[0];
-  return enter("cuLaunchKernelEx",
-               nameOf(fn) + ", cluster " +
-                   std::to_string(a.value.clusterDim.x) + "x" +
-                   std::to_string(a.value.clusterDim.y) + "x" +
-                   std::to_string(a.value.clusterDim.z) + ", " +
-                   nameOf(config->hStream));
+  CUresult context = checkContext(fn);
+  CUresult r =
+      enter("cuLaunchKernelEx", nameOf(fn) + ", cluster " +
+                                    std::to_string(a.value.clusterDim.x) + "x" +
+                                    std::to_string(a.value.clusterDim.y) + "x" +
+                                    std::to_string(a.value.clusterDim.z) +
+                                    ", " + nameOf(config->hStream));
+  if (r || !context)
+    return r;
+  fake().log.back() += " -> " + std::to_string(context);
+  return context;
 }
 CUresult fStreamCreate(CUstream *stream, unsigned flags) {
   CUresult r =

@@ -4,7 +4,8 @@
 // driver calls it made (one per line, symbolic handles) for FileCheck, checks
 // counters and leaks itself, and exits non-zero on any failed expectation.
 // Cases: pinned-pool, offload-protocol, device-memory, streams, errors,
-// reload-into, collectives (Collectives over a recording NcclApi).
+// reload-into, collectives (Collectives over a recording NcclApi),
+// modules-per-device, errors-per-thread.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,9 +17,11 @@
 
 #include <cstring>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <map>
 #include <string>
+#include <thread>
 
 using namespace joint::cuda;
 using namespace joint::cuda::test;
@@ -525,6 +528,113 @@ void collectivesProtocol() {
   EXPECT_EQ(fake().streams.size(), 0u);
 }
 
+/// Where the fake's live modules and functions were made.
+void dumpModules() {
+  for (auto &[handle, name] : fake().modules)
+    std::cout << name << " in " << nameOfContext(fake().moduleContext[handle])
+              << "\n";
+  for (auto &[handle, name] : fake().functions)
+    std::cout << name << " of " << nameOf(fake().functionModule[handle])
+              << "\n";
+}
+
+/// A module loaded on device 0 and launched from a thread on device 1 is
+/// loaded once in each device's primary context (device 1's at its first
+/// launch there); launches use that device's function (the fake refuses a
+/// function of another context), and unload unloads every device's module.
+void modulesPerDevice() {
+  {
+    Runtime rt(fakeDriver());
+    rt.setNode("mm_3");
+    CUmodule mod = rt.moduleLoad("cubin", "mgpuModuleLoad");
+    CUfunction fn = rt.moduleGetFunction(mod, "main_kernel");
+    EXPECT_TRUE(fn != nullptr);
+    EXPECT_TRUE(rt.moduleGetFunction(mod, "main_kernel") == fn);
+    intptr_t grid[3] = {2, 1, 1}, block[3] = {128, 1, 1},
+             cluster[3] = {2, 1, 1};
+    rt.launchKernel(fn, nullptr, grid, block, 0, nullptr, nullptr, nullptr);
+    dump("device-0");
+    std::thread rank1([&] {
+      rt.setDefaultDevice(1);
+      rt.setNode("mm_3");
+      // A function handle obtained on device 0, launched on device 1.
+      rt.launchKernel(fn, nullptr, grid, block, 0, nullptr, nullptr, nullptr);
+      rt.launchKernel(fn, cluster, grid, block, 0, nullptr, nullptr, nullptr);
+      EXPECT_TRUE(rt.moduleGetFunction(mod, "main_kernel") == fn);
+      EXPECT_EQ(rt.status(), 0);
+    });
+    rank1.join();
+    dump("device-1");
+    dumpModules();
+    // Back on device 0: its own function, nothing loaded again.
+    rt.launchKernel(fn, nullptr, grid, block, 0, nullptr, nullptr, nullptr);
+    dump("device-0-again");
+    // A failed lazy load names the kernel, the device and the node.
+    std::thread rank2([&] {
+      rt.setDefaultDevice(2);
+      rt.setNode("mm_4");
+      failNext("cuModuleLoadData", CUDA_ERROR_INVALID_IMAGE);
+      rt.launchKernel(fn, nullptr, grid, block, 0, nullptr, nullptr, nullptr);
+      std::cout << "lazy load error " << rt.lastError() << "\n";
+      rt.clearError();
+      noFailures();
+    });
+    rank2.join();
+    dump("device-2");
+    rt.moduleUnload(mod);
+    dump("unload");
+    EXPECT_EQ(fake().modules.size(), 0u);
+    EXPECT_EQ(rt.status(), 0);
+    EXPECT_EQ(rt.shutdown(), 0);
+  }
+  expectNoLeaks();
+}
+
+/// The error state is per thread: thread A fails and clears nothing, thread
+/// B clears; A still sees its failure, B sees none. When A exits with its
+/// failure uncleared, the failure is handed to the process: a thread with a
+/// clean state (here the main thread) sees it until it clears.
+void errorsPerThread() {
+  Runtime rt(fakeDriver());
+  std::promise<void> failed, cleared;
+  std::thread a([&] {
+    rt.setNode("rank_0");
+    failNext("cuInit", CUDA_ERROR_NO_DEVICE, 0);
+    EXPECT_TRUE(rt.streamCreate() == nullptr);
+    noFailures();
+    failed.set_value();
+    cleared.get_future().wait();
+    EXPECT_EQ(rt.status(), CUDA_ERROR_NO_DEVICE);
+    EXPECT_EQ(rt.errorCount(), 1u);
+    std::cout << "A after B cleared: " << rt.status() << " " << rt.lastError()
+              << "\n";
+  });
+  std::thread b([&] {
+    failed.get_future().wait();
+    rt.setNode("rank_1");
+    rt.recordError(kStatusInvalidArgument, "joint_test", "B's own failure");
+    EXPECT_EQ(rt.status(), kStatusInvalidArgument);
+    rt.clearError();
+    EXPECT_EQ(rt.status(), 0);
+    EXPECT_EQ(rt.lastError(), "");
+    std::cout << "B after clearing: " << rt.status() << "\n";
+    cleared.set_value();
+  });
+  b.join();
+  a.join();
+  std::cout << "main after A exited: " << rt.status() << " " << rt.lastError()
+            << "\n";
+  EXPECT_EQ(rt.errorCount(), 1u);
+  rt.clearError();
+  EXPECT_EQ(rt.status(), 0);
+  EXPECT_EQ(rt.errorCount(), 0u);
+  // A thread's own failure hides nothing handed over, and is seen first.
+  rt.recordError(kStatusInvalidArgument, "joint_test", "main's failure");
+  std::cout << "main own: " << rt.lastError() << "\n";
+  rt.clearError();
+  dump("calls");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -536,11 +646,14 @@ int main(int argc, char **argv) {
       {"errors", errors},
       {"reload-into", reloadInto},
       {"collectives", collectivesProtocol},
+      {"modules-per-device", modulesPerDevice},
+      {"errors-per-thread", errorsPerThread},
   };
   if (argc != 2 || !cases.count(argv[1])) {
     std::cerr << "usage: joint-cuda-runtime-test "
                  "pinned-pool|offload-protocol|device-memory|streams|errors|"
-                 "reload-into|collectives\n";
+                 "reload-into|collectives|modules-per-device|"
+                 "errors-per-thread\n";
     return 2;
   }
   resetFake();
