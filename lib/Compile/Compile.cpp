@@ -9,6 +9,7 @@
 
 #include "joint/Compile/Compile.h"
 #include "joint/Conversion/LowerToCPU/Passes.h"
+#include "joint/Conversion/LowerToCUDA/Collectives.h"
 #include "joint/Conversion/LowerToCUDA/Passes.h"
 #include "joint/Dialect/Joint/IR/JointOps.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
@@ -149,7 +150,7 @@ collectSlots(ModuleOp module, const GraphFacts &facts, std::string &graphName) {
 /// The descriptor (docs/lowering.md, "Descriptor").
 static std::string buildDescriptor(StringRef graphName, StringRef library,
                                    ArrayRef<Slot> slots, bool cuda,
-                                   bool emulated) {
+                                   bool emulated, ArrayAttr groups) {
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::json::OStream j(os, 2);
@@ -211,6 +212,12 @@ static std::string buildDescriptor(StringRef graphName, StringRef library,
     j.attributeArray("arguments", [&] { writeSlots(false); });
     j.attributeArray("outputs", [&] { writeSlots(true); });
     j.attribute("num_dims", dynamicIndex);
+    // Communicators the step needs on the calling thread's device.
+    if (groups)
+      j.attributeArray("collective_groups", [&] {
+        for (auto name : groups.getAsValueRange<StringAttr>())
+          j.value(name);
+      });
   });
   os << "\n";
   return text;
@@ -597,8 +604,9 @@ LogicalResult mlir::joint::compileStep(ModuleOp module,
       error = descriptor.path.str().str() + ": " + ec.message();
       return failure();
     }
-    os << buildDescriptor(graphName, library, *slots, cuda,
-                          cuda && cudaOptions.emulate);
+    os << buildDescriptor(
+        graphName, library, *slots, cuda, cuda && cudaOptions.emulate,
+        module->getAttrOfType<ArrayAttr>(joint::kCollectiveGroupsAttr));
     os.close();
     if (os.has_error()) {
       os.clear_error();

@@ -308,6 +308,12 @@ class CompiledStep:
             if active:
                 self.emulated = True
                 self.device = "cpu"
+        #: Torch group names of the step's collectives (the descriptor's
+        #: ``collective_groups``): the calling thread's device needs a
+        #: communicator for each before a call
+        #: (:func:`joint_mlir.collectives.init_communicators`).
+        self.collective_groups: list[str] = list(
+            self.descriptor.get("collective_groups", []))
         #: Set by :meth:`trace_schedule`: (link bytes/s, trace path or None).
         self._schedule: tuple[float, str | None] | None = None
         #: The simulated schedule of the last traced call (the runtime's
@@ -414,6 +420,7 @@ class CompiledStep:
                 shape.append(v)
             outs.append(torch.empty(shape, dtype=getattr(torch, spec["dtype"]),
                                     device=self.device))
+        self._check_communicators()
         if self.emulated:
             return self._call_emulated(d, keep, in_ptrs, outs, dims)
         P = ctypes.c_void_p
@@ -437,6 +444,25 @@ class CompiledStep:
             raise StepError(f"joint_step returned {rc} (a negative "
                                "dynamic size)")
         return outs
+
+    def _check_communicators(self) -> None:
+        """Raises CollectiveError, naming every missing group, when the
+        calling thread's device lacks a communicator the step's collectives
+        use (each would otherwise fail on its own, mid-step)."""
+        if not self.collective_groups:
+            return
+        from .collectives import CollectiveError
+        has = self._lib.joint_nccl_has_comm
+        has.argtypes, has.restype = [ctypes.c_char_p], ctypes.c_int
+        missing = [g for g in self.collective_groups if not has(g.encode())]
+        if missing:
+            raise CollectiveError(
+                f"{self.library}: the step's collectives use group(s) "
+                f"{', '.join(map(repr, self.collective_groups))}; this "
+                f"thread's device has no communicator for "
+                f"{', '.join(map(repr, missing))}: create them on every rank "
+                "with joint_mlir.collectives.init_communicators(step, "
+                "groups, rank, store, device=...) before the first call")
 
     def _call_emulated(self, d: dict[str, Any], keep: list[torch.Tensor],
                        in_ptrs: list[int], outs: list[torch.Tensor],

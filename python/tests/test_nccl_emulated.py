@@ -136,3 +136,54 @@ def test_two_rank_threads_bootstrap_and_collectives() -> None:
     assert got["live_bytes"] == 0 and got["races"] == 0, got
     # One all_gather and two reduce_scatters per rank.
     assert got["collectives"] == 6, got
+
+
+# Two rank threads that select the same device: NCCL's refusal on both ranks
+# (no hang); prints one JSON line.
+SAME_DEVICE = r"""
+import json, threading
+import torch.distributed as dist
+from joint_mlir.collectives import init_communicators, runtime_library
+from joint_mlir.mlir_cpu import load_emulated_runtime
+
+lib = runtime_library(load_emulated_runtime())
+store = dist.HashStore()
+errors = {}
+
+def rank_main(rank):
+    try:
+        init_communicators(lib, {"0": [0, 1]}, rank, store, device=0,
+                           world_size=2)
+    except Exception as e:
+        errors[rank] = [type(e).__name__, str(e)]
+
+threads = [threading.Thread(target=rank_main, args=(r,)) for r in range(2)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join(timeout=120)
+print(json.dumps({"alive": [t.is_alive() for t in threads],
+                  "errors": errors}))
+"""
+
+
+def test_two_ranks_on_one_device_are_refused() -> None:
+    cuda_built()
+    import torch.distributed as dist
+    if not dist.is_available():
+        pytest.skip("torch.distributed (HashStore) is not available")
+    r = subprocess.run([sys.executable, "-c", SAME_DEVICE],
+                       capture_output=True, text=True, env=_child_env(),
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-4000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["alive"] == [False, False], got
+    for rank in ("0", "1"):
+        kind, message = got["errors"][rank]
+        assert kind == "CollectiveError", got
+        assert message == (
+            f"joint_nccl_comm_init('joint_world', rank {rank} of 2): status "
+            "-5: joint_nccl_comm_init: ncclCommInitRank failed: "
+            "ncclInvalidUsage (5): ranks 0 and 1 both use device 0 (one rank "
+            "per device: select each rank's device before joining), rank "
+            f"{rank} of 2, group 'joint_world'"), message

@@ -108,6 +108,15 @@ groups = json.loads((folder / "groups.json").read_text())
 store = dist.HashStore()
 results, errors = {}, []
 
+# Before any communicator exists: one error naming the missing groups, and
+# nothing of the step runs.
+data0 = torch.load(folder / "rank0.pt")
+try:
+    run_compiled(steps[libs[0]], data0["state"], data0["inputs"])
+    uninitialised = None
+except Exception as e:
+    uninitialised = [type(e).__name__, str(e), runtime.joint_runtime_status()]
+
 def rank_main(rank):
     try:
         data = torch.load(folder / f"rank{rank}.pt")
@@ -180,6 +189,8 @@ print(json.dumps({
     "stats": {name: getattr(stats, name) for name in FIELDS},
     "runtime": {name: getattr(runtime_stats, name) for name in RUNTIME},
     "collectives": lib.joint_emu_collectives(),
+    "uninitialised": uninitialised,
+    "descriptor_groups": [steps[path].collective_groups for path in libs],
 }), flush=True)
 os._exit(0)  # rank threads stuck in a rendezvous must not keep us alive
 """
@@ -268,6 +279,17 @@ def test_fsdp_step_on_nccl_matches_gloo(tmp_path: Path) -> None:
     assert got["errors"] == [], "\n".join(got["errors"])
     assert got["alive"] == [False] * WORLD, got
     assert got["status"] == 0, got["message"]
+    # The descriptor names the groups; a call before init_communicators is
+    # one CollectiveError naming them, with no runtime error recorded.
+    assert got["descriptor_groups"] == [sorted(groups)] * WORLD, got
+    kind, message, status = got["uninitialised"]
+    assert kind == "CollectiveError" and status == 0, got["uninitialised"]
+    named = ", ".join(repr(g) for g in sorted(groups))
+    assert (f"the step's collectives use group(s) {named}; this thread's "
+            f"device has no communicator for {named}: create them on every "
+            "rank with joint_mlir.collectives.init_communicators(step, "
+            "groups, rank, store, device=...) before the first call"
+            ) in message, message
     worst = {}
     for rank, rows in got["report"].items():
         for name, row in rows.items():

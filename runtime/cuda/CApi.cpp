@@ -370,6 +370,11 @@ JOINT_EXPORT int joint_nccl_comm_destroy_all(void) {
   return collectives(*rt).destroyAll();
 }
 
+JOINT_EXPORT int joint_nccl_has_comm(const char *group) {
+  GlobalLock rt;
+  return collectives(*rt).hasComm(group) ? 1 : 0;
+}
+
 JOINT_EXPORT void *joint_nccl_all_gather(const char *group, const void *in,
                                          void *out, uint64_t sendcount,
                                          int dtype, const char *node) {

@@ -529,14 +529,39 @@ CUresult eDeviceGet(CUdevice *dev, int ordinal) {
   *dev = ordinal;
   return CUDA_SUCCESS;
 }
-CUresult eRetain(CUcontext *ctx, CUdevice) {
-  static char context;
-  *ctx = reinterpret_cast<CUcontext>(&context);
+/// One primary context per ordinal; a context is its ordinal's byte.
+char contexts[emu::kDevices];
+/// The calling thread's pushed contexts (ordinals), innermost last.
+thread_local std::vector<int> contextStack;
+
+CUresult eRetain(CUcontext *ctx, CUdevice dev) {
+  *ctx = reinterpret_cast<CUcontext>(&contexts[dev]);
   return CUDA_SUCCESS;
 }
 CUresult eRelease(CUdevice) { return CUDA_SUCCESS; }
-CUresult ePush(CUcontext) { return CUDA_SUCCESS; }
-CUresult ePop(CUcontext *) { return CUDA_SUCCESS; }
+CUresult ePush(CUcontext ctx) {
+  auto *byte = reinterpret_cast<char *>(ctx);
+  if (byte < contexts || byte >= contexts + emu::kDevices) {
+    Device &d = device();
+    Lock lock(d.mutex);
+    return d.fail(CUDA_ERROR_INVALID_CONTEXT,
+                  "cuCtxPushCurrent: not a context of the emulated device");
+  }
+  contextStack.push_back(static_cast<int>(byte - contexts));
+  return CUDA_SUCCESS;
+}
+CUresult ePop(CUcontext *ctx) {
+  if (contextStack.empty()) {
+    Device &d = device();
+    Lock lock(d.mutex);
+    return d.fail(CUDA_ERROR_INVALID_CONTEXT,
+                  "cuCtxPopCurrent: no context is current on this thread");
+  }
+  if (ctx)
+    *ctx = reinterpret_cast<CUcontext>(&contexts[contextStack.back()]);
+  contextStack.pop_back();
+  return CUDA_SUCCESS;
+}
 
 //===----------------------------------------------------------------------===//
 // Modules and kernels
@@ -1185,6 +1210,10 @@ const DriverApi &emulatedDriver() {
 }
 
 bool isEmulated(const DriverApi &api) { return &api == &emulatedDriver(); }
+
+int emu::currentDevice() {
+  return contextStack.empty() ? -1 : contextStack.back();
+}
 
 namespace emu {
 

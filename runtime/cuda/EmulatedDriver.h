@@ -39,6 +39,9 @@ namespace emu {
 /// share one address space, one allocator and one set of counters.
 constexpr int kDevices = 8;
 
+/// Ordinal of the calling thread's current context (cuCtxPushCurrent), or
+/// -1 when none is current; what cudaGetDevice tells NCCL on a real GPU.
+int currentDevice();
 /// Counters of the emulated device (see JointEmuStats for units).
 JointEmuStats stats();
 /// Copies (any direction) enqueued so far on `stream`; -1 when it is not a

@@ -2,15 +2,16 @@
 //
 // `emulatedNccl()`: the ranks of a communicator are threads of this process
 // (thread r on emulated device r). ncclCommInitRank meets the other ranks by
-// unique id; ncclCommSplit is a rendezvous over the parent's ranks (ranks
-// grouped by color, ordered by key, then parent rank). A collective (or a
-// group of sends and receives) is stream work on the communication stream:
-// its reads and writes go to the race checker when it is enqueued, and on
-// the stream's worker the ranks meet per (communicator, sequence number),
-// every rank deposits its buffers, computes its own output from all of them
-// (reductions in rank order 0..n-1, f16/bf16 widened to float and rounded
-// back at each step, avg = sum / nranks, integers exact, wrapping), waits
-// until every rank has done so (no input is released early), then writes
+// unique id and, as NCCL does, fails on every rank when two ranks share a
+// device (the calling thread's current context); ncclCommSplit is a rendezvous
+// over the parent's ranks (ranks grouped by color, ordered by key, then parent
+// rank). A collective (or a group of sends and receives) is stream work on the
+// communication stream: its reads and writes go to the race checker when it is
+// enqueued, and on the stream's worker the ranks meet per (communicator,
+// sequence number), every rank deposits its buffers, computes its own output
+// from all of them (reductions in rank order 0..n-1, f16/bf16 widened to float
+// and rounded back at each step, avg = sum / nranks, integers exact, wrapping),
+// waits until every rank has done so (no input is released early), then writes
 // its output. Ranks that disagree (counts, types, unmatched sends) are
 // reported as findings and leave their outputs unwritten.
 //
@@ -406,8 +407,21 @@ ncclResult_t eGetUniqueId(ncclUniqueId *id) {
 struct PendingInit {
   std::shared_ptr<Clique> clique;
   std::vector<bool> joined;
+  std::vector<int> devices; ///< each rank's current device (-1: none)
   int arrived = 0, left = 0;
 };
+
+/// NCCL's "Duplicate GPU detected": "" or which ranks share a device.
+std::string duplicateDevice(const std::vector<int> &devices) {
+  for (size_t a = 0; a < devices.size(); ++a)
+    for (size_t b = a + 1; b < devices.size(); ++b)
+      if (devices[a] >= 0 && devices[a] == devices[b])
+        return "ranks " + std::to_string(a) + " and " + std::to_string(b) +
+               " both use device " + std::to_string(devices[a]) +
+               " (one rank per device: select each rank's device before "
+               "joining)";
+  return "";
+}
 
 ncclResult_t eCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
                            int rank) {
@@ -423,6 +437,7 @@ ncclResult_t eCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
   if (!p.clique) {
     p.clique = std::make_shared<Clique>(nranks);
     p.joined.resize(nranks, false);
+    p.devices.resize(nranks, -1);
   }
   if (p.clique->nranks != nranks)
     return fail(ncclInvalidUsage,
@@ -433,6 +448,7 @@ ncclResult_t eCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
     return fail(ncclInvalidUsage,
                 "rank " + std::to_string(rank) + " joined this id twice");
   p.joined[rank] = true;
+  p.devices[rank] = emu::currentDevice();
   ++p.arrived;
   changed.notify_all();
   if (!changed.wait_for(lock, timeout(), [&] { return p.arrived == nranks; })) {
@@ -448,11 +464,16 @@ ncclResult_t eCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
                                      " s for rank(s)" + missing +
                                      " (JOINT_EMU_NCCL_TIMEOUT_S)");
   }
-  auto *c = new EmuComm;
-  c->clique = p.clique;
-  c->rank = rank;
+  // Every rank sees the same devices, so all fail together.
+  std::string duplicate = duplicateDevice(p.devices);
+  std::shared_ptr<Clique> clique = p.clique;
   if (++p.left == nranks)
     pending.erase(key);
+  if (!duplicate.empty())
+    return fail(ncclInvalidUsage, duplicate);
+  auto *c = new EmuComm;
+  c->clique = std::move(clique);
+  c->rank = rank;
   *comm = reinterpret_cast<ncclComm_t>(c);
   return ncclSuccess;
 }

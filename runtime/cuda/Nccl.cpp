@@ -269,7 +269,16 @@ int Collectives::commInit(const char *group, int nranks, int rank,
                  ", rank " + std::to_string(rank) + " of " +
                      std::to_string(nranks) + detail))
     return rt.status();
-  comms[{device, group}] = comm;
+  // Another thread on this device bootstrapped the same name meanwhile.
+  if (!comms.emplace(std::make_pair(device, std::string(group)), comm).second) {
+    loaded->commDestroy(comm);
+    rt.recordError(kStatusInvalidArgument, entry,
+                   "device " + std::to_string(device) +
+                       " already has a communicator for this group (two "
+                       "ranks on one device)",
+                   detail);
+    return rt.status();
+  }
   return kStatusOk;
 }
 
@@ -309,9 +318,21 @@ int Collectives::commSplit(const char *parent, const char *group, int color,
                  ", color " + std::to_string(color) + ", key " +
                      std::to_string(key) + detail))
     return rt.status();
-  if (comm)
-    comms[{device, group}] = comm;
+  if (comm &&
+      !comms.emplace(std::make_pair(device, std::string(group)), comm).second) {
+    loaded->commDestroy(comm);
+    rt.recordError(kStatusInvalidArgument, entry,
+                   "device " + std::to_string(device) +
+                       " already has a communicator for this group (two "
+                       "ranks on one device)",
+                   detail);
+    return rt.status();
+  }
   return kStatusOk;
+}
+
+bool Collectives::hasComm(const char *group) const {
+  return group && comms.count({rt.defaultDevice(), group});
 }
 
 int Collectives::destroyAll() {

@@ -103,6 +103,8 @@ public:
   int commSplit(const char *parent, const char *group, int color, int key);
   /// Destroys the calling thread's device's communicators.
   int destroyAll();
+  /// True when the calling thread's device has a communicator for `group`.
+  bool hasComm(const char *group) const;
 
   /// The collectives; counts in elements. Null on failure.
   CollectiveHandle *allGather(const char *group, const void *in, void *out,

@@ -42,6 +42,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <set>
+
 namespace mlir {
 namespace joint {
 #define GEN_PASS_DEF_JOINTGPUCOLLECTIVES
@@ -216,11 +218,18 @@ FailureOr<Collective> readCollective(CallFunctionOp op, Kind kind,
     int64_t n = size.getInt();
     auto [small, large] = kind == Kind::AllGather ? std::make_pair(in, out)
                                                   : std::make_pair(out, in);
+    auto shapeText = [](RankedTensorType t) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvm::interleave(t.getShape(), os, "x");
+      return text;
+    };
     if (small.getRank() != large.getRank() ||
         small.getShape().drop_front() != large.getShape().drop_front() ||
         small.getDimSize(0) * n != large.getDimSize(0))
       return fail("group_size " + Twine(n) +
-                  " is not the dim-0 ratio of its output to its input");
+                  " is not the dim-0 ratio of its output to its input (" +
+                  shapeText(out) + " from " + shapeText(in) + ")");
     c.count = small.getNumElements();
     return c;
   }
@@ -414,13 +423,27 @@ struct CollectivesPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool failed = false;
+    std::set<std::string> groups;
     module.walk([&](CallFunctionOp op) {
-      if (std::optional<Kind> kind = getKind(op.getTarget()))
-        failed |= mlir::failed(checkCollective(op, *kind));
+      std::optional<Kind> kind = getKind(op.getTarget());
+      if (!kind)
+        return;
+      failed |= mlir::failed(checkCollective(op, *kind));
+      std::string why;
+      if (*kind != Kind::Wait)
+        if (FailureOr<Collective> c = readCollective(op, *kind, why);
+            succeeded(c))
+          groups.insert(c->group.str());
     });
     if (failed)
       return signalPassFailure();
     MLIRContext *ctx = &getContext();
+    if (!groups.empty()) {
+      SmallVector<Attribute> names;
+      for (const std::string &g : groups)
+        names.push_back(StringAttr::get(ctx, g));
+      module->setAttr(kCollectiveGroupsAttr, ArrayAttr::get(ctx, names));
+    }
     ConversionTarget target(*ctx);
     target.addDynamicallyLegalOp<CallFunctionOp>(
         [](CallFunctionOp op) { return !getKind(op.getTarget()); });

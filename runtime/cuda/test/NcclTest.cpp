@@ -525,6 +525,35 @@ void timeout() {
   expect(joint_runtime_status() == JOINT_STATUS_DEVICE_CHECK, "skipped");
 }
 
+/// Two ranks on one device: NCCL refuses it on every rank (no hang, no
+/// communicator), and the next init with one rank per device works.
+void sameDevice() {
+  unsigned char id[JOINT_NCCL_UNIQUE_ID_BYTES];
+  expect(joint_nccl_get_unique_id(id) == 0, "id");
+  std::vector<int> statuses(2);
+  std::vector<std::string> messages(2);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      mgpuSetDefaultDevice(3);
+      statuses[r] = joint_nccl_comm_init("pair", 2, r, id);
+      messages[r] = joint_runtime_last_error();
+      joint_runtime_clear_error();
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int r = 0; r < 2; ++r) {
+    std::printf("rank %d on device 3: %d %s\n", r, statuses[r],
+                messages[r].c_str());
+    expect(statuses[r] == JOINT_STATUS_COLLECTIVE_FAILURE, "same device");
+  }
+  expect(joint_nccl_get_unique_id(id) == 0, "id");
+  ranks(2, [&](int r) {
+    expect(joint_nccl_comm_init("pair", 2, r, id) == 0, "one per device");
+  });
+  status("one rank per device");
+}
+
 void missingNccl() {
   unsigned char id[JOINT_NCCL_UNIQUE_ID_BYTES];
   int s = joint_nccl_get_unique_id(id);
@@ -550,11 +579,13 @@ int main(int argc, char **argv) {
     emulated();
   else if (which == "timeout")
     timeout();
+  else if (which == "same-device")
+    sameDevice();
   else if (which == "missing-nccl")
     missingNccl();
   else {
-    std::fprintf(stderr,
-                 "usage: joint-cuda-nccl-test emulated|timeout|missing-nccl\n");
+    std::fprintf(stderr, "usage: joint-cuda-nccl-test "
+                         "emulated|timeout|same-device|missing-nccl\n");
     return 2;
   }
   std::printf(bad ? "FAILED\n" : "PASSED\n");

@@ -5,10 +5,12 @@
 // avg 1, max 4; node name) marked joint.reads_until_result_use, and its
 // wait_tensor joint_nccl_wait(handle), returning the output as is.
 // all_to_all_single's counts are elements per peer (split rows times the
-// elements of a row) in constant arrays. Errors name the node.
+// elements of a row) in constant arrays. The module lists the sorted group
+// names (the step descriptor's collective_groups). Errors name the node.
 // RUN: joint-opt %s -split-input-file -verify-diagnostics -joint-gpu-collectives | FileCheck %s
 
-// CHECK: llvm.mlir.global private constant @__joint_node_3("all_to_all\00")
+// CHECK: module attributes {joint.collective_groups = ["0", "tp"]} {
+// CHECK-NEXT: llvm.mlir.global private constant @__joint_node_3("all_to_all\00")
 // CHECK-NEXT: llvm.mlir.global private constant @__joint_nccl_counts_1(dense<[2, 6]> : tensor<2xi64>) {addr_space = 0 : i32} : !llvm.array<2 x i64>
 // CHECK-NEXT: llvm.mlir.global private constant @__joint_nccl_counts_0(dense<[6, 2]> : tensor<2xi64>) {addr_space = 0 : i32} : !llvm.array<2 x i64>
 // CHECK-NEXT: llvm.mlir.global private constant @__joint_node_2("all_reduce\00")
@@ -83,6 +85,7 @@ joint.graph @fsdp(%x: tensor<4x3xbf16> {joint.role = #joint.role<input>, joint.p
 
 // Equal splits (None) for one side; the group size comes from the other.
 // 8 rows over 2 ranks: 4 rows of 3 elements = 12 per peer.
+// CHECK: module attributes {joint.collective_groups = ["0"]} {
 // CHECK: @__joint_nccl_counts_1(dense<[18, 6]> : tensor<2xi64>)
 // CHECK: @__joint_nccl_counts_0(dense<12> : tensor<2xi64>)
 // CHECK-LABEL: joint.graph @equal_splits
@@ -115,7 +118,7 @@ joint.graph @bitwise_reduce(%x: tensor<4xi32> {joint.role = #joint.role<input>, 
 // -----
 
 joint.graph @wrong_group_size(%x: tensor<4x3xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<8x3xf32> {joint.role = #joint.role<output>}) {
-  // expected-error @below {{'_c10d_functional::all_gather_into_tensor.default' (node 'ag'): group_size 4 is not the dim-0 ratio of its output to its input}}
+  // expected-error @below {{'_c10d_functional::all_gather_into_tensor.default' (node 'ag'): group_size 4 is not the dim-0 ratio of its output to its input (8x3 from 4x3)}}
   %ag = joint.call_function "_c10d_functional::all_gather_into_tensor.default"(%x) {name = "ag", args = [#joint.operand<0>, 4, "0"]} : (tensor<4x3xf32>) -> tensor<8x3xf32>
   %w = joint.call_function "_c10d_functional::wait_tensor.default"(%ag) {name = "ag_wait"} : (tensor<8x3xf32>) -> tensor<8x3xf32>
   joint.output %w : tensor<8x3xf32>

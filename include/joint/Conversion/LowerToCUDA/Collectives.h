@@ -9,6 +9,8 @@
 #ifndef JOINT_CONVERSION_LOWERTOCUDA_COLLECTIVES_H
 #define JOINT_CONVERSION_LOWERTOCUDA_COLLECTIVES_H
 
+#include "llvm/ADT/StringRef.h"
+
 namespace mlir {
 class RewritePatternSet;
 namespace joint {
@@ -19,6 +21,11 @@ namespace joint {
 /// the output allocation): they need the dialect conversion driver, and each
 /// collective's only user must be its wait.
 void populateCollectiveToNcclCallPatterns(RewritePatternSet &patterns);
+
+/// Module attribute set by `joint-gpu-collectives`: the sorted torch group
+/// names of the module's collectives (an array of strings).
+inline constexpr llvm::StringLiteral kCollectiveGroupsAttr =
+    "joint.collective_groups";
 
 } // namespace joint
 } // namespace mlir

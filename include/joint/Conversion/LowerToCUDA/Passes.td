@@ -100,7 +100,9 @@ def JointGPUCollectives : Pass<"joint-gpu-collectives", "::mlir::ModuleOp"> {
     reduce ops other than sum/avg/product/min/max, a group_size that is not
     the dim-0 ratio of output to input, all-to-all split sizes that are not
     static integers (None: equal splits) or do not cover dim 0, a collective
-    used other than by one wait, a wait on anything else.
+    used other than by one wait, a wait on anything else. The module gets
+    `joint.collective_groups`, the sorted group names (the step descriptor's
+    `collective_groups`), when it has collectives.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::arith::ArithDialect",
