@@ -4,7 +4,10 @@ the eager gloo step (docs/lowering.md, "CUDA", joint-gpu-collectives).
 Two gloo ranks on the CPU (one process each, test_fsdp's model) each run the
 eager FSDP2 step and trace the same step's joint graph; each writes its
 graph, its inputs and local state (the padded shards the graph takes) and
-the eager loss, gradient shards and buffers. The rank graphs are compiled
+the eager loss, gradient shards and buffers. Under full checkpointing each
+rank's graph goes through joint-opt first (the backward re-gathers the
+parameters: more all-gathers, the same reduce-scatters). The rank graphs
+are compiled
 with ``joint-compile --target=cuda --lowering-options=emulate`` (one library
 when the two documents are identical). One child process with
 ``JOINT_CUDA_DEVICE=emulated`` then runs the ranks as two threads: thread r
@@ -31,7 +34,7 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from graph_tools import REPO_ROOT, build_dir, cuda_built, tool
+from graph_tools import REPO_ROOT, build_dir, cuda_built, run_pipeline, tool
 
 WORLD = 2
 # Hang guard for the spawned ranks and the child (each takes seconds to a
@@ -228,7 +231,10 @@ def _collectives(doc: dict[str, Any]) -> tuple[dict[str, int], set[str]]:
     return counts, groups
 
 
-def test_fsdp_step_on_nccl_matches_gloo(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [(), ("--joint-activation-checkpoint=mode=full",)],
+                         ids=["identity", "ckpt-full"])
+def test_fsdp_step_on_nccl_matches_gloo(flags: tuple[str, ...],
+                                        tmp_path: Path) -> None:
     if not dist.is_available():
         pytest.skip("torch.distributed (gloo, HashStore) is not available")
     cuda_built()
@@ -251,9 +257,20 @@ def test_fsdp_step_on_nccl_matches_gloo(tmp_path: Path) -> None:
         err = tmp_path / f"error{r}.txt"
         assert not err.exists(), f"rank {r}:\n{err.read_text()}"
 
-    texts = [(tmp_path / f"graph{r}.json").read_text() for r in range(WORLD)]
+    graphs = [tmp_path / f"graph{r}.json" for r in range(WORLD)]
+    traced, _ = _collectives(json.loads(graphs[0].read_text()))
+    if flags:  # each rank's graph through joint-opt
+        graphs = [run_pipeline(g, flags, tmp_path) for g in graphs]
+    texts = [g.read_text() for g in graphs]
     docs = [json.loads(t) for t in texts]
     counts, groups = _collectives(docs[0])
+    if flags:
+        # Full checkpointing re-gathers the parameters in the backward; the
+        # gradient reduce-scatters are never recomputed.
+        assert counts["all_gather_into_tensor"] > \
+            traced["all_gather_into_tensor"], (counts, traced)
+        assert counts["reduce_scatter_tensor"] == \
+            traced["reduce_scatter_tensor"], (counts, traced)
     # FSDP2: one all-gather per group forward, one reduce-scatter backward.
     assert counts.get("all_gather_into_tensor", 0) >= 1, counts
     assert counts.get("reduce_scatter_tensor", 0) >= 1, counts
@@ -267,7 +284,7 @@ def test_fsdp_step_on_nccl_matches_gloo(tmp_path: Path) -> None:
             libs.append(libs[0])  # identical graphs: one library
             continue
         libs.append(str(compile_graph(
-            tmp_path / f"graph{r}.json", target="cuda",
+            graphs[r], target="cuda",
             lowering_options="emulate", opt_level=OPT_LEVEL,
             cache_dir=build_dir() / "test-step-cache")))
 
