@@ -135,6 +135,26 @@ def bert() -> Recipe:
     return BertForMaskedLM(cfg), loss, _ids()
 
 
+def t5() -> Recipe:
+    """T5 (dropout off): the decoder inputs shifted right by writes into
+    views of a fresh tensor (copy_ into a slice, fill_ of a column,
+    masked_fill_), relative position buckets, _safe_softmax attention."""
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    torch.manual_seed(0)
+    cfg = T5Config(vocab_size=_VOCAB, d_model=32, d_kv=8, d_ff=64,
+                   num_layers=2, num_decoder_layers=2, num_heads=4,
+                   dropout_rate=0.0, decoder_start_token_id=0,
+                   pad_token_id=0)
+
+    def loss(model: nn.Module, input_ids: torch.Tensor,
+             labels: torch.Tensor) -> torch.Tensor:
+        return model(input_ids=input_ids, labels=labels,
+                     use_cache=False).loss
+
+    return T5ForConditionalGeneration(cfg), loss, _ids()
+
+
 def phi3() -> Recipe:
     """Phi3: a fused qkv projection split by slices, one of them empty."""
     from transformers import Phi3Config, Phi3ForCausalLM

@@ -56,7 +56,7 @@ def _check_family(name: str, tmp_path: Path) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", [
-    "olmo", "vit", "mixtral_batched_mm", "resnet",
+    "olmo", "vit", "mixtral_batched_mm", "resnet", "t5",
     pytest.param("deepseek_v3", marks=NEEDS_TORCHTITAN),
     pytest.param("qwen3_moe", marks=NEEDS_TORCHTITAN),
 ])
@@ -91,7 +91,7 @@ def test_mixtral_eager_experts_refuse_in_one_line() -> None:
 
 
 @pytest.mark.parametrize("name", ["bert", "phi3", "vit", "mixtral_batched_mm",
-                                  "resnet"])
+                                  "resnet", "t5"])
 def test_family_compiles_and_matches_torch(name: str, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch
                                            ) -> None:
@@ -99,7 +99,8 @@ def test_family_compiles_and_matches_torch(name: str, tmp_path: Path,
     match torch within the compiled tolerances: BERT (gather), Phi3 (an empty
     slice), ViT (convolution and its backward), Mixtral (topk, index_put,
     scatter), the ResNet-style net (batch norm in training, max and adaptive
-    average pooling and their backwards)."""
+    average pooling and their backwards), T5 (writes into views of its
+    shifted decoder inputs, _safe_softmax)."""
     from helpers import assert_compiled_matches_torch
     model, fn, inputs = getattr(model_families, name)()
     doc = trace_joint_graph(model, fn, inputs).to_json_dict()

@@ -663,6 +663,62 @@ static LogicalResult lowerSliceBackward(CallFunctionOp op,
   return replaceWithResult(rewriter, op, result, resultType);
 }
 
+/// slice_scatter(self, src, dim, start, end, step) / select_scatter(self,
+/// src, dim, index): `self` with `src` inserted at the slice (torch's
+/// bounds clamping, as slice.Tensor / select.int read them).
+static LogicalResult lowerSliceScatter(CallFunctionOp op,
+                                       CallFunctionOp::Adaptor adaptor,
+                                       ConversionPatternRewriter &rewriter) {
+  FailureOr<Value> self = getTensorArg(op, adaptor, rewriter, {0, "self"});
+  FailureOr<Value> src = getTensorArg(op, adaptor, rewriter, {1, "src"});
+  RankedTensorType resultType = getResultTensorType(op);
+  if (failed(self) || failed(src) || !resultType ||
+      self->getType() != resultType)
+    return rewriter.notifyMatchFailure(op, "expects self and src tensors");
+  auto srcType = cast<RankedTensorType>(src->getType());
+  if (srcType.getElementType() != resultType.getElementType())
+    return rewriter.notifyMatchFailure(op, "src and self differ in dtype");
+  int64_t rank = resultType.getRank();
+  bool select = op.getTarget() == "aten::select_scatter.default";
+  FailureOr<int64_t> d = getDimArg(op, rewriter, {2, "dim"}, rank, 0);
+  if (failed(d))
+    return failure();
+  Location loc = op.getLoc();
+  SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, *self);
+  OpFoldResult offset;
+  int64_t step = 1;
+  if (select) {
+    FailureOr<Value> index = getIntArg(op, adaptor, rewriter, {3, "index"});
+    if (failed(index))
+      return failure();
+    offset =
+        clampBound(rewriter, loc, *index, sizes[*d], rewriter.getIndexAttr(0));
+  } else {
+    FailureOr<SliceArgs> slice = getSliceArgs(op, adaptor, rewriter, 3);
+    if (failed(slice) || slice->step <= 0)
+      return rewriter.notifyMatchFailure(op, "bad slice bounds");
+    step = slice->step;
+    OpFoldResult length;
+    std::tie(offset, length) = getSliceRange(rewriter, loc, sizes[*d], *slice);
+    std::optional<int64_t> n = getConstantIntValue(length);
+    if (srcType.getRank() == rank && n && !srcType.isDynamicDim(*d) &&
+        srcType.getDimSize(*d) != *n)
+      return rewriter.notifyMatchFailure(op, "src does not fit the slice");
+  }
+  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> srcSizes = getTensorSizes(rewriter, loc, *src);
+  if (select)
+    srcSizes.insert(srcSizes.begin() + *d, rewriter.getIndexAttr(1));
+  if (srcSizes.size() != static_cast<size_t>(rank))
+    return rewriter.notifyMatchFailure(op, "src rank does not match self");
+  offsets[*d] = offset;
+  strides[*d] = rewriter.getIndexAttr(step);
+  Value result = tensor::InsertSliceOp::create(rewriter, loc, *src, *self,
+                                               offsets, srcSizes, strides);
+  return replaceWithResult(rewriter, op, result, resultType);
+}
+
 /// _to_copy / to.dtype (a cast), copy / copy_ (src broadcast and cast into
 /// self's shape and dtype; the driver already made the write explicit).
 static LogicalResult lowerCopy(CallFunctionOp op,
@@ -715,6 +771,8 @@ void mlir::joint::populateDataMovementPatterns(
   table.add({"aten::constant_pad_nd.default"}, lowerPad);
   table.add({"aten::slice_backward.default", "aten::select_backward.default"},
             lowerSliceBackward);
+  table.add({"aten::slice_scatter.default", "aten::select_scatter.default"},
+            lowerSliceScatter);
   table.addSelf({"aten::_to_copy.default", "aten::to.dtype",
                  "aten::to.dtype_layout", "aten::copy_.default",
                  "aten::copy.default", "aten::type_as.default"},

@@ -1,8 +1,9 @@
 //===- JointToLinalg.cpp - Driver of convert-joint-to-linalg --------------===//
 //
 // The pass refuses RNG ops, makes in-place writes explicit (later readers of
-// a written value read the op's result; the final value of a written graph
-// argument becomes an extra result), turns every `joint.graph` into a
+// a written storage read the new contents, writes into views scattered back
+// into their base: ViewWrites; the final value of a written graph argument
+// becomes an extra result), turns every `joint.graph` into a
 // `func.func`, then runs one full dialect conversion with every family's
 // patterns. An op that stays illegal fails the pass with one diagnostic at
 // the op naming its target, its node and the pattern's reason.
@@ -12,6 +13,7 @@
 #include "joint/Conversion/JointToLinalg/JointToLinalg.h"
 #include "Utils.h"
 #include "UtilsOps.h"
+#include "ViewWrites.h"
 #include "joint/Conversion/Passes.h"
 #include "joint/Dialect/Joint/IR/OpSets.h"
 #include "joint/Dialect/Joint/IR/TensorMeta.h"
@@ -111,33 +113,18 @@ static LogicalResult refuseCollectives(ModuleOp module) {
   return failure(refused);
 }
 
-namespace {
-/// Values of one graph that share a storage (tracer storage ids).
-using StorageMembers = llvm::DenseMap<int64_t, SmallVector<Value, 2>>;
-} // namespace
-
-/// Rewrites in-place writes of `graph` into value semantics: every use of a
-/// written operand after the writer reads the writer's aliasing result
-/// instead. Returns, per written graph argument, its final value. Refuses
-/// writes into a value whose storage other live values share (a view or a
-/// viewed base), which value semantics cannot express without a
-/// scatter back into the base.
+/// Rewrites in-place writes of `graph` into value semantics: every read of
+/// the written storage after the writer reads the new contents (the
+/// writer's aliasing result, or for a write into a view, a view of the base
+/// into which the new values were scattered back: ViewWrites). Returns, per
+/// written graph argument, its final value.
 static FailureOr<llvm::MapVector<unsigned, Value>>
 functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
   llvm::MapVector<unsigned, Value> updates;
   Block &body = graph.getBody().front();
-  StorageMembers members;
-  for (Value arg : body.getArguments())
-    if (std::optional<int64_t> id = getStorageId(arg))
-      members[*id].push_back(arg);
-  for (Operation &op : body)
-    for (Value result : op.getResults())
-      if (std::optional<int64_t> id = getStorageId(result))
-        members[*id].push_back(result);
-
+  lowering::ViewWrites views(body);
   IRRewriter rewriter(graph.getContext());
-  // Later uses of `target` read `result`; a graph argument's final value is
-  // its update.
+  // A graph argument's final value is its storage's last base.
   auto carryWrite = [&](CallFunctionOp op, Value target,
                         Value result) -> LogicalResult {
     if (!result || result.getType() != target.getType())
@@ -145,35 +132,17 @@ functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
              << "in-place write of " << describeOp(op)
              << " has no result of the written tensor's type to "
                 "carry the updated value";
-    // Another value sharing the written storage and read later would
-    // see the write through the alias; refuse.
-    if (std::optional<int64_t> id = getStorageId(target)) {
-      for (Value member : members[*id]) {
-        if (member == target || member == result)
-          continue;
-        bool readLater = llvm::any_of(member.getUsers(), [&](Operation *u) {
-          return op->isBeforeInBlock(u);
-        });
-        bool aliasOfResult = getStorageId(result) == id &&
-                             member.getDefiningOp() &&
-                             op->isBeforeInBlock(member.getDefiningOp());
-        if (readLater && !aliasOfResult)
-          return emitNodeError(op)
-                 << "in-place write of " << describeOp(op)
-                 << " into a tensor whose storage is shared with "
-                    "another live value (a view) is not supported "
-                    "by the lowering yet";
-      }
-    }
-    rewriter.replaceUsesWithIf(target, result, [&](OpOperand &use) {
-      return op->isBeforeInBlock(use.getOwner());
-    });
-    if (auto arg = dyn_cast<BlockArgument>(target))
-      updates[arg.getArgNumber()] = result;
+    FailureOr<std::pair<Value, Value>> bases =
+        views.carry(op, target, result, rewriter);
+    if (failed(bases))
+      return failure();
+    auto [oldBase, newBase] = *bases;
+    if (auto arg = dyn_cast<BlockArgument>(oldBase))
+      updates[arg.getArgNumber()] = newBase;
     else
       for (auto &[argNumber, value] : updates)
-        if (value == target)
-          value = result;
+        if (value == oldBase)
+          value = newBase;
     return success();
   };
   for (CallFunctionOp op :

@@ -282,8 +282,11 @@ static LogicalResult replaceWithSoftmaxMap(
   return replaceWithResult(rw, op, result, resultType);
 }
 
-/// aten::_softmax.default(self, int dim, bool half_to_float) and
-/// aten::_log_softmax.default (same arguments).
+/// aten::_softmax.default(self, int dim, bool half_to_float),
+/// aten::_log_softmax.default (same arguments) and
+/// aten::_safe_softmax.default(self, int dim, ScalarType? dtype): softmax,
+/// but 0 along a row that is all -inf (its max is -inf), as torch's
+/// definition of _safe_softmax (the math SDPA's masked rows).
 static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
                                   ConversionPatternRewriter &rw) {
   FailureOr<TensorDimArgs> in = readTensorDimArgs(op, args, rw);
@@ -295,6 +298,7 @@ static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
   if (failed(sd))
     return failure();
   bool isLog = op.getTarget() == "aten::_log_softmax.default";
+  bool isSafe = op.getTarget() == "aten::_safe_softmax.default";
   Location loc = op.getLoc();
   Type acc = sd->acc;
   Value max =
@@ -317,7 +321,15 @@ static LogicalResult lowerSoftmax(CallFunctionOp op, const OpArgs &args,
         if (isLog)
           return arith::SubFOp::create(b, l, d,
                                        math::LogOp::create(b, l, a[2]));
-        return arith::DivFOp::create(b, l, math::ExpOp::create(b, l, d), a[2]);
+        Value p =
+            arith::DivFOp::create(b, l, math::ExpOp::create(b, l, d), a[2]);
+        if (!isSafe)
+          return p;
+        Value masked = arith::CmpFOp::create(
+            b, l, arith::CmpFPredicate::OEQ, a[1],
+            arith::ConstantOp::create(b, l, b.getFloatAttr(acc, -kInf)));
+        Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(acc, 0.0));
+        return arith::SelectOp::create(b, l, masked, zero, p);
       });
 }
 
@@ -775,7 +787,8 @@ void mlir::joint::populateReductionPatterns(const TypeConverter &typeConverter,
              "aten::mean.default", "aten::amax.default"},
             lowerReduce);
   table.add({"aten::var.correction", "aten::var_mean.correction"}, lowerVar);
-  table.add({"aten::_softmax.default", "aten::_log_softmax.default"},
+  table.add({"aten::_softmax.default", "aten::_log_softmax.default",
+             "aten::_safe_softmax.default"},
             lowerSoftmax);
   table.add({"aten::_softmax_backward_data.default",
              "aten::_log_softmax_backward_data.default"},

@@ -89,3 +89,19 @@ joint.graph @empty_slices(%s: tensor<2x8xf32> {joint.role = #joint.role<input>, 
   %past = joint.call_function "aten::slice.Tensor"(%s) {args = [#joint.operand<0>, 1, 12, 4, 1], name = "past"} : (tensor<2x8xf32>) -> tensor<2x0xf32>
   joint.output %at_end, %past : tensor<2x0xf32>, tensor<2x0xf32>
 }
+
+// -----
+
+// slice_scatter / select_scatter: src inserted into self at the slice, the
+// bounds clamped as slice.Tensor and select.int clamp them (start -5 of 6 is
+// 1; index -1 of 4 is 3).
+// CHECK-LABEL: func.func @scatters(
+// CHECK-NEXT: %[[S:.+]] = tensor.insert_slice %arg1 into %arg0[0, 1] [4, 2] [1, 2] : tensor<4x2xf32> into tensor<4x6xf32>
+// CHECK-NEXT: arith.constant -1 : index
+// CHECK-NEXT: %[[R:.+]] = tensor.insert_slice %arg2 into %arg0[3, 0] [1, 6] [1, 1] : tensor<6xf32> into tensor<4x6xf32>
+// CHECK-NEXT: return %[[S]], %[[R]] : tensor<4x6xf32>, tensor<4x6xf32>
+joint.graph @scatters(%x: tensor<4x6xf32> {joint.role = #joint.role<input>, joint.path = "x"}, %s: tensor<4x2xf32> {joint.role = #joint.role<input>, joint.path = "s"}, %r: tensor<6xf32> {joint.role = #joint.role<input>, joint.path = "r"}) -> (tensor<4x6xf32> {joint.role = #joint.role<output>}, tensor<4x6xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::slice_scatter.default"(%x, %s) {args = [#joint.operand<0>, #joint.operand<1>, 1, -5, 5, 2], name = "slice_scatter"} : (tensor<4x6xf32>, tensor<4x2xf32>) -> tensor<4x6xf32>
+  %1 = joint.call_function "aten::select_scatter.default"(%x, %r) {args = [#joint.operand<0>, #joint.operand<1>, 0, -1], name = "select_scatter"} : (tensor<4x6xf32>, tensor<6xf32>) -> tensor<4x6xf32>
+  joint.output %0, %1 : tensor<4x6xf32>, tensor<4x6xf32>
+}

@@ -391,3 +391,17 @@ joint.graph @nll_loss_backward_mean(%g: tensor<f32> {joint.role = #joint.role<in
   %0 = joint.call_function "aten::nll_loss_backward.default"(%g, %x, %t, %w) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, unit, 1, -100, #joint.operand<3>], name = "nll_loss_backward"} : (tensor<f32>, tensor<32x16xf32>, tensor<32xi64>, tensor<f32>) -> tensor<32x16xf32>
   joint.output %0 : tensor<32x16xf32>
 }
+
+// _safe_softmax: softmax, but 0 where the row's max is -inf (a fully masked
+// row), as torch defines it.
+// CHECK-LABEL: func.func @safe_softmax
+// CHECK: %[[P:[^ ,:)]*]] = arith.divf %{{.*}}, %[[SUM:[^ ,:)]*]] : f32
+// CHECK-NEXT: %[[NINF:[^ ,:)]*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: %[[MASKED:[^ ,:)]*]] = arith.cmpf oeq, %[[MAX:[^ ,:)]*]], %[[NINF]] : f32
+// CHECK-NEXT: %[[ZERO:[^ ,:)]*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[R:[^ ,:)]*]] = arith.select %[[MASKED]], %[[ZERO]], %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+joint.graph @safe_softmax(%x: tensor<4x8xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4x8xf32> {joint.role = #joint.role<output>}) {
+  %0 = joint.call_function "aten::_safe_softmax.default"(%x) {args = [#joint.operand<0>, -1], name = "_safe_softmax"} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  joint.output %0 : tensor<4x8xf32>
+}
