@@ -1,9 +1,10 @@
 //===- Convolution.cpp - convolution and its backward to linalg -----------===//
 //
 // `aten::convolution` and `aten::convolution_backward` (1-d, 2-d and 3-d,
-// groups, stride, padding, dilation; static shapes) as `linalg.generic`s in
-// the form of linalg's named convolutions, with channels split into
-// (group, channel in group) by `tensor.expand_shape`:
+// groups, stride, padding, dilation, transposed with output_padding; static
+// shapes) as `linalg.generic`s in the form of linalg's named convolutions,
+// with channels split into (group, channel in group) by
+// `tensor.expand_shape`. The rules are torch's semantics:
 // - forward: out[n, g, f, o] += x[n, g, c, o * stride + k * dilation] *
 //   w[g, f, c, k] over the zero-padded input, bias added in the accumulator;
 // - grad_weight: the same product reduced over (n, o);
@@ -12,8 +13,14 @@
 //   division is exact and in range (a gather, so every element is written
 //   once), then the padding cropped;
 // - grad_bias: grad_out summed over every dim but the channel.
-// bf16/f16 accumulate in f32 and round once (torch's CPU convolution).
-// Transposed convolutions are refused.
+// A transposed convolution (weight [C_in, C_out / groups, k...]) is the
+// adjoint of the convolution with the same weight: its forward is that
+// convolution's grad_input gather (output_padding only lengthens the
+// output), its grad_input that convolution of the padded grad_out, its
+// grad_weight the product above with input and grad_out swapped.
+// bf16/f16 accumulate in f32 and round once (torch's oneDNN CPU kernels;
+// torch's slow transposed kernel, used when output_padding >= stride, rounds
+// per kernel tap instead).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,9 +37,11 @@ namespace {
 
 /// The shared arguments of convolution (first = 3) and its backward
 /// (first = 4): stride, padding, dilation, transposed, output_padding,
-/// groups.
+/// groups. outputPadding is read (and used) for transposed ones only, as
+/// torch ignores it otherwise.
 struct ConvParams {
-  SmallVector<int64_t> stride, padding, dilation;
+  SmallVector<int64_t> stride, padding, dilation, outputPadding;
+  bool transposed = false;
   int64_t groups = 1;
 };
 
@@ -59,15 +68,54 @@ static FailureOr<ConvParams> readConvParams(CallFunctionOp op,
   FailureOr<int64_t> groups = args.getInt(first + 5, "groups");
   if (failed(transposed) || failed(groups) || *groups < 1)
     return rw.notifyMatchFailure(op, "transposed and groups must be constant");
-  if (*transposed)
-    return rw.notifyMatchFailure(
-        op, "transposed convolution is not supported by the lowering yet");
+  p.transposed = *transposed;
+  p.outputPadding.assign(spatial, 0);
+  if (p.transposed) {
+    FailureOr<SmallVector<int64_t>> list =
+        args.getIntList(first + 4, "output_padding");
+    if (failed(list))
+      return rw.notifyMatchFailure(op, "output_padding must be constant");
+    if (list->size() == 1)
+      list->assign(spatial, list->front());
+    if (list->size() != spatial)
+      return rw.notifyMatchFailure(op, "output_padding has the wrong rank");
+    p.outputPadding = *list;
+  }
   if (llvm::any_of(p.stride, [](int64_t s) { return s < 1; }) ||
       llvm::any_of(p.dilation, [](int64_t d) { return d < 1; }) ||
       llvm::any_of(p.padding, [](int64_t q) { return q < 0; }))
     return rw.notifyMatchFailure(op, "bad stride, dilation or padding");
+  // torch: output padding must be smaller than either stride or dilation.
+  for (unsigned i = 0; i < spatial; ++i)
+    if (p.outputPadding[i] < 0 ||
+        p.outputPadding[i] >= std::max(p.stride[i], p.dilation[i]))
+      return rw.notifyMatchFailure(
+          op, "output_padding must be smaller than stride or dilation");
   p.groups = *groups;
   return p;
+}
+
+/// Checks the shapes of a transposed convolution with input `in`
+/// [N, C_in, S...], weight `w` [C_in, C_out / groups, K...] and output `out`
+/// [N, C_out, O...] where O = (S - 1) * stride - 2 * padding +
+/// dilation * (K - 1) + output_padding + 1 (torch's rule).
+static LogicalResult
+checkTransposedShapes(CallFunctionOp op, ArrayRef<int64_t> in,
+                      ArrayRef<int64_t> w, ArrayRef<int64_t> out,
+                      const ConvParams &p, ConversionPatternRewriter &rw) {
+  if (in[1] != w[0] || w[0] % p.groups || out[1] != w[1] * p.groups ||
+      out[0] != in[0])
+    return rw.notifyMatchFailure(
+        op, "transposed convolution expects weight [C_in, C_out / groups, "
+            "k...] with C_in divisible by groups");
+  for (unsigned i = 0; i + 2 < in.size(); ++i)
+    if (out[2 + i] != (in[2 + i] - 1) * p.stride[i] - 2 * p.padding[i] +
+                          p.dilation[i] * (w[2 + i] - 1) + p.outputPadding[i] +
+                          1)
+      return rw.notifyMatchFailure(
+          op, "transposed convolution output size does not match its "
+              "arguments");
+  return success();
 }
 
 /// `t` [A, B, rest...] as [A, B / groups... ] split at dim `dim` into
@@ -394,13 +442,24 @@ static LogicalResult lowerConvolution(CallFunctionOp op, const OpArgs &args,
     return rw.notifyMatchFailure(op, "expects floating-point tensors");
   int64_t groups = p->groups;
   ArrayRef<int64_t> out = resultType.getShape();
-  if (input->getType().getDimSize(1) % groups || out[1] % groups)
-    return rw.notifyMatchFailure(op, "channels not divisible by groups");
-  Value x =
-      splitDim(rw, loc, padSpatial(rw, loc, *input, p->padding), 1, groups);
-  Value w = splitDim(rw, loc, *weight, 0, groups);
-  Value sum =
-      convolve(rw, loc, x, w, out[0], out[1], out.drop_front(2), *p, acc);
+  Value sum;
+  if (p->transposed) {
+    // The grad_input of a convolution whose output is `input`.
+    if (failed(checkTransposedShapes(op, input->getType().getShape(),
+                                     weight->getType().getShape(), out, *p,
+                                     rw)))
+      return failure();
+    Value x = splitDim(rw, loc, *input, 1, groups);
+    Value w = splitDim(rw, loc, *weight, 0, groups);
+    sum = convolveAdjoint(rw, loc, x, w, out, *p, acc);
+  } else {
+    if (input->getType().getDimSize(1) % groups || out[1] % groups)
+      return rw.notifyMatchFailure(op, "channels not divisible by groups");
+    Value x =
+        splitDim(rw, loc, padSpatial(rw, loc, *input, p->padding), 1, groups);
+    Value w = splitDim(rw, loc, *weight, 0, groups);
+    sum = convolve(rw, loc, x, w, out[0], out[1], out.drop_front(2), *p, acc);
+  }
   return replaceWithResult(
       rw, op, addBiasAndRound(rw, loc, sum, bias, resultType), resultType);
 }
@@ -446,19 +505,41 @@ static LogicalResult lowerConvolutionBackward(CallFunctionOp op,
   int64_t groups = p->groups;
   ArrayRef<int64_t> inShape = inType.getShape();
   ArrayRef<int64_t> wShape = weight->getType().getShape();
-  if (inShape[1] % groups || wShape[0] % groups)
-    return rw.notifyMatchFailure(op, "channels not divisible by groups");
-  Value go = splitDim(rw, loc, *gradOut, 1, groups);
-  Value w = splitDim(rw, loc, *weight, 0, groups);
   SmallVector<Value> results(3);
-  if ((*mask)[0])
-    results[0] = finishResult(
-        rw, loc, convolveAdjoint(rw, loc, go, w, inShape, *p, acc), types[0]);
-  if ((*mask)[1]) {
-    Value x =
-        splitDim(rw, loc, padSpatial(rw, loc, *input, p->padding), 1, groups);
-    results[1] = finishResult(
-        rw, loc, convolveWeight(rw, loc, x, go, wShape, *p, acc), types[1]);
+  if (p->transposed) {
+    // input plays grad_output's part in convolve's adjoint and the other way
+    // round: grad_input is a convolution of the padded grad_output with the
+    // same weight, grad_weight the same product reduced over (n, positions).
+    if (failed(checkTransposedShapes(op, inShape, wShape,
+                                     gradOut->getType().getShape(), *p, rw)))
+      return failure();
+    Value w = splitDim(rw, loc, *weight, 0, groups);
+    Value go =
+        splitDim(rw, loc, padSpatial(rw, loc, *gradOut, p->padding), 1, groups);
+    if ((*mask)[0])
+      results[0] = finishResult(rw, loc,
+                                convolve(rw, loc, go, w, inShape[0], inShape[1],
+                                         inShape.drop_front(2), *p, acc),
+                                types[0]);
+    if ((*mask)[1]) {
+      Value x = splitDim(rw, loc, *input, 1, groups);
+      results[1] = finishResult(
+          rw, loc, convolveWeight(rw, loc, go, x, wShape, *p, acc), types[1]);
+    }
+  } else {
+    if (inShape[1] % groups || wShape[0] % groups)
+      return rw.notifyMatchFailure(op, "channels not divisible by groups");
+    Value go = splitDim(rw, loc, *gradOut, 1, groups);
+    Value w = splitDim(rw, loc, *weight, 0, groups);
+    if ((*mask)[0])
+      results[0] = finishResult(
+          rw, loc, convolveAdjoint(rw, loc, go, w, inShape, *p, acc), types[0]);
+    if ((*mask)[1]) {
+      Value x =
+          splitDim(rw, loc, padSpatial(rw, loc, *input, p->padding), 1, groups);
+      results[1] = finishResult(
+          rw, loc, convolveWeight(rw, loc, x, go, wShape, *p, acc), types[1]);
+    }
   }
   if ((*mask)[2]) {
     SmallVector<bool> reduced(rank, true);
