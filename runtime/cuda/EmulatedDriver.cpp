@@ -531,8 +531,15 @@ CUresult eDeviceGet(CUdevice *dev, int ordinal) {
 }
 /// One primary context per ordinal; a context is its ordinal's byte.
 char contexts[emu::kDevices];
-/// The calling thread's pushed contexts (ordinals), innermost last.
-thread_local std::vector<int> contextStack;
+/// The calling thread's pushed contexts (ordinals), innermost last. Plain
+/// data: step libraries unload their modules from exit handlers, after the
+/// main thread's thread_local objects with destructors are gone.
+constexpr int kMaxPushedContexts = 64;
+struct ContextStack {
+  int ordinals[kMaxPushedContexts];
+  int depth;
+};
+thread_local ContextStack contextStack;
 
 CUresult eRetain(CUcontext *ctx, CUdevice dev) {
   *ctx = reinterpret_cast<CUcontext>(&contexts[dev]);
@@ -547,19 +554,27 @@ CUresult ePush(CUcontext ctx) {
     return d.fail(CUDA_ERROR_INVALID_CONTEXT,
                   "cuCtxPushCurrent: not a context of the emulated device");
   }
-  contextStack.push_back(static_cast<int>(byte - contexts));
+  if (contextStack.depth == kMaxPushedContexts) {
+    Device &d = device();
+    Lock lock(d.mutex);
+    return d.fail(CUDA_ERROR_INVALID_CONTEXT,
+                  "cuCtxPushCurrent: more than 64 contexts pushed");
+  }
+  contextStack.ordinals[contextStack.depth++] =
+      static_cast<int>(byte - contexts);
   return CUDA_SUCCESS;
 }
 CUresult ePop(CUcontext *ctx) {
-  if (contextStack.empty()) {
+  if (contextStack.depth == 0) {
     Device &d = device();
     Lock lock(d.mutex);
     return d.fail(CUDA_ERROR_INVALID_CONTEXT,
                   "cuCtxPopCurrent: no context is current on this thread");
   }
   if (ctx)
-    *ctx = reinterpret_cast<CUcontext>(&contexts[contextStack.back()]);
-  contextStack.pop_back();
+    *ctx = reinterpret_cast<CUcontext>(
+        &contexts[contextStack.ordinals[contextStack.depth - 1]]);
+  --contextStack.depth;
   return CUDA_SUCCESS;
 }
 
@@ -1212,7 +1227,9 @@ const DriverApi &emulatedDriver() {
 bool isEmulated(const DriverApi &api) { return &api == &emulatedDriver(); }
 
 int emu::currentDevice() {
-  return contextStack.empty() ? -1 : contextStack.back();
+  return contextStack.depth == 0
+             ? -1
+             : contextStack.ordinals[contextStack.depth - 1];
 }
 
 namespace emu {
