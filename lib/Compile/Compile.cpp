@@ -150,7 +150,7 @@ collectSlots(ModuleOp module, const GraphFacts &facts, std::string &graphName) {
 /// The descriptor (docs/lowering.md, "Descriptor").
 static std::string buildDescriptor(StringRef graphName, StringRef library,
                                    ArrayRef<Slot> slots, bool cuda,
-                                   bool emulated, ArrayAttr groups) {
+                                   bool emulated, DictionaryAttr groups) {
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::json::OStream j(os, 2);
@@ -213,11 +213,17 @@ static std::string buildDescriptor(StringRef graphName, StringRef library,
     j.attributeArray("outputs", [&] { writeSlots(true); });
     j.attribute("num_dims", dynamicIndex);
     // Communicators the step needs on the calling thread's device.
-    if (groups)
+    if (groups) {
       j.attributeArray("collective_groups", [&] {
-        for (auto name : groups.getAsValueRange<StringAttr>())
-          j.value(name);
+        for (NamedAttribute group : groups)
+          j.value(group.getName().strref());
       });
+      j.attributeObject("collective_group_sizes", [&] {
+        for (NamedAttribute group : groups)
+          if (int64_t ranks = cast<IntegerAttr>(group.getValue()).getInt())
+            j.attribute(group.getName().strref(), ranks);
+      });
+    }
   });
   os << "\n";
   return text;
@@ -606,7 +612,7 @@ LogicalResult mlir::joint::compileStep(ModuleOp module,
     }
     os << buildDescriptor(
         graphName, library, *slots, cuda, cuda && cudaOptions.emulate,
-        module->getAttrOfType<ArrayAttr>(joint::kCollectiveGroupsAttr));
+        module->getAttrOfType<DictionaryAttr>(joint::kCollectiveGroupsAttr));
     os.close();
     if (os.has_error()) {
       os.clear_error();

@@ -23,6 +23,7 @@ this).
 from __future__ import annotations
 
 import ctypes
+import json
 from typing import Any, Iterable, Mapping, Sequence
 
 from .errors import JointMlirError
@@ -68,6 +69,7 @@ def runtime_library(lib: Any) -> ctypes.CDLL:
         "joint_nccl_wait": (I, [P]),
         "joint_runtime_last_error": (S, []),
         "joint_runtime_status": (ctypes.c_int32, []),
+        "joint_runtime_clear_error": (None, []),
         "mgpuSetDefaultDevice": (None, [ctypes.c_int32]),
     }
     for name, (res, args) in signatures.items():
@@ -79,8 +81,12 @@ def runtime_library(lib: Any) -> ctypes.CDLL:
 
 
 def _check(lib: ctypes.CDLL, status: int, what: str) -> None:
+    """Raises CollectiveError with the runtime's message, which it takes
+    (clears) from the thread's status: the error is the exception's now,
+    not the next call's."""
     if status != 0:
         message = (lib.joint_runtime_last_error() or b"").decode()
+        lib.joint_runtime_clear_error()
         raise CollectiveError(f"{what}: status {status}: {message}")
 
 
@@ -100,26 +106,63 @@ def init_communicators(lib: Any, groups: Mapping[str, Sequence[int]],
     for the calling thread); ``world_size``: number of ranks (default: torch
     distributed's, else one more than the largest rank in ``groups``);
     ``tag``: distinguishes the store key of repeated bootstraps.
-    Every rank must call this with the same groups; it blocks until all
-    have. A device keeps its communicators until
+    Every rank must call this with the same groups and world size; it
+    blocks until all have, and every rank raises CollectiveError when they
+    differ (each rank's groups go through the store first). Given a
+    ``CompiledStep``, its ``collective_groups`` must all be in ``groups``
+    with the sizes its ops state. A device keeps its communicators until
     ``joint_nccl_comm_destroy_all`` (a second bootstrap of the same names on
     a device fails). Raises :class:`CollectiveError` naming the runtime's
     message.
     """
+    step_groups = getattr(lib, "collective_groups", None)
+    if step_groups is not None:
+        missing = [g for g in step_groups if g not in groups]
+        if missing:
+            raise CollectiveError(
+                f"the step's collectives use group(s) "
+                f"{', '.join(map(repr, missing))}, which `groups` "
+                f"({sorted(groups)}) does not name")
+        for name, n in getattr(lib, "collective_group_sizes", {}).items():
+            if len(groups[name]) != n:
+                raise CollectiveError(
+                    f"group {name!r} has {len(groups[name])} rank(s) in "
+                    f"`groups` ({list(groups[name])}), the step's "
+                    f"collectives use {n}")
     lib = runtime_library(lib)
     if device is not None:
         lib.mgpuSetDefaultDevice(device)
+    guessed = world_size is None
     if world_size is None:
         world_size = _default_world_size(groups)
     if not 0 <= rank < world_size:
-        raise ValueError(f"rank {rank} is outside a world of {world_size}")
+        raise ValueError(
+            f"rank {rank} is outside a world of {world_size}" +
+            (" (world_size defaults to torch.distributed's, else to one "
+             "more than the largest rank in `groups`; pass world_size=)"
+             if guessed else ""))
     for name, members in groups.items():
         bad = [r for r in members if not 0 <= r < world_size]
         if bad or len(set(members)) != len(members) or not members:
             raise ValueError(f"group {name!r} has ranks {list(members)}, "
                              f"not distinct ranks of a world of "
                              f"{world_size}")
-    key = f"joint_nccl/{world_group}/{tag}/unique_id"
+    # Every rank's groups through the store, so that ranks that disagree all
+    # fail here instead of waiting in a rendezvous the others never join.
+    prefix = f"joint_nccl/{world_group}/{tag}"
+    mine_text = json.dumps({"world_size": world_size,
+                            "groups": {k: list(v) for k, v in
+                                       sorted(groups.items())}},
+                           sort_keys=True)
+    store.set(f"{prefix}/groups/{rank}", mine_text.encode())
+    for other in range(world_size):
+        theirs = bytes(store.get(f"{prefix}/groups/{other}")).decode()
+        if theirs != mine_text:
+            raise CollectiveError(
+                f"rank {rank} passes {mine_text} to init_communicators, "
+                f"rank {other} passes {theirs}: every rank must pass the same "
+                "groups and world size")
+    key = f"{prefix}/unique_id"
     unique = (ctypes.c_ubyte * UNIQUE_ID_BYTES)()
     if rank == 0:
         _check(lib, lib.joint_nccl_get_unique_id(unique),

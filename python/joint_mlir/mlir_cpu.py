@@ -257,7 +257,16 @@ class CompiledStep:
         self.library = Path(library).resolve()
         self.descriptor = json.loads(
             Path(str(library) + ".json").read_text())
-        self._lib = ctypes.CDLL(str(self.library))
+        try:
+            self._lib = ctypes.CDLL(str(self.library))
+        except OSError as e:
+            hint = ""
+            if "libcuda" in str(e):
+                hint = (": a CUDA step needs the CUDA driver; without a GPU, "
+                        "call joint_mlir.mlir_cpu.load_emulated_runtime() "
+                        "before loading a step compiled with "
+                        "lowering_options='emulate'")
+            raise StepError(f"{self.library}: cannot load: {e}{hint}") from e
         fn = getattr(self._lib, self.descriptor["entry"])
         fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
         fn.restype = ctypes.c_int32
@@ -314,6 +323,10 @@ class CompiledStep:
         #: (:func:`joint_mlir.collectives.init_communicators`).
         self.collective_groups: list[str] = list(
             self.descriptor.get("collective_groups", []))
+        #: Each group's size in ranks where the step's ops state it (the
+        #: descriptor's ``collective_group_sizes``).
+        self.collective_group_sizes: dict[str, int] = dict(
+            self.descriptor.get("collective_group_sizes", {}))
         #: Set by :meth:`trace_schedule`: (link bytes/s, trace path or None).
         self._schedule: tuple[float, str | None] | None = None
         #: The simulated schedule of the last traced call (the runtime's
@@ -448,13 +461,24 @@ class CompiledStep:
     def _check_communicators(self) -> None:
         """Raises CollectiveError, naming every missing group, when the
         calling thread's device lacks a communicator the step's collectives
-        use (each would otherwise fail on its own, mid-step)."""
+        use (each would otherwise fail on its own, mid-step), or has one of
+        another size than the step's ops state (its outputs would be left
+        partly unwritten)."""
         if not self.collective_groups:
             return
         from .collectives import CollectiveError
-        has = self._lib.joint_nccl_has_comm
-        has.argtypes, has.restype = [ctypes.c_char_p], ctypes.c_int
-        missing = [g for g in self.collective_groups if not has(g.encode())]
+        size = self._lib.joint_nccl_comm_size
+        size.argtypes, size.restype = [ctypes.c_char_p], ctypes.c_int
+        ranks = {g: size(g.encode()) for g in self.collective_groups}
+        missing = [g for g, n in ranks.items() if n < 0]
+        wrong = [f"{g!r} has {ranks[g]} rank(s), the step's collectives "
+                 f"use {n}" for g, n in self.collective_group_sizes.items()
+                 if ranks.get(g, -1) >= 0 and ranks[g] != n]
+        if wrong:
+            raise CollectiveError(
+                f"{self.library}: this thread's device's communicator for "
+                f"group {'; '.join(wrong)}: every rank must pass the groups' "
+                "full member lists to init_communicators")
         if missing:
             raise CollectiveError(
                 f"{self.library}: the step's collectives use group(s) "

@@ -187,3 +187,71 @@ def test_two_ranks_on_one_device_are_refused() -> None:
             "ncclInvalidUsage (5): ranks 0 and 1 both use device 0 (one rank "
             "per device: select each rank's device before joining), rank "
             f"{rank} of 2, group 'joint_world'"), message
+
+
+# Ranks that disagree on the groups all fail at once (no rendezvous wait);
+# a failed init leaves no error behind for the next call. One JSON line.
+DISAGREE = r"""
+import json, threading
+import torch.distributed as dist
+from joint_mlir.collectives import init_communicators, runtime_library
+from joint_mlir.mlir_cpu import load_emulated_runtime
+
+lib = runtime_library(load_emulated_runtime())
+store = dist.HashStore()
+errors, after = {}, {}
+
+def rank_main(rank):
+    groups = {"0": [0, 1]} if rank == 0 else {}
+    try:
+        init_communicators(lib, groups, rank, store, device=rank,
+                           world_size=2)
+    except Exception as e:
+        errors[rank] = [type(e).__name__, str(e)]
+    after[rank] = lib.joint_runtime_status()
+
+threads = [threading.Thread(target=rank_main, args=(r,)) for r in range(2)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join(timeout=120)
+# Twice on one device: the second fails and takes its error with it.
+init_communicators(lib, {"0": [0]}, 0, dist.HashStore(), device=5,
+                   world_size=1)
+try:
+    init_communicators(lib, {"0": [0]}, 0, dist.HashStore(), device=5,
+                       world_size=1)
+except Exception as e:
+    errors["twice"] = [type(e).__name__, str(e)]
+after["twice"] = lib.joint_runtime_status()
+print(json.dumps({"alive": [t.is_alive() for t in threads],
+                  "errors": errors, "after": after}))
+"""
+
+
+def test_ranks_that_disagree_fail_together() -> None:
+    cuda_built()
+    import torch.distributed as dist
+    if not dist.is_available():
+        pytest.skip("torch.distributed (HashStore) is not available")
+    r = subprocess.run([sys.executable, "-c", DISAGREE],
+                       capture_output=True, text=True, env=_child_env(),
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-4000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["alive"] == [False, False], got
+    zero = '{"groups": {"0": [0, 1]}, "world_size": 2}'
+    one = '{"groups": {}, "world_size": 2}'
+    assert got["errors"]["0"] == [
+        "CollectiveError", f"rank 0 passes {zero} to init_communicators, "
+        f"rank 1 passes {one}: every rank must pass the same groups and "
+        "world size"], got
+    assert got["errors"]["1"] == [
+        "CollectiveError", f"rank 1 passes {one} to init_communicators, "
+        f"rank 0 passes {zero}: every rank must pass the same groups and "
+        "world size"], got
+    assert got["errors"]["twice"] == [
+        "CollectiveError", "joint_nccl_comm_init('joint_world', rank 0 of 1): "
+        "status -1: joint_nccl_comm_init: device 5 already has a communicator "
+        "for this group, group 'joint_world'"], got
+    assert got["after"] == {"0": 0, "1": 0, "twice": 0}, got

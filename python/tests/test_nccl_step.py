@@ -120,6 +120,24 @@ try:
 except Exception as e:
     uninitialised = [type(e).__name__, str(e), runtime.joint_runtime_status()]
 
+# Groups that do not match the step: refused by init_communicators given the
+# step, and (a one-rank communicator made from the runtime alone, on a
+# device no rank uses) by the step's own check before its first call.
+mismatch = []
+step0 = steps[libs[0]]
+for bad in ({}, {g: [0] for g in groups}):
+    try:
+        init_communicators(step0, bad, 0, store, device=7, world_size=N)
+    except Exception as e:
+        mismatch.append([type(e).__name__, str(e)])
+init_communicators(runtime, {g: [0] for g in groups}, 0, dist.HashStore(),
+                   device=7, world_size=1)
+try:
+    run_compiled(step0, data0["state"], data0["inputs"])
+except Exception as e:
+    mismatch.append([type(e).__name__, str(e)])
+assert runtime.joint_nccl_comm_destroy_all() == 0
+
 def rank_main(rank):
     try:
         data = torch.load(folder / f"rank{rank}.pt")
@@ -192,7 +210,7 @@ print(json.dumps({
     "stats": {name: getattr(stats, name) for name in FIELDS},
     "runtime": {name: getattr(runtime_stats, name) for name in RUNTIME},
     "collectives": lib.joint_emu_collectives(),
-    "uninitialised": uninitialised,
+    "uninitialised": uninitialised, "mismatch": mismatch,
     "descriptor_groups": [steps[path].collective_groups for path in libs],
 }), flush=True)
 os._exit(0)  # rank threads stuck in a rendezvous must not keep us alive
@@ -307,6 +325,19 @@ def test_fsdp_step_on_nccl_matches_gloo(flags: tuple[str, ...],
             "rank with joint_mlir.collectives.init_communicators(step, "
             "groups, rank, store, device=...) before the first call"
             ) in message, message
+    names = sorted(groups)
+    assert [kind for kind, _ in got["mismatch"]] == ["CollectiveError"] * 3
+    assert got["mismatch"][0][1] == (
+        f"the step's collectives use group(s) "
+        f"{', '.join(map(repr, names))}, which `groups` ([]) does not name")
+    assert got["mismatch"][1][1] == (
+        f"group {names[0]!r} has 1 rank(s) in `groups` ([0]), the step's "
+        f"collectives use {WORLD}")
+    assert got["mismatch"][2][1].endswith(
+        f": this thread's device's communicator for group {names[0]!r} has "
+        f"1 rank(s), the step's collectives use {WORLD}: every rank must "
+        "pass the groups' full member lists to init_communicators"
+        ), got["mismatch"][2][1]
     worst = {}
     for rank, rows in got["report"].items():
         for name, row in rows.items():

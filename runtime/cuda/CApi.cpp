@@ -370,9 +370,9 @@ JOINT_EXPORT int joint_nccl_comm_destroy_all(void) {
   return collectives(*rt).destroyAll();
 }
 
-JOINT_EXPORT int joint_nccl_has_comm(const char *group) {
+JOINT_EXPORT int joint_nccl_comm_size(const char *group) {
   GlobalLock rt;
-  return collectives(*rt).hasComm(group) ? 1 : 0;
+  return collectives(*rt).commSize(group);
 }
 
 JOINT_EXPORT void *joint_nccl_all_gather(const char *group, const void *in,

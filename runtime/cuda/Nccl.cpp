@@ -331,8 +331,13 @@ int Collectives::commSplit(const char *parent, const char *group, int color,
   return kStatusOk;
 }
 
-bool Collectives::hasComm(const char *group) const {
-  return group && comms.count({rt.defaultDevice(), group});
+int Collectives::commSize(const char *group) {
+  auto it = group ? comms.find({rt.defaultDevice(), group}) : comms.end();
+  int count = -1;
+  if (it == comms.end() || !loaded ||
+      loaded->commCount(it->second, &count) != ncclSuccess)
+    return -1;
+  return count;
 }
 
 int Collectives::destroyAll() {

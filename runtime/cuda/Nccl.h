@@ -103,8 +103,9 @@ public:
   int commSplit(const char *parent, const char *group, int color, int key);
   /// Destroys the calling thread's device's communicators.
   int destroyAll();
-  /// True when the calling thread's device has a communicator for `group`.
-  bool hasComm(const char *group) const;
+  /// Ranks of the calling thread's device's communicator for `group`; -1
+  /// when there is none (nothing recorded).
+  int commSize(const char *group);
 
   /// The collectives; counts in elements. Null on failure.
   CollectiveHandle *allGather(const char *group, const void *in, void *out,

@@ -207,9 +207,10 @@ int joint_nccl_comm_split(const char *parent, const char *group, int color,
                           int key);
 /* Destroys this thread's device's communicators. Returns the status. */
 int joint_nccl_comm_destroy_all(void);
-/* 1 when this thread's device has a communicator for `group`, else 0 (no
- * status recorded): a step checks its groups before its first collective. */
-int joint_nccl_has_comm(const char *group);
+/* Ranks of this thread's device's communicator for `group` (ncclCommCount),
+ * or -1 when there is none (no status recorded): a step checks its groups
+ * before its first collective. */
+int joint_nccl_comm_size(const char *group);
 
 /* Each collective: the comm stream waits on the compute stream (event), the
  * NCCL call runs on the device's communication stream, an event is recorded

@@ -42,7 +42,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include <set>
+#include <map>
 
 namespace mlir {
 namespace joint {
@@ -131,6 +131,7 @@ struct Collective {
   int32_t reduce = -1; // JOINT_REDUCE_*, when it reduces
   int64_t count = 0;   // elements: send (gather, all-reduce), receive (RS)
   SmallVector<int64_t> send, recv; // all-to-all: elements per peer
+  int64_t ranks = 0; // the group's size when the op states it, else 0
 };
 
 /// Elements of one dim-0 row of static-shaped `type`.
@@ -231,6 +232,7 @@ FailureOr<Collective> readCollective(CallFunctionOp op, Kind kind,
                   " is not the dim-0 ratio of its output to its input (" +
                   shapeText(out) + " from " + shapeText(in) + ")");
     c.count = small.getNumElements();
+    c.ranks = n;
     return c;
   }
   if (kind == Kind::AllReduce) {
@@ -269,6 +271,7 @@ FailureOr<Collective> readCollective(CallFunctionOp op, Kind kind,
       counts.push_back(s * getRowElements(type));
     return success();
   };
+  c.ranks = static_cast<int64_t>(nranks);
   if (failed(fill(*inSplits, in, c.send)) ||
       failed(fill(*outSplits, out, c.recv)))
     return fail("its split sizes do not cover the dim 0 of its input and "
@@ -423,7 +426,7 @@ struct CollectivesPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool failed = false;
-    std::set<std::string> groups;
+    std::map<std::string, int64_t> groups; // name -> size (0: not stated)
     module.walk([&](CallFunctionOp op) {
       std::optional<Kind> kind = getKind(op.getTarget());
       if (!kind)
@@ -433,16 +436,18 @@ struct CollectivesPass
       if (*kind != Kind::Wait)
         if (FailureOr<Collective> c = readCollective(op, *kind, why);
             succeeded(c))
-          groups.insert(c->group.str());
+          groups[c->group.str()] =
+              std::max(groups[c->group.str()], c->ranks);
     });
     if (failed)
       return signalPassFailure();
     MLIRContext *ctx = &getContext();
     if (!groups.empty()) {
-      SmallVector<Attribute> names;
-      for (const std::string &g : groups)
-        names.push_back(StringAttr::get(ctx, g));
-      module->setAttr(kCollectiveGroupsAttr, ArrayAttr::get(ctx, names));
+      Builder b(ctx);
+      SmallVector<NamedAttribute> sizes;
+      for (const auto &[name, ranks] : groups)
+        sizes.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(ranks)));
+      module->setAttr(kCollectiveGroupsAttr, b.getDictionaryAttr(sizes));
     }
     ConversionTarget target(*ctx);
     target.addDynamicallyLegalOp<CallFunctionOp>(

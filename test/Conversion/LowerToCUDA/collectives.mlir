@@ -5,11 +5,12 @@
 // avg 1, max 4; node name) marked joint.reads_until_result_use, and its
 // wait_tensor joint_nccl_wait(handle), returning the output as is.
 // all_to_all_single's counts are elements per peer (split rows times the
-// elements of a row) in constant arrays. The module lists the sorted group
-// names (the step descriptor's collective_groups). Errors name the node.
+// elements of a row) in constant arrays. The module maps each group name to
+// its size as the ops state it (0: only all-reduces use it). Errors name the
+// node.
 // RUN: joint-opt %s -split-input-file -verify-diagnostics -joint-gpu-collectives | FileCheck %s
 
-// CHECK: module attributes {joint.collective_groups = ["0", "tp"]} {
+// CHECK: module attributes {joint.collective_groups = {"0" = 2 : i64, tp = 0 : i64}} {
 // CHECK-NEXT: llvm.mlir.global private constant @__joint_node_3("all_to_all\00")
 // CHECK-NEXT: llvm.mlir.global private constant @__joint_nccl_counts_1(dense<[2, 6]> : tensor<2xi64>) {addr_space = 0 : i32} : !llvm.array<2 x i64>
 // CHECK-NEXT: llvm.mlir.global private constant @__joint_nccl_counts_0(dense<[6, 2]> : tensor<2xi64>) {addr_space = 0 : i32} : !llvm.array<2 x i64>
@@ -85,7 +86,7 @@ joint.graph @fsdp(%x: tensor<4x3xbf16> {joint.role = #joint.role<input>, joint.p
 
 // Equal splits (None) for one side; the group size comes from the other.
 // 8 rows over 2 ranks: 4 rows of 3 elements = 12 per peer.
-// CHECK: module attributes {joint.collective_groups = ["0"]} {
+// CHECK: module attributes {joint.collective_groups = {"0" = 2 : i64}} {
 // CHECK: @__joint_nccl_counts_1(dense<[18, 6]> : tensor<2xi64>)
 // CHECK: @__joint_nccl_counts_0(dense<12> : tensor<2xi64>)
 // CHECK-LABEL: joint.graph @equal_splits

@@ -22,8 +22,10 @@ namespace joint {
 /// collective's only user must be its wait.
 void populateCollectiveToNcclCallPatterns(RewritePatternSet &patterns);
 
-/// Module attribute set by `joint-gpu-collectives`: the sorted torch group
-/// names of the module's collectives (an array of strings).
+/// Module attribute set by `joint-gpu-collectives`: each torch group name of
+/// the module's collectives to its size in ranks as the ops state it
+/// (all-gather and reduce-scatter group_size, all-to-all split count; 0 when
+/// only all-reduces use it), a dictionary of i64.
 inline constexpr llvm::StringLiteral kCollectiveGroupsAttr =
     "joint.collective_groups";
 

@@ -101,8 +101,9 @@ def JointGPUCollectives : Pass<"joint-gpu-collectives", "::mlir::ModuleOp"> {
     the dim-0 ratio of output to input, all-to-all split sizes that are not
     static integers (None: equal splits) or do not cover dim 0, a collective
     used other than by one wait, a wait on anything else. The module gets
-    `joint.collective_groups`, the sorted group names (the step descriptor's
-    `collective_groups`), when it has collectives.
+    `joint.collective_groups`, each group name to its size as the ops state
+    it (0: only all-reduces), when it has collectives (the step descriptor's
+    `collective_groups` and `collective_group_sizes`).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::arith::ArithDialect",
