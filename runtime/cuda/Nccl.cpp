@@ -269,7 +269,12 @@ int Collectives::commInit(const char *group, int nranks, int rank,
                  ", rank " + std::to_string(rank) + " of " +
                      std::to_string(nranks) + detail))
     return rt.status();
-  // Another thread on this device bootstrapped the same name meanwhile.
+  return keep(entry, device, group, comm, detail);
+}
+
+int Collectives::keep(const char *entry, int device, const char *group,
+                      ncclComm_t comm, const std::string &detail) {
+  // Another thread on this device made the same name meanwhile.
   if (!comms.emplace(std::make_pair(device, std::string(group)), comm).second) {
     loaded->commDestroy(comm);
     rt.recordError(kStatusInvalidArgument, entry,
@@ -318,17 +323,7 @@ int Collectives::commSplit(const char *parent, const char *group, int color,
                  ", color " + std::to_string(color) + ", key " +
                      std::to_string(key) + detail))
     return rt.status();
-  if (comm &&
-      !comms.emplace(std::make_pair(device, std::string(group)), comm).second) {
-    loaded->commDestroy(comm);
-    rt.recordError(kStatusInvalidArgument, entry,
-                   "device " + std::to_string(device) +
-                       " already has a communicator for this group (two "
-                       "ranks on one device)",
-                   detail);
-    return rt.status();
-  }
-  return kStatusOk;
+  return comm ? keep(entry, device, group, comm, detail) : kStatusOk;
 }
 
 int Collectives::commSize(const char *group) {

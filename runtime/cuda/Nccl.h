@@ -136,6 +136,10 @@ private:
   };
 
   const NcclApi *table(const char *entry);
+  /// Registers `comm` as `group` on `device`; when the name is taken there
+  /// (two ranks on one device), destroys it and records the error.
+  int keep(const char *entry, int device, const char *group, ncclComm_t comm,
+           const std::string &detail);
   bool ncclCheck(ncclResult_t result, const char *entry, const char *call,
                  ncclComm_t comm, const std::string &detail);
   /// The communicator of `group` on the current device, else an error.

@@ -612,6 +612,53 @@ static LogicalResult lowerPad(CallFunctionOp op,
   return success();
 }
 
+/// `src` inserted into `dest` along dim `d` at the select (`index` is
+/// argument 3) or the slice (start, end, step from argument 3) of `op`,
+/// bounds clamped as select.int / slice.Tensor clamp them; failure when the
+/// bounds are bad or a static `src` does not fit the slice.
+static FailureOr<Value> insertAtSlice(CallFunctionOp op,
+                                      CallFunctionOp::Adaptor adaptor,
+                                      ConversionPatternRewriter &rewriter,
+                                      Value src, Value dest, int64_t d,
+                                      bool select) {
+  Location loc = op.getLoc();
+  auto destType = cast<RankedTensorType>(dest.getType());
+  auto srcType = cast<RankedTensorType>(src.getType());
+  int64_t rank = destType.getRank();
+  OpFoldResult size = getTensorSizes(rewriter, loc, dest)[d];
+  OpFoldResult offset;
+  int64_t step = 1;
+  if (select) {
+    FailureOr<Value> index = getIntArg(op, adaptor, rewriter, {3, "index"});
+    if (failed(index))
+      return failure();
+    offset = clampBound(rewriter, loc, *index, size, rewriter.getIndexAttr(0));
+  } else {
+    FailureOr<SliceArgs> slice = getSliceArgs(op, adaptor, rewriter, 3);
+    if (failed(slice) || slice->step <= 0)
+      return rewriter.notifyMatchFailure(op, "bad slice bounds");
+    step = slice->step;
+    OpFoldResult length;
+    std::tie(offset, length) = getSliceRange(rewriter, loc, size, *slice);
+    std::optional<int64_t> n = getConstantIntValue(length);
+    if (srcType.getRank() == rank && n && !srcType.isDynamicDim(d) &&
+        srcType.getDimSize(d) != *n)
+      return rewriter.notifyMatchFailure(op, "src does not fit the slice");
+  }
+  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> srcSizes = getTensorSizes(rewriter, loc, src);
+  if (select)
+    srcSizes.insert(srcSizes.begin() + d, rewriter.getIndexAttr(1));
+  if (srcSizes.size() != static_cast<size_t>(rank))
+    return rewriter.notifyMatchFailure(op, "src rank does not match");
+  offsets[d] = offset;
+  strides[d] = rewriter.getIndexAttr(step);
+  return tensor::InsertSliceOp::create(rewriter, loc, src, dest, offsets,
+                                       srcSizes, strides)
+      .getResult();
+}
+
 /// slice_backward / select_backward: the gradient inserted into zeros of
 /// the input's shape at the forward slice.
 static LogicalResult lowerSliceBackward(CallFunctionOp op,
@@ -634,33 +681,14 @@ static LogicalResult lowerSliceBackward(CallFunctionOp op,
   for (int64_t i = 0; i < rank; ++i)
     if (!resultType.isDynamicDim(i))
       sizes[i] = rewriter.getIndexAttr(resultType.getDimSize(i));
-  OpFoldResult offset;
-  int64_t step = 1;
-  if (op.getTarget() == "aten::select_backward.default") {
-    FailureOr<Value> index = getIntArg(op, adaptor, rewriter, {3, "index"});
-    if (failed(index))
-      return failure();
-    offset =
-        clampBound(rewriter, loc, *index, sizes[*d], rewriter.getIndexAttr(0));
-  } else {
-    FailureOr<SliceArgs> slice = getSliceArgs(op, adaptor, rewriter, 3);
-    if (failed(slice) || slice->step <= 0)
-      return rewriter.notifyMatchFailure(op, "bad slice bounds");
-    step = slice->step;
-    offset = getSliceRange(rewriter, loc, sizes[*d], *slice).first;
-  }
+  bool select = op.getTarget() == "aten::select_backward.default";
   Value zeros =
       createZeroInitTensor(rewriter, loc, sizes, resultType.getElementType());
-  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-  SmallVector<OpFoldResult> gradSizes = getTensorSizes(rewriter, loc, *grad);
-  if (op.getTarget() == "aten::select_backward.default")
-    gradSizes.insert(gradSizes.begin() + *d, rewriter.getIndexAttr(1));
-  offsets[*d] = offset;
-  strides[*d] = rewriter.getIndexAttr(step);
-  Value result = tensor::InsertSliceOp::create(rewriter, loc, *grad, zeros,
-                                               offsets, gradSizes, strides);
-  return replaceWithResult(rewriter, op, result, resultType);
+  FailureOr<Value> result =
+      insertAtSlice(op, adaptor, rewriter, *grad, zeros, *d, select);
+  if (failed(result))
+    return failure();
+  return replaceWithResult(rewriter, op, *result, resultType);
 }
 
 /// slice_scatter(self, src, dim, start, end, step) / select_scatter(self,
@@ -683,40 +711,11 @@ static LogicalResult lowerSliceScatter(CallFunctionOp op,
   FailureOr<int64_t> d = getDimArg(op, rewriter, {2, "dim"}, rank, 0);
   if (failed(d))
     return failure();
-  Location loc = op.getLoc();
-  SmallVector<OpFoldResult> sizes = getTensorSizes(rewriter, loc, *self);
-  OpFoldResult offset;
-  int64_t step = 1;
-  if (select) {
-    FailureOr<Value> index = getIntArg(op, adaptor, rewriter, {3, "index"});
-    if (failed(index))
-      return failure();
-    offset =
-        clampBound(rewriter, loc, *index, sizes[*d], rewriter.getIndexAttr(0));
-  } else {
-    FailureOr<SliceArgs> slice = getSliceArgs(op, adaptor, rewriter, 3);
-    if (failed(slice) || slice->step <= 0)
-      return rewriter.notifyMatchFailure(op, "bad slice bounds");
-    step = slice->step;
-    OpFoldResult length;
-    std::tie(offset, length) = getSliceRange(rewriter, loc, sizes[*d], *slice);
-    std::optional<int64_t> n = getConstantIntValue(length);
-    if (srcType.getRank() == rank && n && !srcType.isDynamicDim(*d) &&
-        srcType.getDimSize(*d) != *n)
-      return rewriter.notifyMatchFailure(op, "src does not fit the slice");
-  }
-  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-  SmallVector<OpFoldResult> srcSizes = getTensorSizes(rewriter, loc, *src);
-  if (select)
-    srcSizes.insert(srcSizes.begin() + *d, rewriter.getIndexAttr(1));
-  if (srcSizes.size() != static_cast<size_t>(rank))
-    return rewriter.notifyMatchFailure(op, "src rank does not match self");
-  offsets[*d] = offset;
-  strides[*d] = rewriter.getIndexAttr(step);
-  Value result = tensor::InsertSliceOp::create(rewriter, loc, *src, *self,
-                                               offsets, srcSizes, strides);
-  return replaceWithResult(rewriter, op, result, resultType);
+  FailureOr<Value> result =
+      insertAtSlice(op, adaptor, rewriter, *src, *self, *d, select);
+  if (failed(result))
+    return failure();
+  return replaceWithResult(rewriter, op, *result, resultType);
 }
 
 /// _to_copy / to.dtype (a cast), copy / copy_ (src broadcast and cast into
