@@ -5,15 +5,19 @@
 // becomes a call to the runtime's `joint_cublas_gemm` /
 // `joint_cublas_gemm_strided_batched`, which run `cublasGemmEx` /
 // `cublasGemmStridedBatchedEx` on the compute stream (the stream of the
-// step's kernels). The lowered op accumulates into its output (C += A B, the
-// zero fill stays a kernel), so the call passes alpha = beta = 1. Supported
+// step's kernels). The lowered op accumulates into its output (C += A B), so
+// the call passes alpha = beta = 1, except after a `linalg.fill` of zero into
+// exactly C with nothing in between touching C's allocation: that fill is
+// erased and the call passes beta = 0 (cuBLAS then never reads C), one
+// kernel fewer per GEMM. Supported
 // (as XLA and torch do): identity-layout buffers, indexing maps reading A
 // and B plain or transposed (cuBLAS transpose flags), and
 // A/B/C all f32 (no TF32), or bf16/f16 A and B into an f32 C
 // (CUBLAS_COMPUTE_32F, the lowering's f32 accumulator, rounded afterwards by
 // its own kernel) or into a C of their type. Anything else (integers, mixed
-// A/B, strided views, other maps) stays a generated kernel. The rewrite is
-// one pattern (populateGemmToCublasCallPatterns), applied by a single walk.
+// A/B, strided views, other maps) stays a generated kernel. The rewrites are
+// two patterns (populateGemmToCublasCallPatterns: the fill, then the GEMM it
+// marks with `joint.gemm_beta_zero`), applied by a single walk.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,65 +56,141 @@ static int32_t gemmDtype(Type in, Type out) {
   return -1;
 }
 
+/// Marks a GEMM whose output a zero fill just wrote: the call passes beta = 0.
+constexpr llvm::StringLiteral kBetaZeroAttr = "joint.gemm_beta_zero";
+
+/// A GEMM the shim runs: operands, shim dtype code and transpose flags.
+struct CublasGemm {
+  Value a, b, c;
+  int32_t dtype;
+  bool transA, transB;
+};
+
+/// (transA, transB) when `op`'s maps read A as [(batch,) m, k] or
+/// [(batch,) k, m], B as [k, n] or [n, k] and write C as [m, n] (the
+/// transposes `joint-fold-transposes` folds); nullopt otherwise.
+static std::optional<std::pair<bool, bool>> getTransposes(linalg::LinalgOp op) {
+  MLIRContext *ctx = op.getContext();
+  unsigned lead = isa<linalg::BatchMatmulOp>(op) ? 1 : 0;
+  auto map = [&](unsigned i, unsigned j) {
+    SmallVector<AffineExpr> e;
+    if (lead)
+      e.push_back(getAffineDimExpr(0, ctx));
+    e.push_back(getAffineDimExpr(lead + i, ctx));
+    e.push_back(getAffineDimExpr(lead + j, ctx));
+    return AffineMap::get(lead + 3, 0, e, ctx);
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // Loops (batch,) m = 0, n = 1, k = 2.
+  if (maps[2] != map(0, 1))
+    return std::nullopt;
+  bool transA = maps[0] == map(2, 0), transB = maps[1] == map(1, 2);
+  if ((!transA && maps[0] != map(0, 2)) || (!transB && maps[1] != map(2, 1)))
+    return std::nullopt;
+  return std::make_pair(transA, transB);
+}
+
+/// `op` as a GEMM of the shim when it is a top-level `linalg.matmul` /
+/// `linalg.batch_matmul` cuBLAS supports; failure with the reason.
+static FailureOr<CublasGemm> getCublasGemm(Operation *op, std::string &why) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || !linalgOp) {
+    why = "not a matmul";
+    return failure();
+  }
+  auto func = dyn_cast<func::FuncOp>(op->getParentOp());
+  if (!func || op->getBlock() != &func.getBody().front()) {
+    why = "not in a step's top level";
+    return failure();
+  }
+  Value a = linalgOp.getDpsInputs()[0], b = linalgOp.getDpsInputs()[1];
+  Value c = linalgOp.getDpsInits()[0];
+  auto typeA = dyn_cast<MemRefType>(a.getType());
+  auto typeB = dyn_cast<MemRefType>(b.getType());
+  auto typeC = dyn_cast<MemRefType>(c.getType());
+  if (!typeA || !typeB || !typeC || !hasIdentityLayout(a) ||
+      !hasIdentityLayout(b) || !hasIdentityLayout(c) ||
+      typeA.getElementType() != typeB.getElementType()) {
+    why = "unsupported operand types";
+    return failure();
+  }
+  std::optional<std::pair<bool, bool>> trans = getTransposes(linalgOp);
+  int32_t dtype = gemmDtype(typeA.getElementType(), typeC.getElementType());
+  if (!trans || dtype < 0) {
+    why = "unsupported maps or types";
+    return failure();
+  }
+  return CublasGemm{a, b, c, dtype, trans->first, trans->second};
+}
+
+/// The allocation `v` views (through view-like ops).
+static Value getRootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// A `linalg.fill` of zero whose buffer the next op touching its allocation
+/// (nested ops included) takes as the output of a shim GEMM: erased, the
+/// GEMM marked to pass beta = 0 (it overwrites every element of C).
+struct ZeroFillIntoGemm : public OpRewritePattern<linalg::FillOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::FillOp fill,
+                                PatternRewriter &rewriter) const override {
+    if (!fill.hasPureBufferSemantics() ||
+        !matchPattern(fill.value(), m_AnyZeroFloat()))
+      return rewriter.notifyMatchFailure(fill, "not a zero fill of a buffer");
+    Value c = fill.getDpsInits()[0];
+    Value root = getRootBuffer(c);
+    for (Operation *it = fill->getNextNode(); it; it = it->getNextNode()) {
+      WalkResult touches = it->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (isa<BaseMemRefType>(operand.getType()) &&
+              getRootBuffer(operand) == root)
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
+      if (!touches.wasInterrupted())
+        continue;
+      std::string why;
+      FailureOr<CublasGemm> gemm = getCublasGemm(it, why);
+      if (failed(gemm) || gemm->c != c || gemm->a == c || gemm->b == c ||
+          getRootBuffer(gemm->a) == root || getRootBuffer(gemm->b) == root)
+        return rewriter.notifyMatchFailure(fill, "not read first by a GEMM "
+                                                 "that overwrites it");
+      rewriter.modifyOpInPlace(
+          it, [&] { it->setAttr(kBetaZeroAttr, rewriter.getUnitAttr()); });
+      rewriter.eraseOp(fill);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(fill, "no GEMM reads it");
+  }
+};
+
 /// Replaces a top-level `linalg.matmul` / `linalg.batch_matmul` that cuBLAS
-/// supports by the shim call computing C += op(A) op(B); others stay.
+/// supports by the shim call computing C = op(A) op(B) + beta C; others
+/// stay.
 struct GemmToCublasCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-      return failure();
-    auto func = dyn_cast<func::FuncOp>(op->getParentOp());
-    if (!func || op->getBlock() != &func.getBody().front())
-      return rewriter.notifyMatchFailure(op, "not in a step's top level");
-    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
-    Value c = op.getDpsInits()[0];
-    auto typeA = dyn_cast<MemRefType>(a.getType());
-    auto typeB = dyn_cast<MemRefType>(b.getType());
-    auto typeC = dyn_cast<MemRefType>(c.getType());
-    if (!typeA || !typeB || !typeC || !hasIdentityLayout(a) ||
-        !hasIdentityLayout(b) || !hasIdentityLayout(c) ||
-        typeA.getElementType() != typeB.getElementType())
-      return rewriter.notifyMatchFailure(op, "unsupported operand types");
-    std::optional<std::pair<bool, bool>> trans = getTransposes(op);
-    int32_t dtype = gemmDtype(typeA.getElementType(), typeC.getElementType());
-    if (!trans || dtype < 0)
-      return rewriter.notifyMatchFailure(op, "unsupported maps or types");
-    replace(rewriter, op, a, b, c, dtype, trans->first, trans->second);
+    std::string why;
+    FailureOr<CublasGemm> gemm = getCublasGemm(op, why);
+    if (failed(gemm))
+      return rewriter.notifyMatchFailure(op, why);
+    replace(rewriter, op, gemm->a, gemm->b, gemm->c, gemm->dtype, gemm->transA,
+            gemm->transB, op->hasAttr(kBetaZeroAttr));
     return success();
   }
 
-  /// (transA, transB) when `op`'s maps read A as [(batch,) m, k] or
-  /// [(batch,) k, m], B as [k, n] or [n, k] and write C as [m, n] (the
-  /// transposes `joint-fold-transposes` folds); nullopt otherwise.
-  static std::optional<std::pair<bool, bool>>
-  getTransposes(linalg::LinalgOp op) {
-    MLIRContext *ctx = op.getContext();
-    unsigned lead = isa<linalg::BatchMatmulOp>(op) ? 1 : 0;
-    auto map = [&](unsigned i, unsigned j) {
-      SmallVector<AffineExpr> e;
-      if (lead)
-        e.push_back(getAffineDimExpr(0, ctx));
-      e.push_back(getAffineDimExpr(lead + i, ctx));
-      e.push_back(getAffineDimExpr(lead + j, ctx));
-      return AffineMap::get(lead + 3, 0, e, ctx);
-    };
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    // Loops (batch,) m = 0, n = 1, k = 2.
-    if (maps[2] != map(0, 1))
-      return std::nullopt;
-    bool transA = maps[0] == map(2, 0), transB = maps[1] == map(1, 2);
-    if ((!transA && maps[0] != map(0, 2)) || (!transB && maps[1] != map(2, 1)))
-      return std::nullopt;
-    return std::make_pair(transA, transB);
-  }
-
-  /// C[(batch,) m, n] += op(A) op(B) as a shim call; op(A) = A[(batch,) m, k]
-  /// or, with `transA`, the transpose of A[(batch,) k, m] (B likewise).
+  /// C[(batch,) m, n] = op(A) op(B) + beta C as a shim call (beta 0 when
+  /// `betaZero`, else 1); op(A) = A[(batch,) m, k] or, with `transA`, the
+  /// transpose of A[(batch,) k, m] (B likewise).
   static void replace(PatternRewriter &b0, linalg::LinalgOp op, Value a,
-                      Value b, Value c, int32_t dtype, bool transA,
-                      bool transB) {
+                      Value b, Value c, int32_t dtype, bool transA, bool transB,
+                      bool betaZero) {
     Location loc = op.getLoc();
     Type i64 = b0.getI64Type(), i32 = b0.getI32Type(), f32 = b0.getF32Type();
     Type ptr = LLVM::LLVMPointerType::get(b0.getContext());
@@ -158,7 +238,9 @@ struct GemmToCublasCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     }
     operand(a, transA ? m : k, strideA);
     operand(b, transB ? k : n, strideB);
-    args.push_back(one); // beta: accumulate into C
+    args.push_back(betaZero ? Value(arith::ConstantFloatOp::create(
+                                  b0, loc, cast<FloatType>(f32), APFloat(0.0f)))
+                            : one); // beta
     types.push_back(f32);
     operand(c, n, strideC);
     if (batched) {
@@ -188,5 +270,5 @@ struct LibraryCallsPass
 } // namespace
 
 void joint::populateGemmToCublasCallPatterns(RewritePatternSet &patterns) {
-  patterns.add<GemmToCublasCall>(patterns.getContext());
+  patterns.add<ZeroFillIntoGemm, GemmToCublasCall>(patterns.getContext());
 }

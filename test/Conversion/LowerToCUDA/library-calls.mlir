@@ -1,7 +1,9 @@
 // joint-gpu-library-calls: GEMMs cuBLAS supports become joint_cublas_gemm /
 // joint_cublas_gemm_strided_batched calls on the compute stream (f32, and
 // bf16 A/B into the f32 accumulator: dtype code 3); integer, strided and
-// mixed A/B GEMMs stay linalg ops (the generated-kernel fallback).
+// mixed A/B GEMMs stay linalg ops (the generated-kernel fallback). A zero
+// fill that only the GEMM reads next becomes beta = 0 (the fill is gone); a
+// fill read before the GEMM, or of another value, stays and beta is 1.
 // RUN: joint-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(joint-gpu-library-calls))' | FileCheck %s
 
 // CHECK: module {
@@ -161,5 +163,44 @@ func.func @named(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32>
 
 func.func @transposed(%a: memref<16x8xf32>, %b: memref<4x16xf32>, %c: memref<8x4xf32>) {
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %b : memref<16x8xf32>, memref<4x16xf32>) outs(%c : memref<8x4xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @zero_fill_is_beta_zero(
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[C:.+]] = memref.alloc() : memref<8x4xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[BETA:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: call @joint_cublas_gemm({{.*}}, %[[ONE]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[BETA]], %{{.+}}, %{{.+}})
+// CHECK-NEXT: memref.copy %[[C]], %arg2
+// CHECK-LABEL: func.func @fill_read_first_stays(
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[C:.+]] : memref<8x4xf32>)
+// CHECK-NEXT: memref.copy %[[C]], %arg2
+// CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @joint_cublas_gemm({{.*}}, %[[ONE]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[ONE]], %{{.+}}, %{{.+}})
+// CHECK-NEXT: linalg.fill ins(%{{.+}} : f32) outs(%[[D:.+]] : memref<8x4xf32>)
+// CHECK: %[[ONE2:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @joint_cublas_gemm({{.*}}, %[[ONE2]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[ONE2]], %{{.+}}, %{{.+}})
+func.func @zero_fill_is_beta_zero(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %out: memref<8x4xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %c = memref.alloc() : memref<8x4xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  memref.copy %c, %out : memref<8x4xf32> to memref<8x4xf32>
+  return
+}
+func.func @fill_read_first_stays(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %out: memref<8x4xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %c = memref.alloc() : memref<8x4xf32>
+  %d = memref.alloc() : memref<8x4xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x4xf32>)
+  memref.copy %c, %out : memref<8x4xf32> to memref<8x4xf32>
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  linalg.fill ins(%one : f32) outs(%d : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%d : memref<8x4xf32>)
   return
 }

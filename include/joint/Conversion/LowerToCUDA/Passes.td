@@ -147,8 +147,10 @@ def JointGPULibraryCalls : Pass<"joint-gpu-library-calls", "::mlir::func::FuncOp
     top-level `linalg.matmul` / `linalg.batch_matmul` that cuBLAS supports
     becomes a call to `joint_cublas_gemm` / `joint_cublas_gemm_strided_batched`
     (`cublasGemmEx` / `cublasGemmStridedBatchedEx` on the compute stream,
-    row-major, alpha = beta = 1: the op accumulates into its output, whose
-    zero fill stays a kernel). Supported: identity-layout buffers, default
+    row-major, alpha = 1, beta = 1: the op accumulates into its output; a
+    `linalg.fill` of zero into exactly that output, with nothing between it
+    and the GEMM touching the output's allocation, is dropped and beta = 0).
+    Supported: identity-layout buffers, default
     indexing maps, A/B/C f32 (no TF32, torch's default), or bf16/f16 A and B
     into an f32 C (CUBLAS_COMPUTE_32F: the lowering's f32 accumulator, then
     its own rounding kernel) or a C of their type. Everything else (integer
