@@ -30,6 +30,22 @@ def JointFoldTransposes : Pass<"joint-fold-transposes", "::mlir::func::FuncOp"> 
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def JointFuseElementwise : Pass<"joint-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse an elementwise op into the elementwise op right after it";
+  let description = [{
+    Upstream's elementwise producer-consumer fusion on linalg on tensors,
+    restricted to a producer whose only user is the next op (nothing in
+    between but constants, empty tensors and size queries): the fused op
+    runs the same scalar ops in the same order (bitwise the same results),
+    the producer's whole temporary is never materialised, and no value lives
+    longer than before (a forward producer never moves into the backward).
+    The CUDA pipeline runs it after `joint-fold-transposes`: one kernel
+    instead of two per fused pair (`bench/kernels`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def JointFreeAtLastUse : Pass<"joint-free-at-last-use", "::mlir::func::FuncOp"> {
   let summary = "Move each buffer's free to right after its last use";
   let description = [{

@@ -74,6 +74,9 @@ void joint::buildLowerToCUDATensorPipeline(OpPassManager &pm,
   pm.addPass(createConvertJointToLinalg(convert));
   // Views stay views: transposes read through their readers' maps.
   pm.addNestedPass<func::FuncOp>(createJointFoldTransposes());
+  // Adjacent elementwise ops: one kernel each pair, same results.
+  if (options.fuseElementwise)
+    pm.addNestedPass<func::FuncOp>(createJointFuseElementwise());
   pm.addPass(createJointCPUEntry());
 }
 

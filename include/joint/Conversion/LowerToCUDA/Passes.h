@@ -69,6 +69,12 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
                      "the runtime's shims (joint-gpu-library-calls, "
                      "joint-gpu-attention-calls); off: generated kernels"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("fuse an elementwise op into the elementwise op right "
+                     "after it, its only user (joint-fuse-elementwise); off: "
+                     "one kernel per op"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> emulate{
       *this, "emulate",
       llvm::cl::desc("kernels compiled for the host in a kernel table for "
