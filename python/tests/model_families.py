@@ -168,6 +168,85 @@ def phi3() -> Recipe:
     return Phi3ForCausalLM(cfg), _lm_loss, _ids()
 
 
+def _decoder(config_cls: Any, model_cls: Any, **extra: Any) -> Recipe:
+    """A Llama-style causal LM: hidden 32, 2 layers, 4 heads, 2 kv heads."""
+    torch.manual_seed(0)
+    cfg = config_cls(vocab_size=_VOCAB, hidden_size=32, intermediate_size=64,
+                     num_hidden_layers=2, num_attention_heads=4,
+                     num_key_value_heads=2, max_position_embeddings=64,
+                     pad_token_id=0, bos_token_id=1, eos_token_id=2,
+                     use_cache=False, **extra)
+    return model_cls(cfg), _lm_loss, _ids()
+
+
+def llama() -> Recipe:
+    """Llama: RMSNorm, rotary embeddings, grouped-query attention, SwiGLU."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    return _decoder(LlamaConfig, LlamaForCausalLM)
+
+
+def gemma() -> Recipe:
+    """Gemma: RMSNorm scaled by (1 + weight), embeddings scaled by
+    sqrt(hidden), GELU-tanh gating, tied embeddings; head_dim set to 8
+    (its default is 256)."""
+    from transformers import GemmaConfig, GemmaForCausalLM
+
+    return _decoder(GemmaConfig, GemmaForCausalLM, head_dim=8)
+
+
+def qwen2() -> Recipe:
+    """Qwen2: Llama with biases on the q, k and v projections."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    return _decoder(Qwen2Config, Qwen2ForCausalLM)
+
+
+def qwen3() -> Recipe:
+    """Qwen3: RMSNorm on the queries and keys per head (q_norm, k_norm);
+    head_dim set to 8 (its default is 128)."""
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    return _decoder(Qwen3Config, Qwen3ForCausalLM, head_dim=8)
+
+
+def mistral() -> Recipe:
+    """Mistral: Llama with a sliding attention window (4096, wider than the
+    sequence, so the mask is causal)."""
+    from transformers import MistralConfig, MistralForCausalLM
+
+    return _decoder(MistralConfig, MistralForCausalLM)
+
+
+def gpt_neox() -> Recipe:
+    """GPT-NeoX: a fused qkv projection, partial rotary embeddings (a
+    quarter of each head), parallel attention and MLP residuals, LayerNorm
+    with bias, GELU. No grouped-query attention (4 kv heads)."""
+    from transformers import GPTNeoXConfig, GPTNeoXForCausalLM
+
+    torch.manual_seed(0)
+    cfg = GPTNeoXConfig(vocab_size=_VOCAB, hidden_size=32,
+                        intermediate_size=64, num_hidden_layers=2,
+                        num_attention_heads=4, max_position_embeddings=64,
+                        attention_dropout=0.0, hidden_dropout=0.0,
+                        pad_token_id=0, bos_token_id=1, eos_token_id=2,
+                        use_cache=False)
+    return GPTNeoXForCausalLM(cfg), _lm_loss, _ids()
+
+
+def gpt2() -> Recipe:
+    """GPT-2: learned positions, Conv1D projections (addmm), LayerNorm,
+    GELU-tanh, tied embeddings. No grouped-query attention (4 kv heads)."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    cfg = GPT2Config(vocab_size=_VOCAB, n_positions=64, n_embd=32, n_layer=2,
+                     n_head=4, n_inner=64, resid_pdrop=0.0, embd_pdrop=0.0,
+                     attn_pdrop=0.0, pad_token_id=0, bos_token_id=1,
+                     eos_token_id=2, use_cache=False)
+    return GPT2LMHeadModel(cfg), _lm_loss, _ids()
+
+
 def _mixtral(experts: str) -> Recipe:
     from transformers import MixtralConfig, MixtralForCausalLM
 
