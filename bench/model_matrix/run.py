@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "python" / "tests"))
 from common import BUILD, machine  # noqa: E402
 
-# The issue's 14 families (issue 26): Mixtral with its static-shape
+# The 14 families of the matrix: Mixtral with its static-shape
 # batched_mm experts (the eager experts refuse by design).
 FAMILIES = ["llama", "gemma", "phi3", "qwen2", "qwen3", "mistral",
             "mixtral_batched_mm", "gpt_neox", "olmo", "gpt2", "bert", "t5",

@@ -7,7 +7,7 @@ of its case (Mixtral's eager experts: the data-dependent-op refusal). Factories:
 torchtitan is optional (not a project requirement): its families skip
 without it.
 
-The model-family matrix (issue 26): the 14 families of :data:`MATRIX`
+The model-family matrix: the 14 families of :data:`MATRIX`
 compile for the CPU and match torch at identity and under full
 checkpointing, and build for ``--target=cuda``. The default suite runs
 every family at identity and a representative subset of the other two
@@ -101,7 +101,7 @@ def test_mixtral_eager_experts_refuse_in_one_line() -> None:
             "static-shape implementation") in msg
 
 
-# The issue's 14 families (Mixtral with its static-shape batched_mm experts;
+# The matrix's 14 families (Mixtral with its static-shape batched_mm experts;
 # the eager ones refuse by design, above).
 MATRIX = ["llama", "gemma", "phi3", "qwen2", "qwen3", "mistral",
           "mixtral_batched_mm", "gpt_neox", "olmo", "gpt2", "bert", "t5",
@@ -110,11 +110,12 @@ FULL_MATRIX = os.environ.get("JOINT_MLIR_FULL_MATRIX") == "1"
 # The default suite's share of the slower columns (about 8 s per family
 # under full checkpointing on the CPU, 10-30 s per CUDA build on 2 cores):
 # a decoder with grouped-query attention and rotary embeddings, the MoE, an
-# encoder with gathers, the patch-embedding convolution (and, for CUDA, the
-# ResNet-style net's batch norm and pooling; its checkpointed graph has its
-# own test below).
+# encoder with gathers, the patch-embedding convolution; for CUDA, the
+# encoder and the ResNet-style net's convolutions, batch norm and pooling
+# (decoders build for CUDA in test_lowering_cuda and test_emulated_cuda; the
+# ResNet's checkpointed graph has its own test below).
 _QUICK_CKPT = {"llama", "mixtral_batched_mm", "bert", "vit"}
-_QUICK_CUDA = {"llama", "bert", "vit", "resnet"}
+_QUICK_CUDA = {"bert", "resnet"}
 
 
 @functools.lru_cache(maxsize=None)
