@@ -122,7 +122,7 @@ static FailureOr<llvm::MapVector<unsigned, Value>>
 functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
   llvm::MapVector<unsigned, Value> updates;
   Block &body = graph.getBody().front();
-  lowering::ViewWrites views(body);
+  lowering::ViewWrites views(body, tables);
   IRRewriter rewriter(graph.getContext());
   // A graph argument's final value is its storage's last base.
   auto carryWrite = [&](CallFunctionOp op, Value target,

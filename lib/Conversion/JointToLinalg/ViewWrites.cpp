@@ -274,7 +274,8 @@ public:
 
 } // namespace
 
-ViewWrites::ViewWrites(Block &body) {
+ViewWrites::ViewWrites(Block &body, SymbolTableCollection &tables)
+    : tables(tables) {
   for (Value arg : body.getArguments())
     if (std::optional<int64_t> id = getStorageId(arg))
       members[*id].push_back(arg);
@@ -324,7 +325,6 @@ FailureOr<std::pair<Value, Value>> ViewWrites::carry(CallFunctionOp writer,
     chain.push_back(*link);
     base = link->parent();
   }
-  SymbolTableCollection tables;
   // A base made from a value of the same storage by an op that is neither
   // an inverted view nor an in-place write of it (expand, as_strided,
   // diagonal, unfold, ...) cannot be written back.

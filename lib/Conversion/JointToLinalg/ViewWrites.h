@@ -23,7 +23,8 @@ namespace mlir::joint::lowering {
 /// updated as writes are carried.
 class ViewWrites {
 public:
-  explicit ViewWrites(Block &body);
+  /// `tables` (the caller's, kept) resolves operator-table entries.
+  ViewWrites(Block &body, SymbolTableCollection &tables);
 
   /// Carries the write of `writer` into `target`, whose new value is
   /// `result` (same type): every read after `writer` of a value sharing
@@ -37,6 +38,7 @@ public:
 
 private:
   std::optional<int64_t> storageOf(Value v) const;
+  SymbolTableCollection &tables;
   llvm::DenseMap<int64_t, SmallVector<Value, 4>> members;
   llvm::DenseMap<Value, int64_t> created; ///< storage of values made here
 };

@@ -436,8 +436,7 @@ struct CollectivesPass
       if (*kind != Kind::Wait)
         if (FailureOr<Collective> c = readCollective(op, *kind, why);
             succeeded(c))
-          groups[c->group.str()] =
-              std::max(groups[c->group.str()], c->ranks);
+          groups[c->group.str()] = std::max(groups[c->group.str()], c->ranks);
     });
     if (failed)
       return signalPassFailure();
