@@ -432,7 +432,7 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
                                           opt_level=opt_level))
         state, inputs = materialize(doc, seed=seed, device="cpu",
                                     safetensors=safetensors)
-        return run_compiled(step, state, inputs)
+        return run_compiled(step, state, inputs, rng_seed=seed)
     if backend == "mlir-cuda":
         from .mlir_cpu import CompiledStep, compile_graph, run_compiled
         if not torch.cuda.is_available():
@@ -443,7 +443,7 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
         step = CompiledStep(lib)
         state, inputs = materialize(doc, seed=seed, device="cuda",
                                     safetensors=safetensors)
-        return run_compiled(step, state, inputs)
+        return run_compiled(step, state, inputs, rng_seed=seed)
     if backend == "mlir-cuda-emulated":
         from .mlir_cpu import (EMULATED_LOWERING, CompiledStep, compile_graph,
                                load_emulated_runtime, run_compiled)
@@ -458,7 +458,7 @@ def run(path: str | dict[str, Any], *, seed: int = 0,
         step = CompiledStep(lib)
         state, inputs = materialize(doc, seed=seed, device="cpu",
                                     safetensors=safetensors)
-        return run_compiled(step, state, inputs)
+        return run_compiled(step, state, inputs, rng_seed=seed)
     if backend != "torch":
         raise ValueError(f"unknown backend {backend!r} (expected one of "
                          f"{', '.join(BACKENDS)})")

@@ -327,6 +327,12 @@ class CompiledStep:
         #: descriptor's ``collective_group_sizes``).
         self.collective_group_sizes: dict[str, int] = dict(
             self.descriptor.get("collective_group_sizes", {}))
+        #: Draws per step of a step with random ops (its ``rng_state``
+        #: argument's ``rng_draws``), 0 without: a training loop adds it to
+        #: the offset it passes to :meth:`rng_state` after every step.
+        self.rng_draws = next((int(a["rng_draws"]) for a in
+                               self.descriptor["arguments"]
+                               if "rng_draws" in a), 0)
         #: Set by :meth:`trace_schedule`: (link bytes/s, trace path or None).
         self._schedule: tuple[float, str | None] | None = None
         #: The simulated schedule of the last traced call (the runtime's
@@ -380,6 +386,19 @@ class CompiledStep:
         path = self._schedule[1] if self._schedule else None
         if path and self._lib.joint_emu_write_trace(str(path).encode()) != 0:
             raise StepError(f"cannot write the trace to {path}")
+
+    def rng_state(self, seed: int, offset: int = 0) -> torch.Tensor:
+        """The ``rng_state`` argument of a step with random ops: int64
+        ``[seed, offset]`` on the step's device. Draw d of the step uses
+        Philox 4x32-10 with key ``seed`` and counter (element index,
+        ``offset + d``) (docs/lowering.md, "Random ops"); the same seed and
+        offset give the same draws, with or without remat."""
+        for v, what in ((seed, "seed"), (offset, "offset")):
+            if not isinstance(v, int) or not 0 <= v < 2**63:
+                raise ValueError(f"rng {what} must be an int in [0, 2**63), "
+                                 f"got {v!r}")
+        return torch.tensor([seed, offset], dtype=torch.int64,
+                            device=self.device)
 
     def __call__(self, args: list[Any]) -> list[torch.Tensor]:
         """Run one step on ``args`` (graph argument order); returns outputs."""
@@ -566,10 +585,13 @@ class CompiledStep:
 
 
 def run_compiled(step: CompiledStep, state: dict[str, torch.Tensor],
-                 inputs: dict[str, torch.Tensor]) -> Any:
+                 inputs: dict[str, torch.Tensor], *, rng_seed: int = 0,
+                 rng_offset: int = 0) -> Any:
     """Run ``step`` on materialized state/inputs; a :class:`StepResult`.
 
-    Arguments are matched by FQN (state) and path (inputs); buffer updates
+    Arguments are matched by FQN (state) and path (inputs); a step with
+    random ops draws from ``rng_seed`` and ``rng_offset``
+    (:meth:`CompiledStep.rng_state`); buffer updates
     (outputs with ``updates``: the final value of an argument written in
     place, docs/lowering.md) are copied back into that argument's tensor.
     """
@@ -581,6 +603,8 @@ def run_compiled(step: CompiledStep, state: dict[str, torch.Tensor],
             args.append(inputs[spec["path"]])
         elif "fqn" in spec:
             args.append(state[spec["fqn"]])
+        elif "rng_draws" in spec:
+            args.append(step.rng_state(rng_seed, rng_offset))
         else:
             raise ValueError(f"argument {spec.get('name')} has no fqn or path")
     outs = step(args)

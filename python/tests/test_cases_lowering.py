@@ -1,9 +1,9 @@
 """The real-world step graphs of test_cases_numerics.py (a hidden writer, an
 in-place ELU, a buffer update, RNG ops, batch norm in training) through the
-lowering: each traced graph converts with ``convert-joint-to-linalg``, or
-is refused with one error per offending op naming the op and the node, all
-of them (RNG ops by name; a custom op writing an argument it does not
-return). The pass-level cases
+lowering: each traced graph converts with ``convert-joint-to-linalg``
+(RNG ops as Philox draws), or is refused with one error per offending op
+naming the op and the node, all of them (a custom op writing an argument it
+does not return). The pass-level cases
 (collectives, transfers, budgets) run as the bundled examples under the
 offload and checkpointing pipelines, converted by test_mlir_cpu.py.
 """
@@ -28,16 +28,9 @@ EXPECTED = {
                      "'bump_') has no result"],
     "inplace-elu": None,
     "buffer-update": None,
-    "native-dropout": [
-        "RNG op 'aten::native_dropout.default' (node 'native_dropout') is "
-        "not supported by the lowering yet",
-        "RNG op 'aten::rand_like.default' (node 'rand_like') is not "
-        "supported by the lowering yet"],
-    "rand-like": [
-        "RNG op 'aten::rand_like.default' (node 'rand_like') is not "
-        "supported by the lowering yet",
-        "RNG op 'aten::rand_like.default' (node 'rand_like_1') is not "
-        "supported by the lowering yet"],
+    # RNG ops lower to Philox draws (test_random_lowering.py).
+    "native-dropout": None,
+    "rand-like": None,
     # Batch norm in training: the running statistics become step outputs.
     "batch-norm-training": None,
 }

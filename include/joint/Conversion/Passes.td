@@ -23,7 +23,9 @@ def ConvertJointToLinalg : Pass<"convert-joint-to-linalg", "::mlir::ModuleOp"> {
     In-place writes into a graph argument (`add_`, `copy_` into a buffer) are
     kept: the argument's final value becomes an extra result carrying the
     argument's role and `joint.updates = <argument index>` (docs/lowering.md).
-    RNG ops (torch tag `nondeterministic_seeded`) are refused. Any op without
+    RNG ops (torch tag `nondeterministic_seeded`) become Philox 4x32-10 draws
+    from a last `rng_state` argument (seed, offset); a remat clone replays its
+    original's draw (docs/lowering.md, "Random ops"). Any op without
     a lowering fails the pass with one error naming its target and node:
     `no lowering for 'aten::foo.default' (node 'foo')`; nothing is written.
   }];

@@ -1,10 +1,11 @@
 //===- JointToLinalg.cpp - Driver of convert-joint-to-linalg --------------===//
 //
-// The pass refuses RNG ops, makes in-place writes explicit (later readers of
-// a written storage read the new contents, writes into views scattered back
+// The pass numbers the RNG ops' draws (a graph that draws gets an
+// `rng_state` argument), makes in-place writes explicit (later readers of a
+// written storage read the new contents, writes into views scattered back
 // into their base: ViewWrites; the final value of a written graph argument
-// becomes an extra result), turns every `joint.graph` into a
-// `func.func`, then runs one full dialect conversion with every family's
+// becomes an extra result), turns every `joint.graph` into a `func.func`,
+// then runs one full dialect conversion with every family's
 // patterns. An op that stays illegal fails the pass with one diagnostic at
 // the op naming its target, its node and the pattern's reason.
 //
@@ -70,23 +71,26 @@ static bool hasZeroDropout(CallFunctionOp op, SchemaOp entry) {
   return false;
 }
 
-/// Refuses every RNG op (tag `nondeterministic_seeded`, unless its dropout
-/// probability is 0), one error each.
-static LogicalResult refuseRandomOps(ModuleOp module) {
-  SymbolTableCollection tables;
-  bool refused = false;
-  module.walk([&](CallFunctionOp op) {
+/// Gives every RNG op of `graph` (tag `nondeterministic_seeded`, unless its
+/// dropout probability is 0; by name without a table entry) its draw index
+/// (kRngDrawAttr): originals are numbered in graph order, and a remat clone
+/// takes the index of the op it was `recomputed_from`, so it replays the same
+/// numbers. Returns the number of draws.
+static int64_t numberRandomDraws(GraphOp graph, SymbolTableCollection &tables) {
+  llvm::StringMap<int64_t> draws;
+  Builder b(graph.getContext());
+  graph.walk([&](CallFunctionOp op) {
     SchemaOp entry = op.lookupSchema(&tables);
     bool random = entry ? entry.isRandom() && !hasZeroDropout(op, entry)
                         : isRandomTargetName(op.getTarget());
     if (!random)
-      return WalkResult::advance();
-    emitNodeError(op) << "RNG op " << describeOp(op)
-                      << " is not supported by the lowering yet";
-    refused = true;
-    return WalkResult::advance();
+      return;
+    std::optional<StringRef> from = op.getRecomputedFrom();
+    StringRef key = from ? *from : op.getName();
+    auto [it, fresh] = draws.try_emplace(key, draws.size());
+    op->setAttr(kRngDrawAttr, b.getI64IntegerAttr(it->second));
   });
-  return failure(refused);
+  return draws.size();
 }
 
 /// Refuses every collective left (the CPU target has no process group; the
@@ -147,9 +151,14 @@ functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
   };
   for (CallFunctionOp op :
        llvm::make_early_inc_range(body.getOps<CallFunctionOp>())) {
-    // Writes torch's schema does not declare (batch norm's running stats).
+    // Writes torch's schema does not declare (batch norm's running stats),
+    // or declares without returning the written value (rrelu's noise).
     for (auto [target, result] :
          lowering::functionalizeBatchNormStats(op, rewriter))
+      if (failed(carryWrite(op, target, result)))
+        return failure();
+    for (auto [target, result] :
+         lowering::functionalizeRReluNoise(op, rewriter))
       if (failed(carryWrite(op, target, result)))
         return failure();
     SchemaOp entry = op.lookupSchema(&tables);
@@ -185,6 +194,7 @@ functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
 /// types and attributes, plus one result per updated argument.
 static LogicalResult convertGraphToFunc(GraphOp graph,
                                         SymbolTableCollection &tables) {
+  int64_t numDraws = numberRandomDraws(graph, tables);
   FailureOr<llvm::MapVector<unsigned, Value>> updates =
       functionalizeWrites(graph, tables);
   if (failed(updates))
@@ -212,14 +222,32 @@ static LogicalResult convertGraphToFunc(GraphOp graph,
     resultAttrs.push_back(attrs.getDictionary(context));
   }
 
+  // A graph that draws random numbers gets a last argument: the step's RNG
+  // state (seed, offset), which the Random family reads.
+  SmallVector<Type> argTypes(graph.getArgumentTypes());
+  SmallVector<Attribute> argAttrs;
+  if (ArrayAttr attrs = graph.getArgAttrsAttr())
+    argAttrs.assign(attrs.begin(), attrs.end());
+  else
+    argAttrs.assign(argTypes.size(), DictionaryAttr::get(context));
+  Block &body = graph.getBody().front();
+  if (numDraws) {
+    auto stateType = RankedTensorType::get({2}, rewriter.getI64Type());
+    argTypes.push_back(stateType);
+    body.addArgument(stateType, graph.getLoc());
+    NamedAttrList attrs;
+    attrs.set("joint.name", rewriter.getStringAttr("rng_state"));
+    attrs.set(kRngDrawsAttr, rewriter.getI64IntegerAttr(numDraws));
+    argAttrs.push_back(attrs.getDictionary(context));
+  }
+
   rewriter.setInsertionPoint(graph);
-  auto func = func::FuncOp::create(
-      rewriter, graph.getLoc(), graph.getSymName(),
-      FunctionType::get(context, graph.getArgumentTypes(), resultTypes));
+  auto func =
+      func::FuncOp::create(rewriter, graph.getLoc(), graph.getSymName(),
+                           FunctionType::get(context, argTypes, resultTypes));
   for (NamedAttribute attr : graph->getDiscardableAttrs())
     func->setAttr(attr.getName(), attr.getValue());
-  if (ArrayAttr argAttrs = graph.getArgAttrsAttr())
-    func.setAllArgAttrs(argAttrs);
+  func.setAllArgAttrs(argAttrs);
   func.setAllResultAttrs(resultAttrs);
   rewriter.inlineRegionBefore(graph.getBody(), func.getBody(), func.end());
   rewriter.setInsertionPoint(output);
@@ -297,7 +325,7 @@ struct ConvertJointToLinalgPass
 void ConvertJointToLinalgPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *context = &getContext();
-  if (failed(refuseRandomOps(module)) || failed(refuseCollectives(module)))
+  if (failed(refuseCollectives(module)))
     return signalPassFailure();
 
   // Kept ao ops lose sight of their source node below; name unnamed ones
@@ -356,6 +384,7 @@ void ConvertJointToLinalgPass::runOnOperation() {
   populateIndirectDataMovementPatterns(typeConverter, patterns);
   populateConvolutionPatterns(typeConverter, patterns);
   populatePoolingPatterns(typeConverter, patterns);
+  populateRandomPatterns(typeConverter, patterns);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
   if (failed(checkLoweredContract(module, target, typeConverter)))

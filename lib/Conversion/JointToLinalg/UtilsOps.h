@@ -216,6 +216,13 @@ RankedTensorType getResultTensorType(const TypeConverter *converter,
 SmallVector<std::pair<Value, Value>>
 functionalizeBatchNormStats(CallFunctionOp &op, RewriterBase &rewriter);
 
+/// rrelu_with_noise writes its `noise` argument without returning it:
+/// replaces such an `op` by `rrelu_with_noise_functional` (result 1: the new
+/// noise; `op` is set to it) and returns the (noise operand, new noise)
+/// pair; none for any other op (Random.cpp).
+SmallVector<std::pair<Value, Value>>
+functionalizeRReluNoise(CallFunctionOp &op, RewriterBase &rewriter);
+
 } // namespace lowering
 } // namespace joint
 } // namespace mlir

@@ -19,17 +19,18 @@ joint.graph @pattern_refuses_with_reason(%x: tensor<4xf32> {joint.role = #joint.
 // -----
 
 joint.schema @"aten::native_dropout.default" {arguments = [#joint.arg<name = "input", type = "Tensor">, #joint.arg<name = "p", type = "float">, #joint.arg<name = "train", type = "bool?">], returns = [#joint.arg<type = "Tensor">, #joint.arg<type = "Tensor">], schema = "aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", tags = ["core", "nondeterministic_seeded"]}
-joint.graph @rng_refused(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
-  // expected-error @+1 {{RNG op 'aten::native_dropout.default' (node 'x') is not supported by the lowering yet}}
-  %0, %1 = joint.call_function "aten::native_dropout.default"(%x) {name = "x", args = [#joint.operand<0>, 1.000000e-01, true]} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi1>)
+joint.graph @dropout_probability_out_of_range(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::native_dropout.default' (node 'x'): dropout probability outside [0, 1]}}
+  %0, %1 = joint.call_function "aten::native_dropout.default"(%x) {name = "x", args = [#joint.operand<0>, 1.500000e+00, true]} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi1>)
   joint.output %0 : tensor<4xf32>
 }
 
 // -----
 
-joint.graph @rng_refused_by_name(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
-  // expected-error @+1 {{RNG op 'aten::rand_like.default' (node 'r') is not supported by the lowering yet}}
-  %0 = joint.call_function "aten::rand_like.default"(%x) {name = "r"} : (tensor<4xf32>) -> tensor<4xf32>
+// An RNG op without a lowering is reported by the contract check.
+joint.graph @rng_op_without_lowering(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::exponential.default' (node 'r')}}
+  %0 = joint.call_function "aten::exponential.default"(%x) {name = "r"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %0 : tensor<4xf32>
 }
 
@@ -52,12 +53,10 @@ joint.graph @symbolic_stride_names_the_symbol(%x: tensor<4x?xf32> {joint.role = 
 // -----
 
 // SDPA carries nondeterministic_seeded for its dropout: with dropout_p > 0 it
-// draws random numbers and is refused; dropout_p = 0 is not an RNG op (it
-// then fails only for want of a lowering in this test's pass pipeline, or
-// lowers once the Attention family handles it).
+// draws random numbers, which the Attention family refuses.
 joint.schema @"aten::_scaled_dot_product_flash_attention_for_cpu.default" {arguments = [#joint.arg<name = "query", type = "Tensor">, #joint.arg<name = "key", type = "Tensor">, #joint.arg<name = "value", type = "Tensor">, #joint.arg<name = "dropout_p", type = "float", default_value = "0.0">, #joint.arg<name = "is_causal", type = "bool", default_value = "False">, #joint.arg<name = "attn_mask", type = "Tensor?", kwarg_only = true, default_value = "None">, #joint.arg<name = "scale", type = "float?", kwarg_only = true, default_value = "None">], returns = [#joint.arg<name = "output", type = "Tensor">, #joint.arg<name = "logsumexp", type = "Tensor">], schema = "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", tags = ["nondeterministic_seeded"]}
 joint.graph @sdpa_with_dropout_is_rng(%q: tensor<1x1x4x8xf32> {joint.role = #joint.role<input>, joint.path = "q"}) -> (tensor<1x1x4x8xf32> {joint.role = #joint.role<output>}) {
-  // expected-error @+1 {{RNG op 'aten::_scaled_dot_product_flash_attention_for_cpu.default' (node 'sdpa') is not supported by the lowering yet}}
+  // expected-error @+1 {{no lowering for 'aten::_scaled_dot_product_flash_attention_for_cpu.default' (node 'sdpa'): dropout_p != 0 needs the RNG and is not supported}}
   %o, %l = joint.call_function "aten::_scaled_dot_product_flash_attention_for_cpu.default"(%q, %q, %q) {args = [#joint.operand<0>, #joint.operand<1>, #joint.operand<2>, 1.000000e-01], name = "sdpa"} : (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) -> (tensor<1x1x4x8xf32>, tensor<1x1x4xf32>)
   joint.output %o : tensor<1x1x4x8xf32>
 }
@@ -89,11 +88,11 @@ joint.graph @three_unsupported(%x: tensor<4xf32> {joint.role = #joint.role<input
 
 // -----
 
-// Every RNG op is named, not only the first.
+// Every RNG op without a lowering is named, not only the first.
 joint.graph @two_rng_ops(%x: tensor<4xf32> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xf32> {joint.role = #joint.role<output>}) {
-  // expected-error @+1 {{RNG op 'aten::rand_like.default' (node 'r1') is not supported by the lowering yet}}
-  %0 = joint.call_function "aten::rand_like.default"(%x) {name = "r1"} : (tensor<4xf32>) -> tensor<4xf32>
-  // expected-error @+1 {{RNG op 'aten::rand_like.default' (node 'r2') is not supported by the lowering yet}}
-  %1 = joint.call_function "aten::rand_like.default"(%0) {name = "r2"} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{no lowering for 'aten::exponential.default' (node 'r1')}}
+  %0 = joint.call_function "aten::exponential.default"(%x) {name = "r1"} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{no lowering for 'aten::cauchy.default' (node 'r2')}}
+  %1 = joint.call_function "aten::cauchy.default"(%0) {name = "r2"} : (tensor<4xf32>) -> tensor<4xf32>
   joint.output %1 : tensor<4xf32>
 }

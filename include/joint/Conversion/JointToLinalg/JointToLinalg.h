@@ -89,6 +89,17 @@ PopulateFamilyPatternsFn populateConvolutionPatterns;
 /// max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d (+ backward):
 /// static [N, C, H, W], padding, stride, dilation, ceil_mode.
 PopulateFamilyPatternsFn populatePoolingPatterns;
+/// native_dropout, bernoulli, rand/randn(_like), uniform_, normal_: Philox
+/// 4x32-10 draws from the step's rng_state argument (Random.cpp).
+PopulateFamilyPatternsFn populateRandomPatterns;
+
+/// Discardable attribute of an RNG op: its draw index d (i64), unique per
+/// original op; a remat clone keeps its original's, so it replays the draw.
+inline constexpr llvm::StringLiteral kRngDrawAttr = "joint.rng_draw";
+/// Argument attribute marking the step's `rng_state` argument
+/// (tensor<2xi64>: seed, offset; draw d uses offset + d): the number of
+/// draws per step, by which a caller advances the offset between steps.
+inline constexpr llvm::StringLiteral kRngDrawsAttr = "joint.rng_draws";
 
 } // namespace joint
 } // namespace mlir
