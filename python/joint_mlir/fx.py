@@ -14,7 +14,8 @@ passes (with ``ao::`` nodes and ``recomputed_from`` duplicates).
 - ``ao::offload/reload/wait_tensor.default`` resolve through
   :func:`joint_mlir.ao.resolve` (torch's ops on an accelerator, else the
   synchronous fallback with the same semantics).
-- A node with ``recomputed_from`` is an ordinary op (a remat duplicate).
+- A node with ``recomputed_from`` is an ordinary op (a remat duplicate);
+  one of a random op replays the original's draw (:mod:`joint_mlir.rng`).
 - ``device`` arguments recorded on the trace device are rewritten to the run
   device when ``device`` is given, so a CPU trace runs on ``cuda``.
 - Raw ``symint``/``symfloat``/``symbool`` arguments (FX kept a SymInt
@@ -38,6 +39,7 @@ import torch
 import torch.fx
 
 from . import ao as _ao
+from . import rng as _rng
 from .errors import JointMlirError
 from .format import read_document
 
@@ -160,6 +162,26 @@ class _Builder:
         self.env: dict[str, torch.fx.Node] = {}
         self.trace_devices = self._trace_devices()
         self.symbols: dict[str, torch.fx.Node] | None = None
+        self.replayed = self._replayed()
+        self.rng_states: dict[str, torch.fx.Node] = {}
+
+    def _replayed(self) -> dict[str, str]:
+        """Random nodes (operator tag ``nondeterministic_seeded``) that a
+        remat duplicate copies -> a free name for their RNG-state node."""
+        nodes = {n["name"]: n for n in self.doc["nodes"]}
+        out: dict[str, str] = {}
+        for n in self.doc["nodes"]:
+            src = nodes.get(n.get("recomputed_from"))
+            if n["kind"] != "call_function" or src is None or \
+                    src["kind"] != "call_function" or src["name"] in out:
+                continue
+            entry = self.doc["operators"].get(src["target"]) or {}
+            if "nondeterministic_seeded" in (entry.get("tags") or ()):
+                name = f"{src['name']}_rng_state"
+                while name in nodes:
+                    name += "_"
+                out[src["name"]] = name
+        return out
 
     def _trace_devices(self) -> set[str]:
         devs: set[str] = set()
@@ -259,6 +281,19 @@ class _Builder:
                 args = tuple(self.value(a, where) for a in n["args"])
                 kwargs = {k: self.value(a, where)
                           for k, a in n["kwargs"].items()}
+                if n["name"] in self.replayed:
+                    # The generator state the original draws from, for its
+                    # duplicates to replay.
+                    self.rng_states[n["name"]] = self.graph.create_node(
+                        "call_function", _rng.rng_state, args, kwargs,
+                        name=self.replayed[n["name"]])
+                src = n.get("recomputed_from")
+                if src in self.replayed:
+                    if src not in self.rng_states:
+                        raise LoadError(f"{where}: duplicate of random node "
+                                        f"{src!r} comes before it")
+                    target, args = _rng.run_with_rng_state, (
+                        self.rng_states[src], target, *args)
                 node = self.graph.create_node("call_function", target, args,
                                               kwargs, name=n["name"])
             elif kind == "output":
