@@ -640,6 +640,30 @@ def _last_traced_node() -> torch.fx.Node | None:
     return next(reversed(mode.tracer.graph.nodes), None)
 
 
+class _DropoutAsNativeDropout(torch.overrides.TorchFunctionMode):
+    """Traces ``F.dropout`` in training (0 < p < 1, not in place) as
+    ``aten::native_dropout``, as torch decomposes it on CUDA
+    (``torch._decomp``'s dropout), instead of the CPU composite's
+    ``empty_like`` + ``bernoulli_`` + ``div_`` + ``mul``: one functional op
+    with a boolean mask, which checkpointing can recompute and replay
+    (``replay-random``). On CPU it draws what eager dropout draws."""
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (),
+                           kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        if func is torch.nn.functional.dropout:
+            bound = dict(zip(("input", "p", "training", "inplace"), args))
+            bound.update(kwargs)
+            x = bound.get("input")
+            p = bound.get("p", 0.5)
+            if (isinstance(x, torch.Tensor) and x.is_floating_point()
+                    and bound.get("training", True)
+                    and not bound.get("inplace", False)
+                    and isinstance(p, (int, float)) and 0 < p < 1):
+                return torch.ops.aten.native_dropout.default(x, p, True)[0]
+        return func(*args, **kwargs)
+
+
 def trace_joint_graph(
     model: nn.Module,
     train_fn: Callable[..., Any],
@@ -795,6 +819,7 @@ def trace_joint_graph(
         es.enter_context(torch.autograd.set_multithreading_enabled(False))
         es.enter_context(_non_strict())
         es.enter_context(functional_fsdp(model))
+        es.enter_context(_DropoutAsNativeDropout())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             # The native constant_pad_nd specializes symbolic sizes (e.g. the
