@@ -283,7 +283,8 @@ static std::string nodeName(Operation *op) {
 
 LogicalResult mlir::joint::verifyRecomputable(CallFunctionOp op,
                                               StringRef request,
-                                              const MutationFacts &mutations) {
+                                              const MutationFacts &mutations,
+                                              bool replayRandom) {
   auto fail = [&]() {
     InFlightDiagnostic d = op.emitOpError();
     markNamed(d, op.getName())
@@ -291,9 +292,10 @@ LogicalResult mlir::joint::verifyRecomputable(CallFunctionOp op,
         << request << " but ";
     return d;
   };
-  if (mutations.aliases.getSchemaTable().isRandom(op))
-    return fail() << "is a random op (nondeterministic_seeded): a graph "
-                     "cannot replay its RNG state, so it must stay saved";
+  if (!replayRandom && mutations.aliases.getSchemaTable().isRandom(op))
+    return fail() << "is a random op (nondeterministic_seeded): its result "
+                     "stays saved unless checkpointing runs with "
+                     "replay-random";
   if (mutations.isWriter(op))
     return fail() << "writes its input in place: the mutation must run "
                      "exactly once, in forward";

@@ -55,8 +55,8 @@ private:
   void setPolicy(Operation *op, CheckpointPolicy policy) {
     out.policies[op] = policy;
   }
-  /// Saved in every mode: RNG, SymInt-valued, communication (and forward
-  /// all-gathers with save-forward-all-gather).
+  /// Saved in every mode: RNG (unless replay-random), SymInt-valued,
+  /// communication (and forward all-gathers with save-forward-all-gather).
   bool isStructurallySaved(CallFunctionOp op) const;
   CheckpointPolicy modePolicy(CallFunctionOp op) const;
   void tagPolicies(CheckpointScope &scope);
@@ -75,7 +75,7 @@ private:
 } // namespace mlir
 
 bool RecomputeRules::isStructurallySaved(CallFunctionOp op) const {
-  if (aliases.getSchemaTable().isRandom(op))
+  if (!options.replayRandom && aliases.getSchemaTable().isRandom(op))
     return true;
   StringRef target = op.getTarget();
   if (isInOpSet(OpSet::Communication, target) ||
@@ -216,7 +216,8 @@ RecomputeRules::run(RecomputeEligibility::ExistingPolicies existing) {
   // checkpointing) is a request we cannot honour on RNG or in-place ops.
   for (CallFunctionOp op : out.forwardOps)
     if (policyOf(op) == CheckpointPolicy::must_recompute &&
-        failed(verifyRecomputable(op, "a must_recompute request", mutations)))
+        failed(verifyRecomputable(op, "a must_recompute request", mutations,
+                                  options.replayRandom)))
       return failure();
 
   if (!scope->isEmpty()) {

@@ -78,11 +78,13 @@ struct MutationFacts {
 };
 
 /// Fails with an error naming `op` when recomputing it would change the
-/// step's result: it is random (nondeterministic_seeded), writes storage in
-/// place, or produces a value whose storage is written in place. `request`
-/// says where the recompute request came from.
+/// step's result: it is random (nondeterministic_seeded) and `replayRandom`
+/// is off (cases C4), writes storage in place, or produces a value whose
+/// storage is written in place. `request` says where the recompute request
+/// came from.
 LogicalResult verifyRecomputable(CallFunctionOp op, StringRef request,
-                                 const MutationFacts &mutations);
+                                 const MutationFacts &mutations,
+                                 bool replayRandom = false);
 
 } // namespace joint
 } // namespace mlir

@@ -330,7 +330,8 @@ static LogicalResult planRemat(GraphOp graph,
   MutationFacts mutations(aliases);
   for (CallFunctionOp op : forwardOps)
     if (recomputable.contains(op) &&
-        failed(verifyRecomputable(op, "a recompute policy", mutations)))
+        failed(verifyRecomputable(op, "a recompute policy", mutations,
+                                  graph->hasAttr(kReplayRandomAttr))))
       return failure();
   plan.reloads = collectReloadChains(body);
 

@@ -45,10 +45,12 @@ mlir::joint::tagRecomputePolicy(GraphOp graph,
 /// CheckpointOptions from pass options. `layer-count` is unset when it holds
 /// its default -1 and was not given; any other negative count is kept so
 /// that CheckpointScope::resolve rejects it.
-static CheckpointOptions makeCheckpointOptions(
-    CheckpointMode mode, int64_t layerCount, bool layerCountGiven,
-    ArrayRef<int64_t> layerIndices, ArrayRef<std::string> regionPatterns,
-    ArrayRef<std::string> excludePatterns, bool saveForwardAllGather) {
+static CheckpointOptions
+makeCheckpointOptions(CheckpointMode mode, int64_t layerCount,
+                      bool layerCountGiven, ArrayRef<int64_t> layerIndices,
+                      ArrayRef<std::string> regionPatterns,
+                      ArrayRef<std::string> excludePatterns,
+                      bool saveForwardAllGather, bool replayRandom) {
   CheckpointOptions options;
   options.mode = mode;
   if (layerCountGiven || layerCount != -1)
@@ -58,6 +60,7 @@ static CheckpointOptions makeCheckpointOptions(
   options.excludePatterns.assign(excludePatterns.begin(),
                                  excludePatterns.end());
   options.saveForwardAllGather = saveForwardAllGather;
+  options.replayRandom = replayRandom;
   return options;
 }
 
@@ -88,7 +91,7 @@ struct TagRecomputePolicyPass
   void runOnOperation() override {
     CheckpointOptions options = makeCheckpointOptions(
         mode, layerCount, layerCount.hasValue(), layerIndices, regionPatterns,
-        excludePatterns, saveForwardAllGather);
+        excludePatterns, saveForwardAllGather, replayRandom);
     if (options.mode == CheckpointMode::off)
       return markAllAnalysesPreserved();
     GraphOp graph = getOperation();
@@ -96,6 +99,8 @@ struct TagRecomputePolicyPass
     FailureOr<TagSummary> summary = tagRecomputePolicy(graph, aliases, options);
     if (failed(summary))
       return signalPassFailure();
+    if (options.replayRandom)
+      graph->setAttr(kReplayRandomAttr, UnitAttr::get(graph.getContext()));
     numMustSave = summary->numMustSave;
     numMustRecompute = summary->numMustRecompute;
     numPreferRecompute = summary->numPreferRecompute;

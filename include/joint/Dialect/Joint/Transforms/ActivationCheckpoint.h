@@ -40,7 +40,16 @@ struct CheckpointOptions {
   SmallVector<std::string> excludePatterns;
   /// Save forward all-gathers instead of replaying them in backward.
   bool saveForwardAllGather = false;
+  /// Let RNG ops follow the mode like any op: a recomputed RNG op replays
+  /// its original's draw (kReplayRandomAttr). Off: RNG results stay saved.
+  bool replayRandom = false;
 };
+
+/// Unit attribute the tag pass puts on a graph tagged with replay-random:
+/// its RNG ops may carry recompute policies, which joint-remat then honours
+/// (a clone keeps `recomputed_from`, by which the lowering and
+/// joint_mlir.fx replay the original's draw).
+inline constexpr llvm::StringLiteral kReplayRandomAttr = "joint.replay_random";
 
 /// What tagging did, for statistics and the summary remark.
 struct TagSummary {

@@ -180,6 +180,10 @@ defvar JointCheckpointOptions = [
              "Glob patterns on module FQNs whose subtrees stay saved">,
   Option<"saveForwardAllGather", "save-forward-all-gather", "bool", "false",
          "Save forward all-gathers instead of replaying them in backward">,
+  Option<"replayRandom", "replay-random", "bool", "false",
+         "Let RNG ops be recomputed: a clone replays its original's draw "
+         "(the compiled step's Philox counter, torch's generator state in "
+         "joint_mlir.fx); off, RNG results stay saved">,
 ];
 
 defvar JointTagStatistics = [
@@ -207,7 +211,8 @@ def JointTagRecomputePolicy : Pass<"joint-tag-recompute-policy",
     `<container>.<int>`), narrowed by `layer-count`/`layer-indices` and the
     region/exclude patterns. `full` tags `must_recompute`, `selective` saves
     the compute-intensive and communication sets and tags the rest
-    `prefer_recompute`. Structural exceptions keep RNG, SymInt,
+    `prefer_recompute`. Structural exceptions keep RNG (unless
+    `replay-random`), SymInt,
     communication and in-place ops, every reader of mutated storage and
     every value read by another block saved. Changes no op otherwise; run
     `joint-remat` (after `joint-cpu-offload`, if any) to apply the tags.
