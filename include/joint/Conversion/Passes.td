@@ -11,6 +11,27 @@
 
 include "mlir/Pass/PassBase.td"
 
+def JointFunctionalize : Pass<"joint-functionalize", "::mlir::ModuleOp"> {
+  let summary = "Make every in-place write a value before the lowering";
+  let description = [{
+    torch's functionalization on joint graphs (torch-mlir's
+    MaximizeValueSemantics is the model), so that convert-joint-to-linalg
+    sees value semantics only. Every read after an in-place write (`add_`,
+    `copy_`, `fill_`, a write through a view, batch norm's running
+    statistics, rrelu's noise) reads the new value: a write into a view is
+    scattered back into a new base (`slice_scatter`, `select_scatter`, the
+    inverse view) from which later views are taken again. Each written graph
+    argument's final value becomes an extra result (role `output`,
+    `joint.updates = <argument index>`, the argument's `joint.fqn` or
+    `joint.path`). RNG ops get their draw indices (`joint.rng_draw`; a remat
+    clone shares its original's) and the graph its draw count
+    (`joint.rng_draws`). Marks the graph `joint.functionalized`; running it
+    again changes nothing. A write that cannot be expressed as a value (through
+    an expand or as_strided view, ...) is one error naming the writer and the
+    view. docs/lowering.md, "What the driver does".
+  }];
+}
+
 def ConvertJointToLinalg : Pass<"convert-joint-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Lower joint graphs to linalg, tensor, arith and math on tensors";
   let description = [{
@@ -20,9 +41,11 @@ def ConvertJointToLinalg : Pass<"convert-joint-to-linalg", "::mlir::ModuleOp"> {
     value-semantics ops of the linalg, tensor, arith, math and bufferization
     dialects, and erases the `joint.schema` table.
 
-    In-place writes into a graph argument (`add_`, `copy_` into a buffer) are
-    kept: the argument's final value becomes an extra result carrying the
-    argument's role and `joint.updates = <argument index>` (docs/lowering.md).
+    Graphs are functionalized first (joint-functionalize, unless it already
+    ran): in-place writes into a graph argument (`add_`, `copy_` into a
+    buffer) are kept, the argument's final value becoming an extra result
+    carrying the argument's role and `joint.updates = <argument index>`
+    (docs/lowering.md).
     RNG ops (torch tag `nondeterministic_seeded`) become Philox 4x32-10 draws
     from a last `rng_state` argument (seed, offset); a remat clone replays its
     original's draw (docs/lowering.md, "Random ops"). Any op without

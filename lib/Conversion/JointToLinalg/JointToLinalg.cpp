@@ -26,6 +26,7 @@
 namespace mlir {
 namespace joint {
 #define GEN_PASS_DEF_CONVERTJOINTTOLINALG
+#define GEN_PASS_DEF_JOINTFUNCTIONALIZE
 #include "joint/Conversion/Passes.h.inc"
 } // namespace joint
 } // namespace mlir
@@ -190,19 +191,27 @@ functionalizeWrites(GraphOp graph, SymbolTableCollection &tables) {
   return updates;
 }
 
-/// Replaces `graph` by a `func.func` of the same name, argument and result
-/// types and attributes, plus one result per updated argument.
-static LogicalResult convertGraphToFunc(GraphOp graph,
+/// Unit attribute of a graph joint-functionalize has rewritten.
+static constexpr llvm::StringLiteral kFunctionalizedAttr =
+    "joint.functionalized";
+
+/// joint-functionalize on one graph (once: kFunctionalizedAttr marks it):
+/// numbers its RNG draws (the count becomes the graph's kRngDrawsAttr),
+/// makes every in-place write a value, and returns each written graph
+/// argument's final value as an extra result (role `output`,
+/// `joint.updates = <argument index>`, the argument's fqn or path).
+static LogicalResult functionalizeGraph(GraphOp graph,
                                         SymbolTableCollection &tables) {
+  if (graph->hasAttr(kFunctionalizedAttr))
+    return success();
+  MLIRContext *context = graph.getContext();
+  Builder b(context);
   int64_t numDraws = numberRandomDraws(graph, tables);
   FailureOr<llvm::MapVector<unsigned, Value>> updates =
       functionalizeWrites(graph, tables);
   if (failed(updates))
     return failure();
-  MLIRContext *context = graph.getContext();
-  IRRewriter rewriter(context);
   OutputOp output = graph.getOutputOp();
-  SmallVector<Value> results(output.getOperands());
   SmallVector<Type> resultTypes(graph.getResultTypes());
   SmallVector<Attribute> resultAttrs;
   for (unsigned i = 0, e = graph.getNumResults(); i < e; ++i)
@@ -210,16 +219,50 @@ static LogicalResult convertGraphToFunc(GraphOp graph,
                               ? Attribute(graph.getResultAttrDict(i))
                               : DictionaryAttr::get(context));
   for (auto &[argNumber, value] : *updates) {
-    results.push_back(value);
+    output->insertOperands(output->getNumOperands(), value);
     resultTypes.push_back(value.getType());
     NamedAttrList attrs;
-    attrs.set(kRoleAttr, graph.getArgAttr(argNumber, kRoleAttr));
+    attrs.set(kRoleAttr, RoleAttr::get(context, Role::output));
     if (Attribute fqn = graph.getArgAttr(argNumber, kFQNAttr))
       attrs.set(kFQNAttr, fqn);
     if (Attribute path = graph.getArgAttr(argNumber, kPathAttr))
       attrs.set(kPathAttr, path);
-    attrs.set(kUpdatesAttr, rewriter.getI64IntegerAttr(argNumber));
+    attrs.set(kUpdatesAttr, b.getI64IntegerAttr(argNumber));
     resultAttrs.push_back(attrs.getDictionary(context));
+  }
+  graph.setFunctionTypeAttr(TypeAttr::get(
+      FunctionType::get(context, graph.getArgumentTypes(), resultTypes)));
+  graph.setAllResultAttrs(resultAttrs);
+  graph->setAttr(kFunctionalizedAttr, b.getUnitAttr());
+  if (numDraws)
+    graph->setAttr(kRngDrawsAttr, b.getI64IntegerAttr(numDraws));
+  return success();
+}
+
+/// Replaces `graph` (functionalized first if it is not) by a `func.func` of
+/// the same name, argument and result types and attributes; an updated
+/// argument's result takes the argument's role, and a graph that draws
+/// random numbers gets a last `rng_state` argument.
+static LogicalResult convertGraphToFunc(GraphOp graph,
+                                        SymbolTableCollection &tables) {
+  if (failed(functionalizeGraph(graph, tables)))
+    return failure();
+  MLIRContext *context = graph.getContext();
+  IRRewriter rewriter(context);
+  OutputOp output = graph.getOutputOp();
+  SmallVector<Value> results(output.getOperands());
+  SmallVector<Type> resultTypes(graph.getResultTypes());
+  SmallVector<Attribute> resultAttrs;
+  for (unsigned i = 0, e = graph.getNumResults(); i < e; ++i) {
+    DictionaryAttr attrs = graph.getResultAttrDict(i);
+    if (!attrs) {
+      resultAttrs.push_back(DictionaryAttr::get(context));
+      continue;
+    }
+    NamedAttrList list(attrs);
+    if (auto arg = attrs.getAs<IntegerAttr>(kUpdatesAttr))
+      list.set(kRoleAttr, graph.getArgAttr(arg.getInt(), kRoleAttr));
+    resultAttrs.push_back(list.getDictionary(context));
   }
 
   // A graph that draws random numbers gets a last argument: the step's RNG
@@ -231,13 +274,13 @@ static LogicalResult convertGraphToFunc(GraphOp graph,
   else
     argAttrs.assign(argTypes.size(), DictionaryAttr::get(context));
   Block &body = graph.getBody().front();
-  if (numDraws) {
+  if (auto draws = graph->getAttrOfType<IntegerAttr>(kRngDrawsAttr)) {
     auto stateType = RankedTensorType::get({2}, rewriter.getI64Type());
     argTypes.push_back(stateType);
     body.addArgument(stateType, graph.getLoc());
     NamedAttrList attrs;
     attrs.set("joint.name", rewriter.getStringAttr("rng_state"));
-    attrs.set(kRngDrawsAttr, rewriter.getI64IntegerAttr(numDraws));
+    attrs.set(kRngDrawsAttr, draws);
     argAttrs.push_back(attrs.getDictionary(context));
   }
 
@@ -246,7 +289,9 @@ static LogicalResult convertGraphToFunc(GraphOp graph,
       func::FuncOp::create(rewriter, graph.getLoc(), graph.getSymName(),
                            FunctionType::get(context, argTypes, resultTypes));
   for (NamedAttribute attr : graph->getDiscardableAttrs())
-    func->setAttr(attr.getName(), attr.getValue());
+    if (attr.getName() != kFunctionalizedAttr &&
+        attr.getName() != kRngDrawsAttr)
+      func->setAttr(attr.getName(), attr.getValue());
   func.setAllArgAttrs(argAttrs);
   func.setAllResultAttrs(resultAttrs);
   rewriter.inlineRegionBefore(graph.getBody(), func.getBody(), func.end());
@@ -315,6 +360,16 @@ static void foldEmptySlices(ModuleOp module) {
 }
 
 namespace {
+struct JointFunctionalizePass
+    : public joint::impl::JointFunctionalizeBase<JointFunctionalizePass> {
+  void runOnOperation() override {
+    SymbolTableCollection tables;
+    for (GraphOp graph : getOperation().getOps<GraphOp>())
+      if (failed(functionalizeGraph(graph, tables)))
+        return signalPassFailure();
+  }
+};
+
 struct ConvertJointToLinalgPass
     : public joint::impl::ConvertJointToLinalgBase<ConvertJointToLinalgPass> {
   using Base::Base;

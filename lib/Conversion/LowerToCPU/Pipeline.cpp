@@ -46,6 +46,8 @@ void joint::buildLowerToCPUTensorPipeline(OpPassManager &pm,
   // logits and probabilities are a workspace the memory model does not count.
   ConvertJointToLinalgOptions convert;
   convert.sdpaRowBlock = 64;
+  // The conversion sees value semantics only.
+  pm.addPass(createJointFunctionalize());
   pm.addPass(createConvertJointToLinalg(convert));
   // Views stay views: transposes read through their readers' maps.
   pm.addNestedPass<func::FuncOp>(createJointFoldTransposes());

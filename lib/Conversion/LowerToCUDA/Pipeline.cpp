@@ -71,6 +71,8 @@ void joint::buildLowerToCUDATensorPipeline(OpPassManager &pm,
   pm.addPass(createJointGPUCollectives());
   ConvertJointToLinalgOptions convert;
   convert.keepAo = true; // joint-gpu-offload lowers them to transfers
+  // The conversion sees value semantics only.
+  pm.addPass(createJointFunctionalize());
   pm.addPass(createConvertJointToLinalg(convert));
   // Views stay views: transposes read through their readers' maps.
   pm.addNestedPass<func::FuncOp>(createJointFoldTransposes());
