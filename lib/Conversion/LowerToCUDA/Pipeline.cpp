@@ -113,6 +113,9 @@ void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<func::FuncOp>(createJointGPUStreamOrder());
   pm.addPass(createJointGPUSetNode());
+  // Identical kernels (every layer's) are compiled once, in one module.
+  if (options.dedupKernels)
+    pm.addPass(createJointGPUDedupKernels());
 
   // Device code: NVVM for the chosen chip, or host functions for the
   // emulated device (bf16/f16 computed in f32 as on the CPU).

@@ -75,6 +75,11 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
                      "after it, its only user (joint-fuse-elementwise); off: "
                      "one kernel per op"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> dedupKernels{
+      *this, "dedup-kernels",
+      llvm::cl::desc("compile each distinct kernel once, all in one module "
+                     "(joint-gpu-dedup-kernels); off: one module per launch"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> emulate{
       *this, "emulate",
       llvm::cl::desc("kernels compiled for the host in a kernel table for "
