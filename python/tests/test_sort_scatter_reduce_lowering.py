@@ -11,7 +11,8 @@ swapped pair fails the f32 tolerance. ``scatter_reduce.two`` with every
 reduce, with and without include_self, along both dims, repeated indices.
 ``upsample_bilinear2d`` and its backward, align_corners both ways, sizes and
 scale factors. The bf16 modules also run as CUDA steps on the emulated
-device.
+device. Integer keys: int64 sort and argsort, int32 topk, a bool sort, the
+values and indices exact.
 """
 
 from __future__ import annotations
@@ -182,3 +183,44 @@ def test_on_the_emulated_cuda_device(make, inputs, tmp_path: Path,
     got = run(str(path), seed=0, backend="mlir-cuda-emulated")
     diffs = compare_scaled(got, want)
     assert diffs and all(d.ok for d in diffs), format_differences(diffs)
+
+
+class _IntegerSelection(nn.Module):
+    """Integer keys (token ids, counts): sort and argsort of int64 along
+    both dims, both orders, with ties (sort is stable); topk of int32 keys
+    without ties (torch leaves the order of tied topk indices open), largest
+    and smallest; a bool sort; the results weight a float loss so the step
+    has a gradient."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.linspace(-1.0, 1.0, 6))
+
+    def forward(self, ids: torch.Tensor, counts: torch.Tensor,
+                flags: torch.Tensor):
+        asc, asc_idx = torch.sort(ids, dim=1, stable=True)
+        desc, desc_idx = torch.sort(ids, dim=0, descending=True, stable=True)
+        # Distinct keys per row: torch orders topk's ties as it likes.
+        keys = counts * 8 + torch.arange(6, dtype=torch.int32)
+        top, top_idx = torch.topk(keys, 3, dim=1)
+        low, low_idx = torch.topk(keys, 2, dim=1, largest=False)
+        flag_sorted, flag_idx = torch.sort(flags, dim=1, descending=True,
+                                           stable=True)
+        gathered = self.w[asc_idx].sum() + self.w[top_idx].sum()
+        return gathered, {"asc": asc, "asc_idx": asc_idx, "desc": desc,
+                          "desc_idx": desc_idx, "top": top, "top_idx": top_idx,
+                          "low": low, "low_idx": low_idx,
+                          "flag_sorted": flag_sorted, "flag_idx": flag_idx}
+
+
+def test_integer_sort_and_topk_match_torch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    g = torch.Generator().manual_seed(4)
+    inputs = {"ids": torch.randint(-5, 5, (4, 6), generator=g),
+              "counts": torch.randint(0, 4, (4, 6), generator=g,
+                                      dtype=torch.int32),
+              "flags": torch.randint(0, 2, (4, 6), generator=g).bool()}
+    doc = trace_joint_graph(_IntegerSelection(), lambda m, **kw: m(**kw),
+                            inputs).to_json_dict()
+    assert_compiled_matches_torch(doc, tmp_path / "int_sort.json",
+                                  monkeypatch)

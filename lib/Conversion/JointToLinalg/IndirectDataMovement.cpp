@@ -748,11 +748,12 @@ static LogicalResult lowerIndexAdd(CallFunctionOp op, const OpArgs &args,
   return replaceWithResult(rw, op, result, resultType);
 }
 
-/// rank[i] = #{j : row[j] comes before row[i]} along dim `d` of the float
-/// tensor `x`, as an index tensor of x's shape: larger first when
-/// `descending`, else smaller first; NaN counts as larger than every number
-/// (torch's order) and ties keep the lower index first (stable), so the
-/// ranks of a row are a permutation of 0..n-1. O(n^2) per row.
+/// rank[i] = #{j : row[j] comes before row[i]} along dim `d` of the float or
+/// integer tensor `x` (integers signed, bool and uint8 unsigned), as an index
+/// tensor of x's shape: larger first when `descending`, else smaller first;
+/// NaN counts as larger than every number (torch's order) and ties keep the
+/// lower index first (stable), so the ranks of a row are a permutation of
+/// 0..n-1. O(n^2) per row.
 static Value buildRowRanks(OpBuilder &b0, Location loc, Value x, int64_t d,
                            bool descending) {
   int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
@@ -769,8 +770,17 @@ static Value buildRowRanks(OpBuilder &b0, Location loc, Value x, int64_t d,
                  at.push_back(linalg::IndexOp::create(b, l, i));
                Value self = at[d];
                Value xi = a[0];
-               Value nanI = arith::CmpFOp::create(
-                   b, l, arith::CmpFPredicate::UNO, xi, xi);
+               Type elem = xi.getType();
+               bool isFloat = isa<FloatType>(elem);
+               // Integers: signed order (unsigned for bool and uint8).
+               bool isUnsigned =
+                   !isFloat && (elem.isInteger(1) || elem.isUnsignedInteger());
+               Value nanI =
+                   isFloat
+                       ? arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO,
+                                               xi, xi)
+                             .getResult()
+                       : arith::ConstantIntOp::create(b, l, 0, 1).getResult();
                Value zero = arith::ConstantIndexOp::create(b, l, 0);
                Value one = arith::ConstantIndexOp::create(b, l, 1);
                Value n = tensor::DimOp::create(b, l, x, d);
@@ -780,6 +790,26 @@ static Value buildRowRanks(OpBuilder &b0, Location loc, Value x, int64_t d,
                      SmallVector<Value> other = at;
                      other[d] = j;
                      Value xj = tensor::ExtractOp::create(fb, fl, x, other);
+                     if (!isFloat) {
+                       using P = arith::CmpIPredicate;
+                       P order = descending ? (isUnsigned ? P::ugt : P::sgt)
+                                            : (isUnsigned ? P::ult : P::slt);
+                       Value better =
+                           arith::CmpIOp::create(fb, fl, order, xj, xi);
+                       Value same =
+                           arith::CmpIOp::create(fb, fl, P::eq, xj, xi);
+                       Value earlier =
+                           arith::CmpIOp::create(fb, fl, P::ult, j, self);
+                       Value before = arith::OrIOp::create(
+                           fb, fl, better,
+                           arith::AndIOp::create(fb, fl, same, earlier));
+                       Value next = arith::AddIOp::create(fb, fl, iter[0], one);
+                       scf::YieldOp::create(fb, fl,
+                                            arith::SelectOp::create(
+                                                fb, fl, before, next, iter[0])
+                                                .getResult());
+                       return;
+                     }
                      Value nanJ = arith::CmpFOp::create(
                          fb, fl, arith::CmpFPredicate::UNO, xj, xj);
                      // better: NaN first when largest, last when smallest.
@@ -842,10 +872,11 @@ static LogicalResult lowerTopk(CallFunctionOp op, const OpArgs &args,
         op, "expected (self, constant k, dim, largest) and two tensors");
   RankedTensorType selfType = self->getType();
   int64_t rank = selfType.getRank();
-  auto elem = dyn_cast<FloatType>(selfType.getElementType());
+  Type elem = selfType.getElementType();
   FailureOr<int64_t> dim = normalizeDim(*dimArg, std::max<int64_t>(rank, 1));
-  if (!elem || failed(dim) || rank == 0)
-    return rw.notifyMatchFailure(op, "expects a float tensor of rank >= 1");
+  if (!elem.isIntOrFloat() || failed(dim) || rank == 0)
+    return rw.notifyMatchFailure(
+        op, "expects a float or integer tensor of rank >= 1");
   Location loc = op.getLoc();
   int64_t d = *dim;
   bool top = *largest;
@@ -919,10 +950,11 @@ static LogicalResult lowerSort(CallFunctionOp op, const OpArgs &args,
     return rw.notifyMatchFailure(op, "stable must be a constant bool");
   RankedTensorType selfType = self->getType();
   int64_t rank = selfType.getRank();
-  auto elem = dyn_cast<FloatType>(selfType.getElementType());
+  Type elem = selfType.getElementType();
   FailureOr<int64_t> dim = normalizeDim(*dimArg, std::max<int64_t>(rank, 1));
-  if (!elem || failed(dim) || rank == 0)
-    return rw.notifyMatchFailure(op, "expects a float tensor of rank >= 1");
+  if (!elem.isIntOrFloat() || failed(dim) || rank == 0)
+    return rw.notifyMatchFailure(
+        op, "expects a float or integer tensor of rank >= 1");
   Location loc = op.getLoc();
   int64_t d = *dim;
   Value x = *self;

@@ -133,11 +133,11 @@ joint.graph @group_norm_dynamic(%x: tensor<?x4x3xf32> {joint.role = #joint.role<
 
 // -----
 
-// sort ranks floats only (NaN ordering); integer sorts are not lowered.
-joint.graph @sort_integer(%x: tensor<4xi64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<4xi64> {joint.role = #joint.role<output>}) {
-  // expected-error @+1 {{no lowering for 'aten::sort.default' (node 'sort'): expects a float tensor of rank >= 1}}
-  %0, %1 = joint.call_function "aten::sort.default"(%x) {args = [#joint.operand<0>], name = "sort"} : (tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>)
-  joint.output %0 : tensor<4xi64>
+// sort ranks the elements of a row: a 0-d tensor has none.
+joint.graph @sort_scalar(%x: tensor<i64> {joint.role = #joint.role<input>, joint.path = "x"}) -> (tensor<i64> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::sort.default' (node 'sort'): expects a float or integer tensor of rank >= 1}}
+  %0, %1 = joint.call_function "aten::sort.default"(%x) {args = [#joint.operand<0>], name = "sort"} : (tensor<i64>) -> (tensor<i64>, tensor<i64>)
+  joint.output %0 : tensor<i64>
 }
 
 // -----
