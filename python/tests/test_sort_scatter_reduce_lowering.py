@@ -224,3 +224,37 @@ def test_integer_sort_and_topk_match_torch(
                             inputs).to_json_dict()
     assert_compiled_matches_torch(doc, tmp_path / "int_sort.json",
                                   monkeypatch)
+
+
+class _IntegerScatterReducing(nn.Module):
+    """scatter_reduce on int64 and int32 (counts, id histograms): every
+    reduce, with and without include_self; mean divides with floor as
+    torch does for integers. Exact results through loss_dict."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(6))
+
+    def forward(self, idx: torch.Tensor, vals: torch.Tensor):
+        out = {}
+        for dtype in (torch.int64, torch.int32):
+            base = (torch.arange(24, dtype=dtype).reshape(4, 6) % 7) - 3
+            src = vals.to(dtype)
+            for reduce in ("sum", "prod", "mean", "amax", "amin"):
+                for include_self in (True, False):
+                    r = base.scatter_reduce(1, idx, src, reduce,
+                                            include_self=include_self)
+                    out[f"{dtype}-{reduce}-{include_self}"] = r
+        loss = (self.w * out["torch.int64-sum-True"].float()).sum()
+        return loss, out
+
+
+def test_integer_scatter_reduce_matches_torch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    g = torch.Generator().manual_seed(5)
+    inputs = {"idx": torch.randint(0, 6, (4, 5), generator=g),
+              "vals": torch.randint(-4, 5, (4, 5), generator=g)}
+    doc = trace_joint_graph(_IntegerScatterReducing(), lambda m, **kw: m(**kw),
+                            inputs).to_json_dict()
+    assert_compiled_matches_torch(doc, tmp_path / "int_scatter.json",
+                                  monkeypatch)

@@ -132,6 +132,34 @@ Value bodyDiv(OpBuilder &b, Location loc, ValueRange a, const BodyParams &p) {
     return math::FloorOp::create(b, loc, q);
   return q;
 }
+/// torch's remainder (Python's %): the C remainder (fmod for floats), plus
+/// b when it is nonzero and its sign differs from b's.
+Value bodyRemainder(OpBuilder &b, Location loc, ValueRange a,
+                    const BodyParams &) {
+  Value x = a[0], y = a[1];
+  Type t = x.getType();
+  Value zero = constant(b, loc, t, 0.0);
+  if (isFloat(t)) {
+    Value r = arith::RemFOp::create(b, loc, x, y);
+    using P = arith::CmpFPredicate;
+    Value nonzero = arith::CmpFOp::create(b, loc, P::UNE, r, zero);
+    Value differ = arith::XOrIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, P::OLT, r, zero),
+        arith::CmpFOp::create(b, loc, P::OLT, y, zero));
+    Value fix = arith::AndIOp::create(b, loc, nonzero, differ);
+    return arith::SelectOp::create(b, loc, fix,
+                                   arith::AddFOp::create(b, loc, r, y), r);
+  }
+  Value r = arith::RemSIOp::create(b, loc, x, y);
+  using P = arith::CmpIPredicate;
+  Value nonzero = arith::CmpIOp::create(b, loc, P::ne, r, zero);
+  Value differ = arith::XOrIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, P::slt, r, zero),
+      arith::CmpIOp::create(b, loc, P::slt, y, zero));
+  Value fix = arith::AndIOp::create(b, loc, nonzero, differ);
+  return arith::SelectOp::create(b, loc, fix,
+                                 arith::AddIOp::create(b, loc, r, y), r);
+}
 Value bodyNeg(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
   if (isFloat(a[0].getType()))
     return arith::NegFOp::create(b, loc, a[0]);
@@ -432,6 +460,7 @@ const ElementwiseOpInfo kElementwiseOps[] = {
     {"rsub", "vv", bodyRsub, kRsub, false},
     {"mul", "vv", bodyMul, kTensorScalar},
     {"div", "vv", bodyDiv, kDiv},
+    {"remainder", "vv", bodyRemainder, kTensorScalar},
     {"neg", "v", bodyNeg},
     {"pow", "vv", bodyPow, kPow},
     {"rsqrt", "v", bodyUnaryMath<math::RsqrtOp>},

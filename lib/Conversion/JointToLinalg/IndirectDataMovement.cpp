@@ -597,7 +597,8 @@ static LogicalResult lowerScatter(CallFunctionOp op, const OpArgs &args,
 /// identity (torch's scatter_reduce_exclude_self_helper: 0, 1, -inf, +inf);
 /// then a row-major `scf.for` nest over index combines src[i] into
 /// out[i with dim replaced by index[i]] in order (sum/mean add, prod
-/// multiplies, amax/amin propagate NaN), bf16/f16 in f32 rounded after each
+/// multiplies, amax/amin propagate NaN; signed integers in i64, stored
+/// back wrapped, mean a floor division), bf16/f16 in f32 rounded after each
 /// step as torch's serial kernel; mean then divides by count = (1 with
 /// include_self) + #hits, positions without hits divided by 1 (left as is).
 static LogicalResult lowerScatterReduce(CallFunctionOp op, const OpArgs &args,
@@ -620,8 +621,10 @@ static LogicalResult lowerScatterReduce(CallFunctionOp op, const OpArgs &args,
       reduce != "amax" && reduce != "amin")
     return rw.notifyMatchFailure(op, "unknown reduce '" + reduce + "'");
   Type elem = base.getType().getElementType();
-  if (!isa<FloatType>(elem))
-    return rw.notifyMatchFailure(op, "non-float tensors are not supported");
+  bool isFloat = isa<FloatType>(elem);
+  if (!isFloat && (!elem.isSignlessInteger() || elem.isInteger(1)))
+    return rw.notifyMatchFailure(
+        op, "expects float or signed integer tensors (not bool)");
   if (idx.getType().getRank() != base.getType().getRank() ||
       srcArg->getType().getRank() != base.getType().getRank())
     return rw.notifyMatchFailure(op, "index and src must have self's rank");
@@ -637,16 +640,27 @@ static LogicalResult lowerScatterReduce(CallFunctionOp op, const OpArgs &args,
   };
   Value out = base;
   if (!*includeSelf) {
-    double identity = reduce == "prod"   ? 1.0
-                      : reduce == "amax" ? -INFINITY
-                      : reduce == "amin" ? INFINITY
-                                         : 0.0;
+    // The reduction's identity; for integers the type's lowest and highest
+    // values stand for -inf and +inf (std::numeric_limits in torch).
+    auto identity = [&](OpBuilder &b, Location l) -> Value {
+      if (isFloat || (reduce != "amax" && reduce != "amin"))
+        return createScalarConstant(b, l, elem,
+                                    reduce == "prod"   ? 1.0
+                                    : reduce == "amax" ? -INFINITY
+                                    : reduce == "amin" ? INFINITY
+                                                       : 0.0);
+      unsigned width = elem.getIntOrFloatBitWidth();
+      return arith::ConstantOp::create(
+          b, l,
+          b.getIntegerAttr(elem, reduce == "amax"
+                                     ? APInt::getSignedMinValue(width)
+                                     : APInt::getSignedMaxValue(width)));
+    };
     out = buildSerialNest(
         rw, loc, idxSizes, out,
         [&](OpBuilder &b, Location l, ValueRange ivs, Value o) -> Value {
-          return tensor::InsertOp::create(
-              b, l, createScalarConstant(b, l, elem, identity), o,
-              targetCoords(b, l, ivs));
+          return tensor::InsertOp::create(b, l, identity(b, l), o,
+                                          targetCoords(b, l, ivs));
         });
   }
   out = buildSerialNest(
@@ -658,7 +672,16 @@ static LogicalResult lowerScatterReduce(CallFunctionOp op, const OpArgs &args,
         Value v =
             convertScalar(b, l, tensor::ExtractOp::create(b, l, src, ivs), acc);
         Value r;
-        if (reduce == "prod")
+        if (!isFloat) { // in i64; the store wraps as torch's int add
+          if (reduce == "prod")
+            r = arith::MulIOp::create(b, l, old, v);
+          else if (reduce == "amax")
+            r = arith::MaxSIOp::create(b, l, old, v);
+          else if (reduce == "amin")
+            r = arith::MinSIOp::create(b, l, old, v);
+          else
+            r = arith::AddIOp::create(b, l, old, v);
+        } else if (reduce == "prod")
           r = arith::MulFOp::create(b, l, old, v);
         else if (reduce == "amax")
           r = arith::MaximumFOp::create(b, l, old, v);
@@ -690,12 +713,21 @@ static LogicalResult lowerScatterReduce(CallFunctionOp op, const OpArgs &args,
               [&](OpBuilder &b, Location l, ValueRange a) {
                 Value c = convertScalar(b, l, a[0], acc);
                 Value zero = createScalarConstant(b, l, acc, 0.0);
-                Value none = arith::CmpFOp::create(
-                    b, l, arith::CmpFPredicate::OEQ, c, zero);
+                Value none = isFloat
+                                 ? arith::CmpFOp::create(
+                                       b, l, arith::CmpFPredicate::OEQ, c, zero)
+                                       .getResult()
+                                 : arith::CmpIOp::create(
+                                       b, l, arith::CmpIPredicate::eq, c, zero)
+                                       .getResult();
                 c = arith::SelectOp::create(
                     b, l, none, createScalarConstant(b, l, acc, 1.0), c);
-                Value q = arith::DivFOp::create(
-                    b, l, convertScalar(b, l, a[1], acc), c);
+                Value x = convertScalar(b, l, a[1], acc);
+                // Integers: torch divides with rounding_mode="floor".
+                Value q =
+                    isFloat
+                        ? arith::DivFOp::create(b, l, x, c).getResult()
+                        : arith::FloorDivSIOp::create(b, l, x, c).getResult();
                 linalg::YieldOp::create(b, l, convertScalar(b, l, q, elem));
               })
               .getResult(0);

@@ -118,7 +118,9 @@ void joint::buildLowerToCPULLVMPipeline(OpPassManager &pm,
 }
 
 void joint::buildBufferizationPipeline(OpPassManager &pm, bool deallocate) {
-  // A result computed into tensor.empty is computed in its output buffer.
+  // A result computed into tensor.empty is computed in its output buffer,
+  // unless the chain has a value another op also reads.
+  pm.addPass(createJointGuardEmptyTensors());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

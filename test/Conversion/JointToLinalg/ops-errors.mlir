@@ -150,10 +150,11 @@ joint.graph @scatter_reduce_unknown(%x: tensor<3x4xf32> {joint.role = #joint.rol
 
 // -----
 
-joint.graph @scatter_reduce_integer(%x: tensor<3x4xi64> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<3x2xi64> {joint.role = #joint.role<input>, joint.path = "i"}) -> (tensor<3x4xi64> {joint.role = #joint.role<output>}) {
-  // expected-error @+1 {{no lowering for 'aten::scatter_reduce.two' (node 'sr'): non-float tensors are not supported}}
-  %0 = joint.call_function "aten::scatter_reduce.two"(%x, %i, %i) {args = [#joint.operand<0>, 1, #joint.operand<1>, #joint.operand<2>, "sum"], name = "sr"} : (tensor<3x4xi64>, tensor<3x2xi64>, tensor<3x2xi64>) -> tensor<3x4xi64>
-  joint.output %0 : tensor<3x4xi64>
+// Bool has no order for amax/amin nor a sum in torch's scatter_reduce.
+joint.graph @scatter_reduce_bool(%x: tensor<3x4xi1> {joint.role = #joint.role<input>, joint.path = "x"}, %i: tensor<3x2xi64> {joint.role = #joint.role<input>, joint.path = "i"}, %s: tensor<3x2xi1> {joint.role = #joint.role<input>, joint.path = "s"}) -> (tensor<3x4xi1> {joint.role = #joint.role<output>}) {
+  // expected-error @+1 {{no lowering for 'aten::scatter_reduce.two' (node 'sr'): expects float or signed integer tensors (not bool)}}
+  %0 = joint.call_function "aten::scatter_reduce.two"(%x, %i, %s) {args = [#joint.operand<0>, 1, #joint.operand<1>, #joint.operand<2>, "sum"], name = "sr"} : (tensor<3x4xi1>, tensor<3x2xi64>, tensor<3x2xi1>) -> tensor<3x4xi1>
+  joint.output %0 : tensor<3x4xi1>
 }
 
 // -----

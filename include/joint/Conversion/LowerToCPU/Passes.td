@@ -84,6 +84,27 @@ def JointOutlineLoops : Pass<"joint-outline-loops", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def JointGuardEmptyTensors
+    : Pass<"joint-guard-empty-tensors", "::mlir::ModuleOp"> {
+  let summary = "Keep values with several readers out of output buffers";
+  let description = [{
+    Runs right before `eliminate-empty-tensors`, which computes a value whose
+    chain starts at a `tensor.empty` directly in the output buffer it is
+    materialized into. When a value on that chain has another reader that
+    updates it in place (two scatter loops on one base, one of them a step
+    output), one-shot bufferization may place that reader's result in the
+    output buffer too, and the final materialization overwrites it. A
+    `tensor.empty` whose chain (destination-passing inits, `scf.for`
+    iter_args) reaches a value with more than one use becomes a
+    `bufferization.alloc_tensor`, which the elimination leaves alone.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+  let statistics = [
+    Statistic<"numGuarded", "guarded",
+              "tensor.empty ops kept out of output buffers">,
+  ];
+}
+
 def JointCPUCountOutputs
     : Pass<"joint-cpu-count-outputs", "::mlir::ModuleOp"> {
   let summary = "Count each output buffer from the op that first writes it";
