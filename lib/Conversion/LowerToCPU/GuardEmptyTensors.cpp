@@ -1,4 +1,5 @@
-//===- GuardEmptyTensors.cpp - Keep shared values out of output buffers ----===//
+//===- GuardEmptyTensors.cpp - Keep shared values out of output buffers
+//----===//
 //
 // Implements `joint-guard-empty-tensors`, run right before upstream
 // `eliminate-empty-tensors`. That pass computes a value whose chain starts
