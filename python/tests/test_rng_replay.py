@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 import torch
-from torch import nn
 
 from graph_tools import tool
 from helpers import trace_doc
@@ -27,26 +26,11 @@ from joint_mlir.format import read_document
 from joint_mlir.executor import (StepResult, compare, format_differences,
                                  materialize, not_bitwise, run_graph)
 from joint_mlir.validate import validate_document
+# fc1 -> random mask -> relu -> fc2 -> (..**2).mean(), plus a later random
+# op, so the stream after the step depends on every draw.
+from test_cases_numerics import Dropout
 
 
-class Dropout(nn.Module):
-    """fc1 -> random mask -> relu -> fc2 -> (..**2).mean(), plus a later
-    random op, so the stream after the step depends on every draw."""
-
-    def __init__(self, mode: str) -> None:
-        super().__init__()
-        self.mode = mode
-        self.fc1 = nn.Linear(8, 16)
-        self.fc2 = nn.Linear(16, 4)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = self.fc1(x)
-        if self.mode == "native_dropout":
-            h = torch.ops.aten.native_dropout.default(h, 0.1, True)[0]
-        else:
-            h = h * torch.gt(torch.rand_like(h), 0.1)
-        unused = torch.rand_like(h).sum() * 0.0
-        return (self.fc2(torch.relu(h)) ** 2).mean() + unused
 
 
 # The forward chain a remat duplicates: the random op, then what the

@@ -471,24 +471,9 @@ mlir::joint::lowering::functionalizeBatchNormStats(CallFunctionOp &op,
   FailureOr<RankedTensor> var = args.tensor(schema->runningVar, "running_var");
   if (failed(training) || !*training || failed(mean) || failed(var))
     return {};
-  SmallVector<Type> types(op->getResultTypes());
-  types.append({mean->getType(), var->getType()});
-  SmallVector<NamedAttribute> attrs;
-  for (NamedAttribute attr : op->getAttrs()) {
-    StringRef name = attr.getName().getValue();
-    // Per-result lists would no longer match the five results.
-    if (name == "result_meta" || name == "result_names")
-      continue;
-    if (name == "target")
-      attr = rewriter.getNamedAttr(name, rewriter.getStringAttr(kFunctional));
-    attrs.push_back(attr);
-  }
-  rewriter.setInsertionPoint(op);
-  auto functional = CallFunctionOp::create(rewriter, op.getLoc(), types,
-                                           op->getOperands(), attrs);
-  rewriter.replaceOp(op, functional->getResults().take_front(3));
-  op = functional;
-  return {{*mean, functional->getResult(3)}, {*var, functional->getResult(4)}};
+  replaceByFunctionalForm(op, kFunctional,
+                          TypeRange{mean->getType(), var->getType()}, rewriter);
+  return {{*mean, op->getResult(3)}, {*var, op->getResult(4)}};
 }
 
 void mlir::joint::populateBatchNormPatterns(const TypeConverter &typeConverter,

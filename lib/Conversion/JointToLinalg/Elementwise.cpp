@@ -137,28 +137,33 @@ Value bodyDiv(OpBuilder &b, Location loc, ValueRange a, const BodyParams &p) {
 Value bodyRemainder(OpBuilder &b, Location loc, ValueRange a,
                     const BodyParams &) {
   Value x = a[0], y = a[1];
-  Type t = x.getType();
-  Value zero = constant(b, loc, t, 0.0);
-  if (isFloat(t)) {
-    Value r = arith::RemFOp::create(b, loc, x, y);
-    using P = arith::CmpFPredicate;
-    Value nonzero = arith::CmpFOp::create(b, loc, P::UNE, r, zero);
-    Value differ = arith::XOrIOp::create(
-        b, loc, arith::CmpFOp::create(b, loc, P::OLT, r, zero),
-        arith::CmpFOp::create(b, loc, P::OLT, y, zero));
-    Value fix = arith::AndIOp::create(b, loc, nonzero, differ);
-    return arith::SelectOp::create(b, loc, fix,
-                                   arith::AddFOp::create(b, loc, r, y), r);
-  }
-  Value r = arith::RemSIOp::create(b, loc, x, y);
-  using P = arith::CmpIPredicate;
-  Value nonzero = arith::CmpIOp::create(b, loc, P::ne, r, zero);
-  Value differ = arith::XOrIOp::create(
-      b, loc, arith::CmpIOp::create(b, loc, P::slt, r, zero),
-      arith::CmpIOp::create(b, loc, P::slt, y, zero));
-  Value fix = arith::AndIOp::create(b, loc, nonzero, differ);
-  return arith::SelectOp::create(b, loc, fix,
-                                 arith::AddIOp::create(b, loc, r, y), r);
+  bool f = isFloat(x.getType());
+  Value zero = constant(b, loc, x.getType(), 0.0);
+  auto less = [&](Value u, Value w) -> Value {
+    if (f)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, u, w);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, u, w);
+  };
+  Value r = f ? arith::RemFOp::create(b, loc, x, y).getResult()
+              : arith::RemSIOp::create(b, loc, x, y).getResult();
+  Value nonzero =
+      f ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, r, zero)
+              .getResult()
+        : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero)
+              .getResult();
+  Value fix = arith::AndIOp::create(
+      b, loc, nonzero,
+      arith::XOrIOp::create(b, loc, less(r, zero), less(y, zero)));
+  Value shifted = f ? arith::AddFOp::create(b, loc, r, y).getResult()
+                    : arith::AddIOp::create(b, loc, r, y).getResult();
+  return arith::SelectOp::create(b, loc, fix, shifted, r);
+}
+/// torch's floor_divide: div with rounding_mode="floor".
+Value bodyFloorDivide(OpBuilder &b, Location loc, ValueRange a,
+                      const BodyParams &p) {
+  BodyParams floor = p;
+  floor.roundingMode = "floor";
+  return bodyDiv(b, loc, a, floor);
 }
 Value bodyNeg(OpBuilder &b, Location loc, ValueRange a, const BodyParams &) {
   if (isFloat(a[0].getType()))
@@ -448,6 +453,7 @@ Value bodyMaskedFill(OpBuilder &b, Location loc, ValueRange a,
 }
 
 constexpr StringRef kTensorScalar[] = {"Tensor", "Scalar"};
+constexpr StringRef kDefaultScalar[] = {"default", "Scalar"};
 constexpr StringRef kDiv[] = {"Tensor", "Scalar", "Tensor_mode", "Scalar_mode"};
 constexpr StringRef kPow[] = {"Tensor_Scalar", "Tensor_Tensor", "Scalar"};
 constexpr StringRef kWhere[] = {"self", "ScalarOther", "ScalarSelf", "Scalar"};
@@ -461,6 +467,7 @@ const ElementwiseOpInfo kElementwiseOps[] = {
     {"mul", "vv", bodyMul, kTensorScalar},
     {"div", "vv", bodyDiv, kDiv},
     {"remainder", "vv", bodyRemainder, kTensorScalar},
+    {"floor_divide", "vv", bodyFloorDivide, kDefaultScalar},
     {"neg", "v", bodyNeg},
     {"pow", "vv", bodyPow, kPow},
     {"rsqrt", "v", bodyUnaryMath<math::RsqrtOp>},

@@ -563,24 +563,9 @@ mlir::joint::lowering::functionalizeRReluNoise(CallFunctionOp &op,
   FailureOr<lowering::RankedTensor> noise = args.tensor(1, "noise");
   if (failed(noise))
     return {};
-  SmallVector<Type> types(op->getResultTypes());
-  types.push_back(noise->getType());
-  SmallVector<NamedAttribute> attrs;
-  for (NamedAttribute attr : op->getAttrs()) {
-    StringRef name = attr.getName().getValue();
-    if (name == "result_meta" || name == "result_names")
-      continue;
-    if (name == "target")
-      attr =
-          rewriter.getNamedAttr(name, rewriter.getStringAttr(kRReluFunctional));
-    attrs.push_back(attr);
-  }
-  rewriter.setInsertionPoint(op);
-  auto functional = CallFunctionOp::create(rewriter, op.getLoc(), types,
-                                           op->getOperands(), attrs);
-  rewriter.replaceOp(op, functional->getResult(0));
-  op = functional;
-  return {{*noise, functional->getResult(1)}};
+  lowering::replaceByFunctionalForm(op, kRReluFunctional,
+                                    TypeRange{noise->getType()}, rewriter);
+  return {{*noise, op->getResult(1)}};
 }
 
 void mlir::joint::populateRandomPatterns(const TypeConverter &typeConverter,

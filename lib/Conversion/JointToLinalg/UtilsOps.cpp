@@ -366,3 +366,27 @@ Value buildElementwiseMap(
 } // namespace lowering
 } // namespace joint
 } // namespace mlir
+
+void mlir::joint::lowering::replaceByFunctionalForm(CallFunctionOp &op,
+                                                    StringRef target,
+                                                    TypeRange extraResults,
+                                                    RewriterBase &rewriter) {
+  SmallVector<Type> types(op->getResultTypes());
+  types.append(extraResults.begin(), extraResults.end());
+  SmallVector<NamedAttribute> attrs;
+  for (NamedAttribute attr : op->getAttrs()) {
+    StringRef name = attr.getName().getValue();
+    // Per-result lists would no longer match the results.
+    if (name == "result_meta" || name == "result_names")
+      continue;
+    if (name == "target")
+      attr = rewriter.getNamedAttr(name, rewriter.getStringAttr(target));
+    attrs.push_back(attr);
+  }
+  rewriter.setInsertionPoint(op);
+  auto functional = CallFunctionOp::create(rewriter, op.getLoc(), types,
+                                           op->getOperands(), attrs);
+  rewriter.replaceOp(op,
+                     functional->getResults().take_front(op->getNumResults()));
+  op = functional;
+}

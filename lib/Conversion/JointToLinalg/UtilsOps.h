@@ -207,6 +207,14 @@ FailureOr<SmallVector<bool>> getReductionMask(ArrayRef<int64_t> dims,
 RankedTensorType getResultTensorType(const TypeConverter *converter,
                                      CallFunctionOp op, unsigned i);
 
+/// Replaces `op` by a call of `target` with its operands and attributes
+/// (but the per-result `result_meta` / `result_names`) and `op`'s result
+/// types plus `extraResults`; `op`'s uses take the new op's first results.
+/// Sets `op` to the new op. For writes a schema does not return, made
+/// explicit as the extra results of a functional form.
+void replaceByFunctionalForm(CallFunctionOp &op, StringRef target,
+                             TypeRange extraResults, RewriterBase &rewriter);
+
 /// Batch norm in training writes its running statistics although torch's
 /// schema declares no write (`Tensor? running_mean`): replaces such an `op`
 /// (`native_batch_norm`, `_native_batch_norm_legit`) by
