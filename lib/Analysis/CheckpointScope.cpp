@@ -294,8 +294,9 @@ LogicalResult mlir::joint::verifyRecomputable(CallFunctionOp op,
   };
   if (!replayRandom && mutations.aliases.getSchemaTable().isRandom(op))
     return fail() << "is a random op (nondeterministic_seeded): its result "
-                     "stays saved unless checkpointing runs with "
-                     "replay-random";
+                     "stays saved unless joint-tag-recompute-policy (or "
+                     "joint-activation-checkpoint) runs with "
+                     "replay-random=true, which lets joint-remat replay it";
   if (mutations.isWriter(op))
     return fail() << "writes its input in place: the mutation must run "
                      "exactly once, in forward";

@@ -127,7 +127,8 @@ def build_pipeline(*, checkpoint: str | Mapping[str, Any] | None = None,
 
     ``checkpoint``: ``"full"``, ``"selective"`` or a dict of
     ``joint-tag-recompute-policy`` options (``{"mode": "full",
-    "layer-indices": [1]}``). ``offload``: True, a scope (``"attention"``,
+    "layer-indices": [1]}``; ``"replay-random": True`` recomputes dropout
+    and other random ops, replaying their draws). ``offload``: True, a scope (``"attention"``,
     ``"block"``, ``"all"``) or a dict of ``joint-cpu-offload`` options
     (``{"min-bytes": 1024}``).
     ``offload_host_budget_gib``: the offload pass's host (pinned CPU) budget
@@ -457,7 +458,8 @@ def optimize(model: nn.Module, train_fn: Callable[..., Any],
         syntax, e.g. ``"joint-tag-recompute-policy{mode=full},joint-remat"``);
         ``""`` runs the untransformed joint graph. Excludes the next five.
       checkpoint: ``"full"``, ``"selective"`` or a dict of
-        ``joint-tag-recompute-policy`` options; adds ``joint-remat``.
+        ``joint-tag-recompute-policy`` options (``"replay-random": True``
+        recomputes random ops, replaying their draws); adds ``joint-remat``.
       offload: True, a scope (``"attention"``, ``"block"``, ``"all"``) or a
         dict of ``joint-cpu-offload`` options (``scope``: ``attention``
         (default), ``block`` or ``all``; ``min-bytes`` defaults to 1 MiB).

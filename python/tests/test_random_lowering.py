@@ -246,3 +246,24 @@ def test_rrelu_draws_a_slope_per_negative_element(
     torch.testing.assert_close(res.loss, (y * c).sum(), rtol=1e-5, atol=0)
     other = run_compiled(step, state, {"x": x, "c": c}, rng_seed=10)
     assert not torch.equal(other.loss_dict["y"], y)
+
+
+def test_compare_with_torch_says_why_draws_differ(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--compare`` of a compiled step against torch on a graph that draws
+    fails (the generators differ) and says so, naming the random nodes."""
+    import subprocess
+    import sys
+    tool("joint-compile")
+    monkeypatch.setenv("JOINT_MLIR_CACHE",
+                       str(build_dir() / "joint_mlir_cache"))
+    path = tmp_path / "draws.json"
+    path.write_text(json.dumps(_trace(torch.float32)))
+    r = subprocess.run([sys.executable, "-m", "joint_mlir.run", str(path),
+                        "--backend", "mlir-cpu", "--compare", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr[-2000:]
+    note = r.stdout.strip().splitlines()[-1]
+    assert note.startswith("note: the graph draws random numbers (rand, "
+                           "rand_like, randn_like ...): a compiled step "
+                           "draws with Philox 4x32-10"), note

@@ -132,15 +132,22 @@ int main(int argc, char **argv) {
     sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   }
-  if (!module)
-    return 1;
-  if (failed(
-          joint::compileStep(*module, options, outputFilename, timing, error)))
-    return error.empty() ? 1 : fail(error);
   std::string descriptor = outputFilename + ".json";
-  if (failed(passOutputs.commit(error))) {
+  // A failed compile leaves no library behind, not even an older one a
+  // caller could take for this graph's (as joint-opt removes its -o file).
+  auto removeStale = [&] {
     llvm::sys::fs::remove(outputFilename);
     llvm::sys::fs::remove(descriptor);
+  };
+  if (!module)
+    return removeStale(), 1;
+  if (failed(joint::compileStep(*module, options, outputFilename, timing,
+                                error))) {
+    removeStale();
+    return error.empty() ? 1 : fail(error);
+  }
+  if (failed(passOutputs.commit(error))) {
+    removeStale();
     return fail(error);
   }
   if (!noCache)

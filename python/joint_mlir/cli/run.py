@@ -26,6 +26,23 @@ __all__ = ["main"]
 PROG = "python -m joint_mlir.run"
 
 
+def _random_ops(doc: dict) -> list[str]:
+    """Nodes of ``doc`` that draw random numbers (operator tag
+    ``nondeterministic_seeded``; SDPA draws only with dropout_p != 0)."""
+    ops = doc.get("operators", {})
+    out = []
+    for n in doc.get("nodes", []):
+        tags = (ops.get(n.get("target")) or {}).get("tags") or ()
+        if "nondeterministic_seeded" not in tags:
+            continue
+        if "scaled_dot_product" in n["target"]:
+            p = n.get("kwargs", {}).get("dropout_p") or (
+                n["args"][3] if len(n.get("args", ())) > 3 else None)
+            if not p or not p.get("v"):
+                continue
+        out.append(n["name"])
+    return out
+
 def _error(message: str) -> int:
     """Prints ``message`` as the command's one error line; the exit status."""
     sys.stderr.write(f"{PROG}: error: {message}\n")
@@ -180,6 +197,15 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         print(f"{len(bad)} of {len(diffs)} outputs differ ({mode}): "
               + ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))
+        random = _random_ops(docs[a.graph])
+        if a.backend != "torch" and random:
+            print("note: the graph draws random numbers (" +
+                  ", ".join(random[:3]) + (" ..." if len(random) > 3
+                                           else "") +
+                  "): a compiled step draws with Philox 4x32-10 from its "
+                  "rng_state, torch with its own generator, so outputs "
+                  "that depend on the draws differ (docs/lowering.md, "
+                  "\"Random ops\"); compare two compiled steps instead")
         return 1
     print(f"all {len(diffs)} outputs match ({mode})")
     return 0
