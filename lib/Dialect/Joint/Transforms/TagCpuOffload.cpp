@@ -51,6 +51,9 @@ struct Candidate {
   const OffloadTarget *target;
   SmallVector<CallFunctionOp, 2> ops;
   bool selected = false;
+  /// Kept on the device (the last block's exposed reloads): never selected,
+  /// and its ops stay untagged even when they save other storages.
+  bool kept = false;
 };
 
 struct TagCpuOffloadPass
@@ -132,7 +135,7 @@ static unsigned dropExposedLastBlock(GraphOp graph,
         static_cast<double>(c.target->bytes) / hw.linkBytesPerSecond;
     if (reload <= before.lookup(c.target->firstBackwardUse))
       continue;
-    c.ops.clear();
+    c.kept = true;
     ++dropped;
   }
   return dropped;
@@ -237,7 +240,7 @@ LogicalResult TagCpuOffloadPass::runOnGraph(GraphOp graph) {
   double budget = budgetGiB * kBytesPerGiB;
   SmallVector<Candidate *> order;
   for (Candidate &c : candidates)
-    if (!c.ops.empty())
+    if (!c.ops.empty() && !c.kept)
       order.push_back(&c);
   unsigned numCandidates = order.size();
   llvm::stable_sort(order, [](Candidate *a, Candidate *b) {
