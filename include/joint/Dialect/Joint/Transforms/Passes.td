@@ -353,8 +353,9 @@ def JointPlanMemory : Pass<"joint-plan-memory", "::mlir::ModuleOp"> {
     decision that lowers the bytes live at the current peak op most per
     added second. Recompute candidates are what full checkpointing may
     recompute; offload candidates are what `checkOffloadable` accepts
-    (OffloadEligibility: no RNG, in-place writes or aliases, collectives,
-    data-dependent sizes, host values of an accelerator graph), tried at
+    (OffloadEligibility: no in-place writes or aliases, collectives,
+    data-dependent sizes, host values of an accelerator graph; a random
+    op's result may be offloaded, its drawn bits copied), tried at
     prefetch and defer distances 0-2. An offload whose copies the link's
     FIFO hides (estimated per block) costs nothing and goes first, the one
     dearest to recompute first. Each plan is applied to a copy and
