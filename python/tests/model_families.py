@@ -33,13 +33,7 @@ def olmo() -> Recipe:
     """OLMo: LayerNorm without affine weights on every block."""
     from transformers import OlmoConfig, OlmoForCausalLM
 
-    torch.manual_seed(0)
-    cfg = OlmoConfig(vocab_size=_VOCAB, hidden_size=32, intermediate_size=64,
-                     num_hidden_layers=2, num_attention_heads=4,
-                     num_key_value_heads=2, max_position_embeddings=64,
-                     pad_token_id=0, bos_token_id=1, eos_token_id=2,
-                     use_cache=False)
-    return OlmoForCausalLM(cfg), _lm_loss, _ids()
+    return _decoder(OlmoConfig, OlmoForCausalLM)
 
 
 def vit() -> Recipe:
