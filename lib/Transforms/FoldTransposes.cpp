@@ -5,7 +5,8 @@
 // `linalg.batch_matmul` is folded into that op's indexing map, so the op
 // reads the transpose's source in place; a transpose of a matmul result
 // becomes the matmul with its operands swapped; transposes of transposes
-// compose (upstream's canonicalization). In torch `t`, `transpose` and
+// compose (upstream's canonicalization); a transpose of an elementwise or
+// reduction result is folded into that op's output map. In torch `t`, `transpose` and
 // `permute` are views; folded, they cost no buffer in the compiled step
 // either, as the memory model assumes (docs/lowering.md, "Memory").
 //
@@ -13,6 +14,7 @@
 
 #include "joint/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -139,12 +141,68 @@ struct FoldTransposeOfMatmul : OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
+/// transpose(generic) with the transpose the generic's only use and the
+/// generic's init empty (or a fill of an empty tensor) it does not read
+/// otherwise: the generic writes its result transposed, into an empty
+/// tensor of the transpose's shape (filled the same way).
+struct FoldTransposeIntoWriter : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp transpose,
+                                PatternRewriter &rewriter) const override {
+    auto generic = transpose.getInput().getDefiningOp<linalg::GenericOp>();
+    if (!generic || generic->getNumResults() != 1 || !generic->hasOneUse() ||
+        !generic.hasPureTensorSemantics())
+      return failure();
+    OpOperand *out = generic.getDpsInitOperand(0);
+    // A new empty tensor of the transpose's shape where the generic runs.
+    auto empty = transpose.getInit().getDefiningOp<tensor::EmptyOp>();
+    if (!empty || llvm::any_of(empty->getOperands(), [&](Value size) {
+          Operation *def = size.getDefiningOp();
+          return def && def->getBlock() == generic->getBlock() &&
+                 !def->isBeforeInBlock(generic);
+        }))
+      return failure();
+    rewriter.setInsertionPoint(generic);
+    Value init = tensor::EmptyOp::create(rewriter, empty.getLoc(),
+                                         empty.getType().getShape(),
+                                         empty.getType().getElementType(),
+                                         empty.getDynamicSizes());
+    if (auto fill = out->get().getDefiningOp<linalg::FillOp>()) {
+      if (!fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+        return failure();
+      init = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                    fill.getDpsInputs()[0], init)
+                 .getResult(0);
+    } else if (!out->get().getDefiningOp<tensor::EmptyOp>() ||
+               generic.payloadUsesValueFromOperand(out)) {
+      return failure();
+    }
+    // Result dim j of the transpose is dim perm[j] of the generic's.
+    AffineMap map = generic.getMatchingIndexingMap(out);
+    SmallVector<AffineExpr> exprs;
+    for (int64_t p : transpose.getPermutation())
+      exprs.push_back(map.getResult(p));
+    SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+    maps.back() = AffineMap::get(map.getNumDims(), map.getNumSymbols(), exprs,
+                                 map.getContext());
+    rewriter.modifyOpInPlace(generic, [&] {
+      out->set(init);
+      generic.getResult(0).setType(init.getType());
+      generic->setAttr("indexing_maps", rewriter.getAffineMapArrayAttr(maps));
+    });
+    rewriter.replaceOp(transpose, generic->getResults());
+    return success();
+  }
+};
+
 struct FoldTransposesPass
     : joint::impl::JointFoldTransposesBase<FoldTransposesPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<FoldTransposeIntoReader, FoldTransposeOfMatmul>(ctx);
+    patterns.add<FoldTransposeIntoReader, FoldTransposeOfMatmul,
+                 FoldTransposeIntoWriter>(ctx);
     linalg::TransposeOp::getCanonicalizationPatterns(patterns, ctx);
     // Dead transposes and fills left behind are erased by the driver.
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

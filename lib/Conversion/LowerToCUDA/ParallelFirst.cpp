@@ -1,6 +1,7 @@
 //===- ParallelFirst.cpp - Parallel loops outermost -----------------------===//
 //
-// Implements `joint-gpu-parallel-first`: buffer copies become linalg.copy,
+// Implements `joint-gpu-parallel-first`: buffer copies become linalg.copy
+// (copies of a view onto itself are dropped),
 // and every linalg op on buffers is generalized and interchanged so that its
 // parallel iterators come first, in their order, followed by its reductions in
 // their order. Upstream's convert-linalg-to-parallel-loops maps only the
@@ -25,6 +26,20 @@ namespace joint {
 
 using namespace mlir;
 
+/// True when `a` and `b` are the same memory: one value, or subviews of one
+/// value with the same offsets, sizes and strides.
+static bool isSameView(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto x = a.getDefiningOp<memref::SubViewOp>();
+  auto y = b.getDefiningOp<memref::SubViewOp>();
+  return x && y && x.getSource() == y.getSource() &&
+         x.getType() == y.getType() &&
+         x.getMixedOffsets() == y.getMixedOffsets() &&
+         x.getMixedSizes() == y.getMixedSizes() &&
+         x.getMixedStrides() == y.getMixedStrides();
+}
+
 namespace {
 
 struct ParallelFirstPass
@@ -36,6 +51,12 @@ struct ParallelFirstPass
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
     for (memref::CopyOp copy : copies) {
+      // A copy of a view onto the same view (bufferization's insert_slice
+      // of a value already computed in place) moves nothing.
+      if (isSameView(copy.getSource(), copy.getTarget())) {
+        rewriter.eraseOp(copy);
+        continue;
+      }
       rewriter.setInsertionPoint(copy);
       rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
                                                   copy.getTarget());

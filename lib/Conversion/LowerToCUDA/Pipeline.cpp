@@ -98,6 +98,9 @@ void joint::buildLowerToCUDALLVMPipeline(OpPassManager &pm,
   // Kernels: parallel loops, blocks of threads, host leftovers to the device.
   pm.addNestedPass<func::FuncOp>(createJointGPUParallelFirst());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // A fill and its reduction, a reduction and its epilogue: one kernel.
+  if (options.fuseLoops)
+    pm.addNestedPass<func::FuncOp>(createJointGPUFuseParallelLoops());
   // Tiles of constant size with a bounds check inside (no affine.min): the
   // block size of convert-parallel-loops-to-gpu must be known outside the
   // loop. (A canonicalizer here would merge the tile loops back into one

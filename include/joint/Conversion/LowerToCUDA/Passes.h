@@ -75,6 +75,13 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
                      "after it, its only user (joint-fuse-elementwise); off: "
                      "one kernel per op"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseLoops{
+      *this, "fuse-loops",
+      llvm::cl::desc("fuse adjacent parallel loops of the same bounds when "
+                     "each buffer they share is accessed per element "
+                     "(joint-gpu-fuse-parallel-loops); off: one kernel per "
+                     "linalg op"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> dedupKernels{
       *this, "dedup-kernels",
       llvm::cl::desc("compile each distinct kernel once, all in one module "

@@ -200,6 +200,26 @@ def JointGPUParallelFirst : Pass<"joint-gpu-parallel-first", "::mlir::func::Func
                            "::mlir::memref::MemRefDialect"];
 }
 
+def JointGPUFuseParallelLoops : Pass<"joint-gpu-fuse-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Fuse adjacent parallel loops of the same bounds into one kernel";
+  let description = [{
+    Runs after `convert-linalg-to-parallel-loops`, before tiling. Two
+    adjacent outermost `scf.parallel` nests with the same bounds (nothing in
+    between but constants, allocations, views and size queries) become one,
+    the second's body after the first's in each iteration, when every buffer
+    one writes and the other accesses is accessed by both only at the
+    iteration's own element (same memref, indexed by all induction
+    variables, in the same way) or only through disjoint static subviews:
+    a fill and the reduction into it, a reduction and the elementwise op
+    reading its result, the two halves of a cat. It never needs
+    more memory: when buffers are allocated between the two, no buffer the
+    first uses may have its last use in it. One kernel instead of two per
+    fused pair (`bench/kernels`); the same scalar ops in the same order.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def JointGPUHostToDevice : Pass<"joint-gpu-host-to-device", "::mlir::func::FuncOp"> {
   let summary = "Wrap compute left on the host into single-iteration parallel loops";
   let description = [{
