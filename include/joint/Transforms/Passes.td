@@ -24,23 +24,30 @@ def JointFoldTransposes : Pass<"joint-fold-transposes", "::mlir::func::FuncOp"> 
     accept; `joint-gpu-library-calls` passes them to cuBLAS as transpose
     flags), (2) turns `transpose(matmul(A, B))`, with the transpose the
     matmul's only use and its init a fill, into a matmul of B and A with
-    swapped maps into the transpose's init, and (3) composes transposes of
-    transposes. Both pipelines run it right after `convert-joint-to-linalg`.
+    swapped maps into the transpose's init, (3) composes transposes of
+    transposes, and (4) has a `linalg.generic` whose only use is a
+    transpose (its init empty, or a fill of one) write its result
+    transposed, its output map permuted. Both pipelines run it right after
+    `convert-joint-to-linalg`.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def JointFuseElementwise : Pass<"joint-fuse-elementwise", "::mlir::func::FuncOp"> {
-  let summary = "Fuse an elementwise op into the elementwise op right after it";
+  let summary = "Fuse elementwise producers into their users";
   let description = [{
-    Upstream's elementwise producer-consumer fusion on linalg on tensors,
-    restricted to a producer whose only user is the next op (nothing in
-    between but constants, empty tensors and size queries): the fused op
-    runs the same scalar ops in the same order (bitwise the same results),
-    the producer's whole temporary is never materialised, and no value lives
-    longer than before (a forward producer never moves into the backward).
-    The CUDA pipeline runs it after `joint-fold-transposes`: one kernel
-    instead of two per fused pair (`bench/kernels`).
+    Upstream's elementwise producer-consumer fusion on linalg on tensors. An
+    all-parallel producer is fused into each of its (at most 4) users, a
+    clone per user, when every user reads it through a permutation (or
+    broadcasts a producer of at most 8 scalar ops), its last user is at most
+    8 ops after it (a value the memory model counts is never dropped for
+    long, so a forward producer never moves into the backward), and either
+    its only user is the next op, or the inputs it would keep alive longer
+    take at most the bytes of its result, which is never materialised. The
+    fused ops run the same scalar ops in the same order (bitwise the same
+    results). The CUDA pipeline runs it after `joint-fold-transposes`
+    (`bench/kernels`).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

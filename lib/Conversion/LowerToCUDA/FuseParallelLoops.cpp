@@ -1,17 +1,16 @@
 //===- FuseParallelLoops.cpp - Adjacent parallel loops into one kernel ----===//
 //
 // Implements `joint-gpu-fuse-parallel-loops`: two adjacent `scf.parallel`
-// nests on buffers with the same bounds become one (the second's body after
-// the first's in each iteration), so they become one kernel. Legal when every
-// buffer one writes and the other accesses is accessed by both only at the
-// same element of the iteration (the same memref, indexed by all the loop's
-// induction variables, in the same way), or only through disjoint static
+// nests on buffers with the same iterations (dimensions of one iteration
+// aside) become one, the second's body after the first's in each iteration,
+// so they become one kernel. Legal when every buffer one writes and the other
+// accesses is accessed by both only at the iteration's own element (the same
+// memref, seen through reshapes of unit dimensions, indexed by all the loop's
+// induction variables in the same way), or only through disjoint static
 // subviews: a fill and the reduction into its buffer, a reduction and the
-// elementwise op that reads its result, the two halves of a cat. Never
-// more memory: when buffers are allocated between the two (or the second
-// writes an output argument the first does not touch, which counts from its
-// first write), no buffer the first uses may have its last use there (it
-// would now live while they do).
+// elementwise op that reads its result, the two halves of a cat. The step's
+// peak is kept: the live bytes while the two run as one (LiveBytes below)
+// never exceed the most live at any op before.
 //
 //===----------------------------------------------------------------------===//
 
@@ -413,14 +412,15 @@ static void fuse(RewriterBase &rewriter, scf::ParallelOp first,
                  scf::ParallelOp second) {
   while (first->getNextNode() != second)
     rewriter.moveOpBefore(first->getNextNode(), first);
+  SmallVector<int64_t> firstTrips = *getTripCounts(first);
+  SmallVector<int64_t> secondTrips = *getTripCounts(second);
   SmallVector<Value> wide;
-  for (auto [trip, iv] :
-       llvm::zip(*getTripCounts(first), first.getInductionVars()))
+  for (auto [trip, iv] : llvm::zip(firstTrips, first.getInductionVars()))
     if (trip != 1)
       wide.push_back(iv);
   SmallVector<Value> ivs;
   Value zero;
-  for (int64_t trip : *getTripCounts(second)) {
+  for (int64_t trip : secondTrips) {
     if (trip != 1) {
       ivs.push_back(wide[ivs.size() - llvm::count(ivs, zero)]);
       continue;

@@ -8,9 +8,9 @@
 // location (linalg ops, their loops, the `gpu.launch` and the outlined
 // `gpu.launch_func`), so the lowering knows each kernel's node. The second,
 // after outlining, calls `joint_runtime_set_node(name)` before every launch
-// whose node differs from the one set last (the runtime quotes it in
-// "mgpuLaunchKernel: cuLaunchKernel failed: ..., kernel 'k', node 'n'");
-// library shims and ao calls take the node as an argument instead.
+// and device allocation whose node differs from the one set last (the
+// runtime quotes it in "mgpuLaunchKernel: cuLaunchKernel failed: ...,
+// kernel 'k', node 'n'" and names allocations by it); library shims and ao calls take the node as an argument instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,7 +60,9 @@ struct SetNodePass : public joint::impl::JointGPUSetNodeBase<SetNodePass> {
           current = "";
           continue;
         }
-        if (!isa<gpu::LaunchFuncOp>(op))
+        // Launches, and allocations (which may be hoisted above another
+        // node's kernel when loops fuse): each names its own node.
+        if (!isa<gpu::LaunchFuncOp, gpu::AllocOp>(op))
           continue;
         StringRef node = getNodeName(op.getLoc());
         if (node.empty() || node == current)

@@ -1,7 +1,9 @@
-// joint-gpu-set-node: before each kernel launch whose node (the NameLoc
-// joint-gpu-name-locations put on its location, also inside a fused
-// location) differs from the one set last, joint_runtime_set_node(@name), so
-// a failed launch reports "..., kernel 'k', node 'n'". A call (library shim)
+// joint-gpu-set-node: before each kernel launch or device allocation whose
+// node (the NameLoc joint-gpu-name-locations put on its location, also
+// inside a fused location) differs from the one set last,
+// joint_runtime_set_node(@name), so a failed launch reports "..., kernel
+// 'k', node 'n'" and an allocation is named by its own node (an allocation
+// for the add sets it, and the add's launch then sets nothing). A call (library shim)
 // sets its own node, so the next launch sets its node again; a launch with no
 // node sets nothing. One private string per node name.
 // RUN: joint-opt %s -joint-gpu-set-node | FileCheck %s
@@ -23,7 +25,8 @@
 // CHECK-NEXT: gpu.launch_func  @k0::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)  args(%arg0 : memref<4xf32>)
 // CHECK-NEXT: %1 = llvm.mlir.addressof @__joint_node_1 : !llvm.ptr
 // CHECK-NEXT: call @joint_runtime_set_node(%1) : (!llvm.ptr) -> ()
-// CHECK-NEXT: gpu.launch_func  @k0::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)  args(%arg0 : memref<4xf32>)
+// CHECK-NEXT: %[[T:.+]] = gpu.alloc  () : memref<4xf32>
+// CHECK-NEXT: gpu.launch_func  @k0::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)  args(%[[T]] : memref<4xf32>)
 // CHECK-NEXT: call @joint_cublas_gemm() : () -> ()
 // CHECK-NEXT: %2 = llvm.mlir.addressof @__joint_node_1 : !llvm.ptr
 // CHECK-NEXT: call @joint_runtime_set_node(%2) : (!llvm.ptr) -> ()
@@ -48,7 +51,8 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k0::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>) loc(#mm)
     gpu.launch_func @k0::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>) loc(#mm)
-    gpu.launch_func @k0::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>) loc(#add)
+    %t = gpu.alloc () : memref<4xf32> loc(#add)
+    gpu.launch_func @k0::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%t : memref<4xf32>) loc(#add)
     func.call @joint_cublas_gemm() : () -> ()
     gpu.launch_func @k0::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>) loc(#add)
     gpu.launch_func @k0::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>) loc(#fused)

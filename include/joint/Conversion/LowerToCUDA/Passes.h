@@ -71,14 +71,15 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
-      llvm::cl::desc("fuse an elementwise op into the elementwise op right "
-                     "after it, its only user (joint-fuse-elementwise); off: "
-                     "one kernel per op"),
+      llvm::cl::desc("fuse elementwise producers into their users when no "
+                     "value lives longer in bytes (joint-fuse-elementwise); "
+                     "off: one kernel per elementwise op"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> fuseLoops{
       *this, "fuse-loops",
-      llvm::cl::desc("fuse adjacent parallel loops of the same bounds when "
-                     "each buffer they share is accessed per element "
+      llvm::cl::desc("fuse adjacent parallel loops of the same iterations "
+                     "when each buffer they share is accessed per element "
+                     "and the step's peak is kept "
                      "(joint-gpu-fuse-parallel-loops); off: one kernel per "
                      "linalg op"),
       llvm::cl::init(true)};

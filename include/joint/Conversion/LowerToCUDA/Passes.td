@@ -126,11 +126,11 @@ def JointGPUNameLocations : Pass<"joint-gpu-name-locations", "::mlir::ModuleOp">
 }
 
 def JointGPUSetNode : Pass<"joint-gpu-set-node", "::mlir::ModuleOp"> {
-  let summary = "Name the node of every kernel launch for the runtime's errors";
+  let summary = "Name the node of every kernel launch and allocation for the runtime's errors";
   let description = [{
     Runs after `gpu-kernel-outlining` (and `joint-gpu-stream-order`). Before
-    every top-level `gpu.launch_func` whose location names a node
-    (`joint-gpu-name-locations`) other than the one set last, inserts
+    every top-level `gpu.launch_func` or `gpu.alloc` whose location names a
+    node (`joint-gpu-name-locations`) other than the one set last, inserts
     `joint_runtime_set_node(@name)` (a private constant string), so a failed
     launch reports "..., kernel 'k', node 'n'" (runtime/cuda/README.md,
     "Errors"). A call (library shim, ao transfer) sets its own node, so the
@@ -192,8 +192,10 @@ def JointGPUParallelFirst : Pass<"joint-gpu-parallel-first", "::mlir::func::Func
     over dimension 0, e.g. a bias gradient, would otherwise become a host
     `scf.for` around the parallel loop: one thread block doing it all).
     Every `memref.copy` becomes a `linalg.copy` first (so copies become
-    kernels too). Named ops are generalized, then every `linalg.generic` whose iterators are
-    not parallel-first is interchanged (parallel dimensions in order, then
+    kernels too), except a copy of a view onto the same view (same source,
+    offsets, sizes and strides), which is dropped. Named ops are
+    generalized, then every `linalg.generic` whose iterators are not
+    parallel-first is interchanged (parallel dimensions in order, then
     reductions in order), which keeps each output element's reduction order.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
@@ -201,20 +203,24 @@ def JointGPUParallelFirst : Pass<"joint-gpu-parallel-first", "::mlir::func::Func
 }
 
 def JointGPUFuseParallelLoops : Pass<"joint-gpu-fuse-parallel-loops", "::mlir::func::FuncOp"> {
-  let summary = "Fuse adjacent parallel loops of the same bounds into one kernel";
+  let summary = "Fuse adjacent parallel loops of the same iterations into one kernel";
   let description = [{
     Runs after `convert-linalg-to-parallel-loops`, before tiling. Two
-    adjacent outermost `scf.parallel` nests with the same bounds (nothing in
-    between but constants, allocations, views and size queries) become one,
-    the second's body after the first's in each iteration, when every buffer
-    one writes and the other accesses is accessed by both only at the
-    iteration's own element (same memref, indexed by all induction
-    variables, in the same way) or only through disjoint static subviews:
+    adjacent outermost `scf.parallel` nests with the same iterations once
+    dimensions of one iteration are dropped (nothing in between but
+    constants, allocations, views and size queries) become one, the
+    second's body after the first's in each iteration (its unit induction
+    variables 0), when every buffer one writes and the other accesses is
+    accessed by both only at the iteration's own element (same memref,
+    seen through reshapes of unit dimensions, indexed by all induction
+    variables in the same way) or only through disjoint static subviews:
     a fill and the reduction into it, a reduction and the elementwise op
-    reading its result, the two halves of a cat. It never needs
-    more memory: when buffers are allocated between the two, no buffer the
-    first uses may have its last use in it. One kernel instead of two per
-    fused pair (`bench/kernels`); the same scalar ops in the same order.
+    reading its result, the two halves of a cat. The step's peak is kept:
+    the live bytes while the two run as one (the first's, plus buffers
+    allocated up to the second and outputs it writes first, counted from
+    their first use as the caller counts them) must not exceed the most
+    live at any op before. One kernel instead of two per fused pair
+    (`bench/kernels`); the same scalar ops in the same order.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect"];
