@@ -188,7 +188,7 @@ struct GemmToCublasCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   /// C[(batch,) m, n] = op(A) op(B) + beta C as a shim call (beta 0 when
   /// `betaZero`, else 1); op(A) = A[(batch,) m, k] or, with `transA`, the
   /// transpose of A[(batch,) k, m] (B likewise).
-  static void replace(PatternRewriter &b0, linalg::LinalgOp op, Value a,
+  static void replace(RewriterBase &b0, linalg::LinalgOp op, Value a,
                       Value b, Value c, int32_t dtype, bool transA, bool transB,
                       bool betaZero) {
     Location loc = op.getLoc();
@@ -257,10 +257,143 @@ struct GemmToCublasCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   }
 };
 
+/// True when `op` (or an op nested in it) uses a buffer of allocation
+/// `root`.
+static bool touches(Operation *op, Value root) {
+  return op
+      ->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (isa<BaseMemRefType>(operand.getType()) &&
+              getRootBuffer(operand) == root)
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// True when `op` is an all-parallel generic rounding its one f32 input,
+/// read and written with identity maps, to its output's 16-bit type.
+static bool isTruncation(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || !generic.hasPureBufferSemantics() ||
+      generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  Block *body = generic.getBody();
+  if (body->getOperations().size() != 2)
+    return false;
+  auto trunc = dyn_cast<arith::TruncFOp>(body->front());
+  return trunc && trunc.getIn() == body->getArgument(0) &&
+         trunc.getIn().getType().isF32() &&
+         body->getTerminator()->getOperand(0) == trunc.getResult();
+}
+
+/// A bf16/f16 GEMM into an f32 accumulator that a zero fill wrote and that
+/// a truncation alone reads afterwards (the lowering of a 16-bit matmul):
+/// the GEMM becomes the shim call writing the truncation's output in its
+/// type instead (cuBLAS accumulates in f32 and rounds to nearest even when
+/// it stores C, as the truncation does), with beta = 0; the fill, the
+/// truncation and the unused accumulator are erased. Only for a GEMM the
+/// shim runs.
+static void fuseTruncationIntoGemm(linalg::LinalgOp gemm) {
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(gemm) ||
+      !gemm.hasPureBufferSemantics())
+    return;
+  OpOperand *init = gemm.getDpsInitOperand(0);
+  Value c = init->get(), root = getRootBuffer(c);
+  Operation *fill = gemm->getPrevNode();
+  while (fill && !touches(fill, root))
+    fill = fill->getPrevNode();
+  auto zero = dyn_cast_or_null<linalg::FillOp>(fill);
+  if (!zero || zero.getDpsInits()[0] != c ||
+      !matchPattern(zero.value(), m_AnyZeroFloat()))
+    return;
+  Operation *next = gemm->getNextNode();
+  while (next && !touches(next, root))
+    next = next->getNextNode();
+  if (!isTruncation(next) || next->getOperand(0) != c)
+    return;
+  for (Operation *op = next->getNextNode(); op; op = op->getNextNode())
+    if (touches(op, root))
+      return;
+  Value d = cast<linalg::GenericOp>(next).getDpsInits()[0];
+  Value rootD = getRootBuffer(d);
+  if (rootD == root ||
+      llvm::any_of(gemm.getDpsInputs(),
+                   [&](Value v) { return getRootBuffer(v) == rootD; }))
+    return;
+  for (Operation *op = gemm->getNextNode(); op != next; op = op->getNextNode())
+    if (touches(op, rootD))
+      return;
+  std::string why;
+  FailureOr<CublasGemm> call = getCublasGemm(gemm, why);
+  auto typeC = cast<MemRefType>(c.getType());
+  auto typeD = cast<MemRefType>(d.getType());
+  if (failed(call) ||
+      (call->dtype != kBF16F32 && call->dtype != kF16F32) ||
+      !hasIdentityLayout(d) ||
+      typeD.getShape() != typeC.getShape() ||
+      typeD.getElementType() !=
+          cast<MemRefType>(call->a.getType()).getElementType())
+    return;
+  // D's allocation and views move above the GEMM when they are after it
+  // (their other operands, sizes, must already be defined above it).
+  SmallVector<Operation *> defs;
+  for (Value v = d; Operation *def = v.getDefiningOp();) {
+    if (def->getBlock() != gemm->getBlock() || def->isBeforeInBlock(gemm))
+      break;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view && !isa<memref::AllocOp>(def))
+      return;
+    for (Value operand : def->getOperands()) {
+      Operation *o = operand.getDefiningOp();
+      if (o && o->getBlock() == gemm->getBlock() &&
+          !o->isBeforeInBlock(gemm) &&
+          !(view && operand == view.getViewSource()))
+        return;
+    }
+    defs.push_back(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  for (Operation *def : llvm::reverse(defs))
+    def->moveBefore(gemm);
+  IRRewriter rewriter(gemm.getContext());
+  rewriter.setInsertionPoint(gemm);
+  GemmToCublasCall::replace(rewriter, gemm, call->a, call->b, d,
+                            call->dtype == kBF16F32 ? kBF16 : kF16,
+                            call->transA, call->transB, /*betaZero=*/true);
+  fill->erase();
+  next->erase();
+  // The accumulator and its views, now unused.
+  for (Value value = c; value.use_empty();) {
+    Operation *def = value.getDefiningOp();
+    if (!def || !isa<ViewLikeOpInterface, memref::AllocOp>(def))
+      break;
+    value = isa<memref::AllocOp>(def)
+                ? Value()
+                : cast<ViewLikeOpInterface>(def).getViewSource();
+    def->erase();
+    if (!value)
+      break;
+  }
+}
+
 /// Applies the pattern to every op of the function once, in order.
 struct LibraryCallsPass
     : public joint::impl::JointGPULibraryCallsBase<LibraryCallsPass> {
   void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> gemms;
+    if (getOperation().isDeclaration())
+      return;
+    for (Operation &op : getOperation().getBody().front())
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+        gemms.push_back(cast<linalg::LinalgOp>(op));
+    for (linalg::LinalgOp gemm : gemms)
+      fuseTruncationIntoGemm(gemm);
     RewritePatternSet patterns(&getContext());
     populateGemmToCublasCallPatterns(patterns);
     walkAndApplyPatterns(getOperation(), std::move(patterns));

@@ -1,6 +1,7 @@
 // joint-gpu-library-calls: GEMMs cuBLAS supports become joint_cublas_gemm /
 // joint_cublas_gemm_strided_batched calls on the compute stream (f32, and
-// bf16 A/B into the f32 accumulator: dtype code 3); integer, strided and
+// bf16 A/B into the f32 accumulator: dtype code 3, or into bf16 when a
+// truncation alone reads the accumulator: code 1); integer, strided and
 // mixed A/B GEMMs stay linalg ops (the generated-kernel fallback). A zero
 // fill that only the GEMM reads next becomes beta = 0 (the fill is gone); a
 // fill read before the GEMM, or of another value, stays and beta is 1.
@@ -202,5 +203,61 @@ func.func @fill_read_first_stays(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %ou
   linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
   linalg.fill ins(%one : f32) outs(%d : memref<8x4xf32>)
   linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%d : memref<8x4xf32>)
+  return
+}
+
+// -----
+
+// A bf16 GEMM into a zero-filled f32 accumulator that a truncation alone
+// reads next: the call writes the truncation's bf16 output (its allocation
+// moved above the call) with dtype code 1 (bf16 C) and beta = 0; the fill,
+// the truncation and the accumulator are gone. With the accumulator read
+// again after the truncation, everything stays (dtype code 3, f32 C).
+// CHECK-LABEL: func.func @truncation_into_gemm(
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[D:.+]] = memref.alloc() : memref<8x4xbf16>
+// CHECK-NOT: linalg.
+// CHECK: %[[DTYPE:.+]] = arith.constant 1 : i32
+// CHECK: %[[BETA:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: memref.extract_aligned_pointer_as_index %[[D]] : memref<8x4xbf16> -> index
+// CHECK: call @joint_cublas_gemm(%{{.+}}, %[[DTYPE]], {{.*}}, %[[BETA]], %{{.+}}, %{{.+}})
+// CHECK-NEXT: memref.copy %[[D]], %arg2
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @accumulator_read_again(
+// CHECK: %[[C:.+]] = memref.alloc() : memref<8x4xf32>
+// CHECK: %[[DTYPE:.+]] = arith.constant 3 : i32
+// CHECK: call @joint_cublas_gemm(%{{.+}}, %[[DTYPE]],
+// CHECK-NEXT: %[[D:.+]] = memref.alloc() : memref<8x4xbf16>
+// CHECK-NEXT: linalg.generic {{.+}} ins(%[[C]] : memref<8x4xf32>) outs(%[[D]] : memref<8x4xbf16>)
+// CHECK: arith.truncf
+// CHECK: memref.copy %[[D]], %arg2
+// CHECK-NEXT: memref.copy %[[C]], %arg3
+func.func @truncation_into_gemm(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %out: memref<8x4xbf16>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %c = memref.alloc() : memref<8x4xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>)
+  %d = memref.alloc() : memref<8x4xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<8x4xf32>) outs(%d : memref<8x4xbf16>) {
+  ^bb0(%in: f32, %o: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.copy %d, %out : memref<8x4xbf16> to memref<8x4xbf16>
+  return
+}
+func.func @accumulator_read_again(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %out: memref<8x4xbf16>, %acc: memref<8x4xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %c = memref.alloc() : memref<8x4xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>)
+  %d = memref.alloc() : memref<8x4xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<8x4xf32>) outs(%d : memref<8x4xbf16>) {
+  ^bb0(%in: f32, %o: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.copy %d, %out : memref<8x4xbf16> to memref<8x4xbf16>
+  memref.copy %c, %acc : memref<8x4xf32> to memref<8x4xf32>
   return
 }
