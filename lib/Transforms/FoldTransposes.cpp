@@ -6,9 +6,10 @@
 // reads the transpose's source in place; a transpose of a matmul result
 // becomes the matmul with its operands swapped; transposes of transposes
 // compose (upstream's canonicalization); a transpose of an elementwise or
-// reduction result is folded into that op's output map. In torch `t`, `transpose` and
-// `permute` are views; folded, they cost no buffer in the compiled step
-// either, as the memory model assumes (docs/lowering.md, "Memory").
+// reduction result is folded into that op's output map. In torch `t`,
+// `transpose` and `permute` are views; folded, they cost no buffer in the
+// compiled step either, as the memory model assumes (docs/lowering.md,
+// "Memory").
 //
 //===----------------------------------------------------------------------===//
 
@@ -164,10 +165,9 @@ struct FoldTransposeIntoWriter : OpRewritePattern<linalg::TransposeOp> {
         }))
       return failure();
     rewriter.setInsertionPoint(generic);
-    Value init = tensor::EmptyOp::create(rewriter, empty.getLoc(),
-                                         empty.getType().getShape(),
-                                         empty.getType().getElementType(),
-                                         empty.getDynamicSizes());
+    Value init = tensor::EmptyOp::create(
+        rewriter, empty.getLoc(), empty.getType().getShape(),
+        empty.getType().getElementType(), empty.getDynamicSizes());
     if (auto fill = out->get().getDefiningOp<linalg::FillOp>()) {
       if (!fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
         return failure();

@@ -118,8 +118,7 @@ static bool isLiveAfter(Value value, Operation *last) {
 
 /// True when `producer` is fused into all its users (the rules above).
 static bool isFusableIntoUsers(linalg::GenericOp producer) {
-  if (producer->getNumResults() != 1 ||
-      producer.getNumReductionLoops() != 0 ||
+  if (producer->getNumResults() != 1 || producer.getNumReductionLoops() != 0 ||
       !producer.hasPureTensorSemantics() ||
       producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)))
     return false;
@@ -149,9 +148,8 @@ static bool isFusableIntoUsers(linalg::GenericOp producer) {
   unsigned distance = 0;
   for (Operation *op = producer->getNextNode(); op != last;
        op = op->getNextNode())
-    distance += !isFree(op);
-  if (distance > kMaxDistance)
-    return false;
+    if ((distance += !isFree(op)) > kMaxDistance)
+      return false;
   std::optional<int64_t> saved = staticBytes(result);
   if (!saved)
     return false;
@@ -180,9 +178,8 @@ static LogicalResult fuseIntoUsers(RewriterBase &rewriter,
     unsigned operand = use.getOperandNumber();
     rewriter.setInsertionPoint(consumer);
     Operation *clone = rewriter.clone(*producer);
-    rewriter.modifyOpInPlace(consumer, [&] {
-      consumer->setOperand(operand, clone->getResult(0));
-    });
+    rewriter.modifyOpInPlace(
+        consumer, [&] { consumer->setOperand(operand, clone->getResult(0)); });
     FailureOr<linalg::ElementwiseOpFusionResult> fused =
         linalg::fuseElementwiseOps(rewriter, &consumer->getOpOperand(operand));
     if (failed(fused))

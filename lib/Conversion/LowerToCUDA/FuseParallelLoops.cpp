@@ -67,8 +67,8 @@ using Accesses = llvm::MapVector<Value, SmallVector<Access>>;
 /// constant), or none unless every dimension runs from 0 by 1.
 static std::optional<SmallVector<int64_t>> getTripCounts(scf::ParallelOp loop) {
   SmallVector<int64_t> trips;
-  for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
-                                       loop.getUpperBound(), loop.getStep())) {
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     if (!isConstantIntValue(lb, 0) || !isConstantIntValue(step, 1))
       return std::nullopt;
     trips.push_back(getConstantIntValue(ub).value_or(ShapedType::kDynamic));
@@ -95,9 +95,8 @@ static bool haveSameIterations(scf::ParallelOp first, scf::ParallelOp second) {
 }
 
 /// `index` of an access in `loop` as above; none when neither.
-static std::optional<int64_t> canonicalIndex(scf::ParallelOp loop,
-                                             ArrayRef<int64_t> trips,
-                                             Value index) {
+static std::optional<int64_t>
+canonicalIndex(scf::ParallelOp loop, ArrayRef<int64_t> trips, Value index) {
   int64_t ordinal = 0;
   for (auto [pos, iv] : llvm::enumerate(loop.getInductionVars())) {
     if (iv == index)
@@ -250,18 +249,25 @@ static bool areDisjoint(ArrayRef<Access> a, ArrayRef<Access> b) {
 }
 
 namespace {
-/// The step's live bytes at each op of a block: buffers allocated in it
-/// from their allocation to their last use (through views), and arguments
-/// it writes (outputs, counted from their first use on, as the caller
-/// counts them from their first write); arguments only read are a constant
-/// and left out. Ops are numbered in block order; a fused loop covers the
-/// numbers from its first original loop to its last.
+/// The step's live bytes at each op of a block: buffers allocated in it,
+/// from their allocation to their last use (through views), and the step's
+/// outputs, from their first use on (the caller counts an output from its
+/// first write). Outputs are the arguments from the function's
+/// `joint.num_inputs` on (joint-cpu-entry); without it, the arguments it
+/// may write. Inputs are a constant and left out. Ops are numbered in block
+/// order; a fused loop covers the numbers from its first original loop to
+/// its last. Queries take O(log n).
 class LiveBytes {
 public:
   explicit LiveBytes(Block &block) {
     for (Operation &op : block)
       position[&op] = positions++;
     SmallVector<int64_t> delta(positions + 1, 0);
+    std::optional<int64_t> numInputs;
+    if (Operation *parent = block.getParentOp())
+      if (auto attr = parent->getAttrOfType<IntegerAttr>("joint.num_inputs"))
+        numInputs = attr.getInt();
+    SmallVector<std::pair<int64_t, int64_t>> starts; // (first, bytes)
     auto add = [&](Value buffer, bool isArgument) {
       int64_t first = positions, last = -1;
       bool written = false;
@@ -283,7 +289,9 @@ public:
         }
       }
       if (isArgument) {
-        if (!written || last < 0)
+        auto number = cast<BlockArgument>(buffer).getArgNumber();
+        bool output = numInputs ? int64_t(number) >= *numInputs : written;
+        if (!output || last < 0)
           return;
         last = positions - 1;
       } else {
@@ -295,7 +303,8 @@ public:
       if (type.hasStaticShape() && type.getElementType().isIntOrFloat())
         bytes = type.getNumElements() *
                 llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-      intervals.push_back({first, last, bytes});
+      starts.push_back({first, bytes});
+      lasts.push_back(last);
       if (bytes != kUnknown) {
         delta[first] += bytes;
         delta[last + 1] -= bytes;
@@ -307,6 +316,16 @@ public:
     for (Operation &op : block)
       if (auto alloc = dyn_cast<memref::AllocOp>(op))
         add(alloc, /*isArgument=*/false);
+    llvm::sort(starts);
+    llvm::sort(lasts);
+    startPositions.push_back(-1);
+    startBytes.push_back(0);
+    startsUnknown.push_back(0);
+    for (auto [first, bytes] : starts) {
+      startPositions.push_back(first);
+      startBytes.push_back(startBytes.back() + std::max<int64_t>(bytes, 0));
+      startsUnknown.push_back(startsUnknown.back() + (bytes == kUnknown));
+    }
     int64_t running = 0;
     for (Operation &op : block) {
       running += delta[position[&op]];
@@ -323,17 +342,16 @@ public:
   std::optional<int64_t> getFused(Operation *first, Operation *second) const {
     auto [begin, end] = span.lookup(first);
     int64_t through = position.lookup(second);
-    int64_t bytes = live.lookup(first);
-    bool dynamic = false, ending = false;
-    for (const Interval &interval : intervals) {
-      ending |= interval.last >= begin && interval.last <= end;
-      if (interval.first <= end || interval.first > through)
-        continue;
-      if (interval.bytes == kUnknown)
-        dynamic = true;
-      else
-        bytes += interval.bytes;
-    }
+    // Starts in (end, through]: indices [from, to) past the sentinel.
+    auto index = [&](int64_t pos) {
+      return llvm::upper_bound(startPositions, pos) - startPositions.begin();
+    };
+    int64_t from = index(end), to = index(through);
+    int64_t bytes =
+        live.lookup(first) + startBytes[to - 1] - startBytes[from - 1];
+    bool dynamic = startsUnknown[to - 1] != startsUnknown[from - 1];
+    bool ending =
+        llvm::lower_bound(lasts, begin) != llvm::upper_bound(lasts, end);
     if (dynamic && ending)
       return std::nullopt;
     return bytes;
@@ -350,12 +368,11 @@ public:
 
 private:
   static constexpr int64_t kUnknown = -1;
-  struct Interval {
-    int64_t first, last, bytes;
-  };
   DenseMap<Operation *, int64_t> position, live;
   DenseMap<Operation *, std::pair<int64_t, int64_t>> span;
-  SmallVector<Interval> intervals;
+  /// Buffers by first position (after a -1 sentinel), with prefix sums of
+  /// their bytes and of those of unknown size; their last positions.
+  SmallVector<int64_t> startPositions, startBytes, startsUnknown, lasts;
   int64_t positions = 0, peak = 0;
 };
 } // namespace
@@ -439,8 +456,7 @@ static void fuse(RewriterBase &rewriter, scf::ParallelOp first,
 
 namespace {
 struct FuseParallelLoopsPass
-    : public joint::impl::JointGPUFuseParallelLoopsBase<
-          FuseParallelLoopsPass> {
+    : public joint::impl::JointGPUFuseParallelLoopsBase<FuseParallelLoopsPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     SmallVector<scf::ParallelOp> loops;

@@ -188,8 +188,8 @@ struct GemmToCublasCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   /// C[(batch,) m, n] = op(A) op(B) + beta C as a shim call (beta 0 when
   /// `betaZero`, else 1); op(A) = A[(batch,) m, k] or, with `transA`, the
   /// transpose of A[(batch,) k, m] (B likewise).
-  static void replace(RewriterBase &b0, linalg::LinalgOp op, Value a,
-                      Value b, Value c, int32_t dtype, bool transA, bool transB,
+  static void replace(RewriterBase &b0, linalg::LinalgOp op, Value a, Value b,
+                      Value c, int32_t dtype, bool transA, bool transB,
                       bool betaZero) {
     Location loc = op.getLoc();
     Type i64 = b0.getI64Type(), i32 = b0.getI32Type(), f32 = b0.getF32Type();
@@ -320,9 +320,9 @@ static void fuseTruncationIntoGemm(linalg::LinalgOp gemm) {
       return;
   Value d = cast<linalg::GenericOp>(next).getDpsInits()[0];
   Value rootD = getRootBuffer(d);
-  if (rootD == root ||
-      llvm::any_of(gemm.getDpsInputs(),
-                   [&](Value v) { return getRootBuffer(v) == rootD; }))
+  if (rootD == root || llvm::any_of(gemm.getDpsInputs(), [&](Value v) {
+        return getRootBuffer(v) == rootD;
+      }))
     return;
   for (Operation *op = gemm->getNextNode(); op != next; op = op->getNextNode())
     if (touches(op, rootD))
@@ -331,10 +331,8 @@ static void fuseTruncationIntoGemm(linalg::LinalgOp gemm) {
   FailureOr<CublasGemm> call = getCublasGemm(gemm, why);
   auto typeC = cast<MemRefType>(c.getType());
   auto typeD = cast<MemRefType>(d.getType());
-  if (failed(call) ||
-      (call->dtype != kBF16F32 && call->dtype != kF16F32) ||
-      !hasIdentityLayout(d) ||
-      typeD.getShape() != typeC.getShape() ||
+  if (failed(call) || (call->dtype != kBF16F32 && call->dtype != kF16F32) ||
+      !hasIdentityLayout(d) || typeD.getShape() != typeC.getShape() ||
       typeD.getElementType() !=
           cast<MemRefType>(call->a.getType()).getElementType())
     return;
@@ -349,8 +347,7 @@ static void fuseTruncationIntoGemm(linalg::LinalgOp gemm) {
       return;
     for (Value operand : def->getOperands()) {
       Operation *o = operand.getDefiningOp();
-      if (o && o->getBlock() == gemm->getBlock() &&
-          !o->isBeforeInBlock(gemm) &&
+      if (o && o->getBlock() == gemm->getBlock() && !o->isBeforeInBlock(gemm) &&
           !(view && operand == view.getViewSource()))
         return;
     }

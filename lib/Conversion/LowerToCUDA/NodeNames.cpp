@@ -10,7 +10,8 @@
 // after outlining, calls `joint_runtime_set_node(name)` before every launch
 // and device allocation whose node differs from the one set last (the
 // runtime quotes it in "mgpuLaunchKernel: cuLaunchKernel failed: ...,
-// kernel 'k', node 'n'" and names allocations by it); library shims and ao calls take the node as an argument instead.
+// kernel 'k', node 'n'" and names allocations by it); library shims and ao
+// calls take the node as an argument instead.
 //
 //===----------------------------------------------------------------------===//
 
