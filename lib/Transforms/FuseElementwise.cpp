@@ -184,6 +184,9 @@ static LogicalResult fuseIntoUsers(RewriterBase &rewriter,
         linalg::fuseElementwiseOps(rewriter, &consumer->getOpOperand(operand));
     if (failed(fused))
       return producer.emitError("elementwise fusion failed after its check");
+    // The fused op computes both ops' nodes.
+    fused->fusedOp->setLoc(FusedLoc::get(
+        consumer->getContext(), {consumer->getLoc(), producer.getLoc()}));
     for (auto [from, to] : fused->replacements)
       rewriter.replaceAllUsesWith(from, to);
     rewriter.eraseOp(consumer);

@@ -2,7 +2,8 @@
 //
 // Implements `Schedule`: the log is kept in enqueue order and simulated when
 // a summary or the trace is asked for, because a node's seconds are split
-// over all of its work in the log (known only at the end). The simulation
+// over all of its work in the log (known only at the end; a kernel fused
+// from several nodes' ops takes its share of each). The simulation
 // walks the log once: per stream the time it is free, per event record the
 // time its stream reached it, and the host's time (raised by its
 // synchronisations), so the result is a function of the log alone.
@@ -17,6 +18,20 @@
 using namespace joint::cuda::emu;
 
 namespace {
+
+/// The nodes of a work label: a kernel fused from several nodes' ops is
+/// named by them all, joined by ", " (joint-gpu-set-node).
+std::vector<std::string> splitNodes(const std::string &label) {
+  std::vector<std::string> nodes;
+  size_t start = 0;
+  while (true) {
+    size_t comma = label.find(", ", start);
+    nodes.push_back(label.substr(start, comma - start));
+    if (comma == std::string::npos)
+      return nodes;
+    start = comma + 2;
+  }
+}
 
 /// `text` as the body of a JSON string.
 std::string escape(const std::string &text) {
@@ -118,7 +133,8 @@ Schedule::Simulation Schedule::simulate() const {
   std::map<std::string, uint64_t> workOf;
   for (const Logged &l : log)
     if (l.entry == Entry::Operation && l.op.kind == TraceKind::Work) {
-      ++workOf[l.node];
+      for (const std::string &node : splitNodes(l.node))
+        ++workOf[node];
       sim.computeStreams[l.stream] = true;
     }
   std::map<unsigned, double> freeAt;
@@ -132,11 +148,17 @@ Schedule::Simulation Schedule::simulate() const {
     case Entry::Operation: {
       double seconds = 0;
       if (l.op.kind == TraceKind::Work) {
-        auto it = nodeSeconds.find(l.node);
-        if (it == nodeSeconds.end())
+        // A fused kernel runs several nodes: its share of each one's.
+        bool costed = false;
+        for (const std::string &node : splitNodes(l.node)) {
+          auto it = nodeSeconds.find(node);
+          if (it == nodeSeconds.end())
+            continue;
+          costed = true;
+          seconds += it->second / double(workOf[node]);
+        }
+        if (!costed)
           ++s.uncosted_work;
-        else
-          seconds = it->second / double(workOf[l.node]);
         s.work_seconds += seconds;
       } else if (l.op.kind != TraceKind::Memory) {
         seconds = double(l.op.bytes) / linkBytesPerSecond;
@@ -221,7 +243,11 @@ std::string Schedule::json() const {
       if (l.op.kind == TraceKind::CopyToHost ||
           l.op.kind == TraceKind::CopyToDevice)
         args += ", \"bytes\": " + std::to_string(l.op.bytes);
-      if (l.op.kind == TraceKind::Work && !nodeSeconds.count(l.node))
+      std::vector<std::string> nodes = splitNodes(l.node);
+      if (l.op.kind == TraceKind::Work &&
+          std::none_of(nodes.begin(), nodes.end(), [&](const std::string &n) {
+            return nodeSeconds.count(n) != 0;
+          }))
         args += ", \"cost\": \"none\"";
     }
     out +=

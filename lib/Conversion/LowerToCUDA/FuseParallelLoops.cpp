@@ -448,6 +448,9 @@ static void fuse(RewriterBase &rewriter, scf::ParallelOp first,
     }
     ivs.push_back(zero);
   }
+  // The kernel runs both loops' nodes (the runtime prices it as their sum).
+  first->setLoc(
+      FusedLoc::get(first.getContext(), {first.getLoc(), second.getLoc()}));
   Block *body = second.getBody();
   rewriter.eraseOp(body->getTerminator());
   rewriter.inlineBlockBefore(body, first.getBody()->getTerminator(), ivs);

@@ -55,7 +55,7 @@ struct SetNodePass : public joint::impl::JointGPUSetNodeBase<SetNodePass> {
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isDeclaration())
         continue;
-      StringRef current; // the node the runtime names now, as far as known
+      std::string current; // the node the runtime names now, as far as known
       for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
         if (isa<func::CallOp>(op)) { // a shim or ao call sets its own node
           current = "";
@@ -65,7 +65,7 @@ struct SetNodePass : public joint::impl::JointGPUSetNodeBase<SetNodePass> {
         // node's kernel when loops fuse): each names its own node.
         if (!isa<gpu::LaunchFuncOp, gpu::AllocOp>(op))
           continue;
-        StringRef node = getNodeName(op.getLoc());
+        std::string node = getNodeNames(op.getLoc());
         if (node.empty() || node == current)
           continue;
         OpBuilder b(&op);

@@ -82,6 +82,24 @@ StringRef joint::getNodeName(Location loc) {
   return "";
 }
 
+std::string joint::getNodeNames(Location loc) {
+  SmallVector<StringRef> names;
+  SmallVector<Location> pending{loc};
+  while (!pending.empty()) {
+    Location next = pending.pop_back_val();
+    if (auto name = dyn_cast<NameLoc>(next)) {
+      if (!llvm::is_contained(names, name.getName().getValue()))
+        names.push_back(name.getName().getValue());
+    } else if (auto fused = dyn_cast<FusedLoc>(next)) {
+      for (Location inner : llvm::reverse(fused.getLocations()))
+        pending.push_back(inner);
+    } else if (auto site = dyn_cast<CallSiteLoc>(next)) {
+      pending.push_back(site.getCallee());
+    }
+  }
+  return llvm::join(names, ", ");
+}
+
 Value joint::getNodeNamePointer(OpBuilder &b, Location loc, StringRef name) {
   return getStringPointer(b, loc, kNodePrefix, name);
 }

@@ -35,6 +35,12 @@ Value getBufferPointer(OpBuilder &b, Location loc, Value buffer);
 /// fused and call-site locations), or "" when none.
 StringRef getNodeName(Location loc);
 
+/// Every node `loc` carries (a kernel fused from several nodes' ops has a
+/// fused location), outermost first, each once, joined by ", ": the node
+/// the runtime names a kernel by and prices it as (the sum of its nodes'
+/// seconds on the emulated device); "" when none.
+std::string getNodeNames(Location loc);
+
 /// `!llvm.ptr` (`llvm.mlir.addressof`, at `b`) to the NUL-terminated string
 /// `name` of the module around `b`'s insertion point: its private constant
 /// global `@__joint_node_<i>`, looked up or created at the module's start.
