@@ -164,20 +164,22 @@ struct FoldTransposeIntoWriter : OpRewritePattern<linalg::TransposeOp> {
                  !def->isBeforeInBlock(generic);
         }))
       return failure();
+    // The init: empty, or a fill of an empty tensor; the payload reads it
+    // only as the fill's value (a reduction's accumulator).
+    auto fill = out->get().getDefiningOp<linalg::FillOp>();
+    if (fill ? !fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>()
+             : !out->get().getDefiningOp<tensor::EmptyOp>() ||
+                   generic.payloadUsesValueFromOperand(out))
+      return failure();
+    // Checks done: nothing is created before this point.
     rewriter.setInsertionPoint(generic);
     Value init = tensor::EmptyOp::create(
         rewriter, empty.getLoc(), empty.getType().getShape(),
         empty.getType().getElementType(), empty.getDynamicSizes());
-    if (auto fill = out->get().getDefiningOp<linalg::FillOp>()) {
-      if (!fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
-        return failure();
+    if (fill)
       init = linalg::FillOp::create(rewriter, fill.getLoc(),
                                     fill.getDpsInputs()[0], init)
                  .getResult(0);
-    } else if (!out->get().getDefiningOp<tensor::EmptyOp>() ||
-               generic.payloadUsesValueFromOperand(out)) {
-      return failure();
-    }
     // Result dim j of the transpose is dim perm[j] of the generic's.
     AffineMap map = generic.getMatchingIndexingMap(out);
     SmallVector<AffineExpr> exprs;
@@ -205,8 +207,11 @@ struct FoldTransposesPass
                  FoldTransposeIntoWriter>(ctx);
     linalg::TransposeOp::getCanonicalizationPatterns(patterns, ctx);
     // Dead transposes and fills left behind are erased by the driver.
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation().emitError(
+          "joint-fold-transposes: the rewrites did not converge");
       signalPassFailure();
+    }
   }
 };
 

@@ -95,23 +95,25 @@ static std::optional<int64_t> staticBytes(Value value) {
          llvm::divideCeil(type.getElementTypeBitWidth(), 8);
 }
 
-/// True when the storage of `value` is alive until `last` runs without the
-/// fusion: an argument, a constant, or a value (or a view's source) that
-/// `last` or an op after it in its block reads.
-static bool isLiveAfter(Value value, Operation *last) {
+/// The bytes that would now stay alive until `last` runs if a producer
+/// reading `value` were fused there: 0 when its storage is alive then
+/// anyway (an argument, a constant, or a value, a view of it or the view's
+/// source that `last` or an op after it reads); otherwise the whole
+/// storage's (a view keeps its source alive); none when not static.
+static std::optional<int64_t> getExtendedBytes(Value value, Operation *last) {
   while (true) {
     if (isa<BlockArgument>(value) || matchPattern(value, m_Constant()))
-      return true;
+      return 0;
     for (OpOperand &use : value.getUses()) {
       Operation *user =
           last->getBlock()->findAncestorOpInBlock(*use.getOwner());
       if (user && (user == last || last->isBeforeInBlock(user)))
-        return true;
+        return 0;
     }
     Operation *def = value.getDefiningOp();
     if (!isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
                          tensor::ExtractSliceOp>(def))
-      return false;
+      return staticBytes(value);
     value = def->getOperand(0);
   }
 }
@@ -155,9 +157,7 @@ static bool isFusableIntoUsers(linalg::GenericOp producer) {
     return false;
   int64_t extended = 0;
   for (Value input : producer.getDpsInputs()) {
-    if (isLiveAfter(input, last))
-      continue;
-    std::optional<int64_t> bytes = staticBytes(input);
+    std::optional<int64_t> bytes = getExtendedBytes(input, last);
     if (!bytes)
       return false;
     extended += *bytes;

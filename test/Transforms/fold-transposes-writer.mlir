@@ -27,3 +27,21 @@ func.func @into_writer(%x: tensor<2x4x8xf32>) -> tensor<4x2xf32> {
   %t = linalg.transpose ins(%s : tensor<2x4xf32>) outs(%e2 : tensor<4x2xf32>) permutation = [1, 0]
   return %t : tensor<4x2xf32>
 }
+
+// A writer whose init is an argument it reads stays, and so does the
+// transpose (nothing is created for it).
+// CHECK-LABEL: func.func @init_read(
+// CHECK: %[[P:.+]] = linalg.generic {{.+}} outs(%arg1 : tensor<4x3xf32>)
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<3x4xf32>
+// CHECK-NEXT: %[[T:.+]] = linalg.transpose ins(%[[P]] : tensor<4x3xf32>) outs(%[[E]] : tensor<3x4xf32>) permutation = [1, 0]
+// CHECK-NEXT: return %[[T]]
+func.func @init_read(%a: tensor<4x3xf32>, %b: tensor<4x3xf32>) -> tensor<3x4xf32> {
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x3xf32>) outs(%b : tensor<4x3xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.addf %x, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<4x3xf32>
+  %e = tensor.empty() : tensor<3x4xf32>
+  %t = linalg.transpose ins(%p : tensor<4x3xf32>) outs(%e : tensor<3x4xf32>) permutation = [1, 0]
+  return %t : tensor<3x4xf32>
+}

@@ -51,7 +51,9 @@ static cl::opt<std::string> userPipeline(
 static cl::opt<std::string> loweringOptions(
     "lowering-options",
     cl::desc("options of joint-lower-to-cpu (e.g. \"tile-matmuls=false\") "
-             "or joint-lower-to-cuda (e.g. \"chip=sm_90 tile-sizes=32,8\")"),
+             "or joint-lower-to-cuda (e.g. \"chip=sm_90 fuse-loops=false\"); "
+             "all listed under --joint-lower-to-cpu / --joint-lower-to-cuda "
+             "in joint-opt --help and in docs/lowering.md"),
     cl::init(""), cl::cat(compileCategory));
 static cl::opt<unsigned> optLevel(
     "O", cl::Prefix,

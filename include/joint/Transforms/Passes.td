@@ -12,7 +12,7 @@
 include "mlir/Pass/PassBase.td"
 
 def JointFoldTransposes : Pass<"joint-fold-transposes", "::mlir::func::FuncOp"> {
-  let summary = "Read transposes through indexing maps instead of copies";
+  let summary = "Read transposes through indexing maps, or write them from their producer, instead of copies";
   let description = [{
     In torch `t`, `transpose` and `permute` are views; `convert-joint-to-linalg`
     lowers them to `linalg.transpose`, which bufferizes to a copy: a weight

@@ -162,9 +162,19 @@ static Accesses collectAccesses(scf::ParallelOp loop) {
   std::optional<SmallVector<int64_t>> trips = getTripCounts(loop);
   loop.getBody()->walk([&](Operation *op) {
     for (Value operand : op->getOperands()) {
-      if (!isa<MemRefType>(operand.getType()) ||
-          loop->isAncestor(operand.getParentBlock()->getParentOp()))
+      if (!isa<MemRefType>(operand.getType()))
         continue;
+      if (loop->isAncestor(operand.getParentBlock()->getParentOp())) {
+        // A buffer reached inside the loop: private when allocated on the
+        // stack there; otherwise an access at unknown elements of its root.
+        Value root = getRoot(operand);
+        if (loop->isAncestor(root.getParentBlock()->getParentOp()) &&
+            root.getDefiningOp<memref::AllocaOp>())
+          continue;
+        accesses[root].push_back(
+            {operand, !isa<memref::LoadOp, memref::DimOp>(op), {}});
+        continue;
+      }
       Access access{operand, !isa<memref::LoadOp>(op), {}};
       ValueRange indices;
       if (auto load = dyn_cast<memref::LoadOp>(op))
@@ -263,6 +273,7 @@ public:
     for (Operation &op : block)
       position[&op] = positions++;
     SmallVector<int64_t> delta(positions + 1, 0);
+    SmallVector<int64_t> unknownDelta(positions + 1, 0);
     std::optional<int64_t> numInputs;
     if (Operation *parent = block.getParentOp())
       if (auto attr = parent->getAttrOfType<IntegerAttr>("joint.num_inputs"))
@@ -308,6 +319,9 @@ public:
       if (bytes != kUnknown) {
         delta[first] += bytes;
         delta[last + 1] -= bytes;
+      } else {
+        ++unknownDelta[first];
+        --unknownDelta[last + 1];
       }
     };
     for (BlockArgument argument : block.getArguments())
@@ -318,6 +332,11 @@ public:
         add(alloc, /*isArgument=*/false);
     llvm::sort(starts);
     llvm::sort(lasts);
+    int64_t unknown = 0;
+    for (Operation &op : block) {
+      unknown += unknownDelta[position[&op]];
+      unknownLive[&op] = unknown;
+    }
     startPositions.push_back(-1);
     startBytes.push_back(0);
     startsUnknown.push_back(0);
@@ -337,8 +356,9 @@ public:
 
   /// The live bytes while `first` and `second` (the next loop) run as one
   /// kernel: `first`'s and every buffer starting after it up to `second`;
-  /// none when one of those has a dynamic size and a buffer ends in
-  /// `first`.
+  /// none when a buffer of dynamic size is live then (its bytes unknown)
+  /// and the fusion makes a buffer ending in `first` overlap one starting
+  /// after it.
   std::optional<int64_t> getFused(Operation *first, Operation *second) const {
     auto [begin, end] = span.lookup(first);
     int64_t through = position.lookup(second);
@@ -349,10 +369,14 @@ public:
     int64_t from = index(end), to = index(through);
     int64_t bytes =
         live.lookup(first) + startBytes[to - 1] - startBytes[from - 1];
-    bool dynamic = startsUnknown[to - 1] != startsUnknown[from - 1];
+    // A buffer of unknown size live while they run (at `first`'s start or
+    // starting up to `second`): no more memory at any point only when
+    // nothing ends in `first` or nothing starts after it up to `second`.
+    bool dynamic = unknownLive.lookup(first) > 0 ||
+                   startsUnknown[to - 1] != startsUnknown[index(begin) - 1];
     bool ending =
         llvm::lower_bound(lasts, begin) != llvm::upper_bound(lasts, end);
-    if (dynamic && ending)
+    if (dynamic && ending && to != from)
       return std::nullopt;
     return bytes;
   }
@@ -368,7 +392,7 @@ public:
 
 private:
   static constexpr int64_t kUnknown = -1;
-  DenseMap<Operation *, int64_t> position, live;
+  DenseMap<Operation *, int64_t> position, live, unknownLive;
   DenseMap<Operation *, std::pair<int64_t, int64_t>> span;
   /// Buffers by first position (after a -1 sentinel), with prefix sums of
   /// their bytes and of those of unknown size; their last positions.
@@ -400,6 +424,29 @@ getFusableNext(scf::ParallelOp first, const LiveBytes &liveBytes) {
 
   Accesses firstAccesses = collectAccesses(first);
   Accesses secondAccesses = collectAccesses(second);
+  // Buffers of other origins (globals, call results, block arguments of
+  // other blocks, buffers made inside a loop) may alias one another: the
+  // loops stay apart when one writes such a buffer and the other touches
+  // one. Allocations and the function's arguments are distinct buffers (the
+  // step's ABI: outputs do not overlap inputs).
+  auto isDistinct = [&](Value root) {
+    if (auto argument = dyn_cast<BlockArgument>(root))
+      return argument.getOwner()->isEntryBlock() &&
+             isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
+    Operation *def = root.getDefiningOp();
+    return isa<memref::AllocOp, memref::AllocaOp>(def) &&
+           !first->isAncestor(def) && !second->isAncestor(def);
+  };
+  auto others = [&](const Accesses &accesses, bool writesOnly) {
+    return llvm::any_of(accesses, [&](const auto &entry) {
+      return !isDistinct(entry.first) &&
+             (!writesOnly ||
+              llvm::any_of(entry.second, [](auto &a) { return a.write; }));
+    });
+  };
+  if ((others(firstAccesses, true) && others(secondAccesses, false)) ||
+      (others(secondAccesses, true) && others(firstAccesses, false)))
+    return {};
   unsigned numWide = llvm::count_if(*getTripCounts(first),
                                     [](int64_t trip) { return trip != 1; });
   for (auto &[root, inFirst] : firstAccesses) {

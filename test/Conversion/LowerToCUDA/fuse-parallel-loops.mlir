@@ -165,3 +165,33 @@ func.func @halves(%x: memref<4xf32>, %out: memref<8xf32>) {
   }
   return
 }
+
+// Buffers of other origins may alias: one global reached twice, written at
+// i by the first loop and read at i + 1 by the second, stays two kernels.
+// CHECK-LABEL: func.func @global_twice(
+// CHECK: scf.parallel
+// CHECK: memref.store %{{.+}}, %[[G1:.+]][%{{.+}}] : memref<4xf32>
+// CHECK: scf.reduce
+// CHECK: scf.parallel
+// CHECK-NEXT: memref.load %{{.+}}[%{{.+}}] : memref<3xf32, strided<[1], offset: 1>>
+memref.global "private" @g : memref<4xf32> = dense<0.0>
+func.func @global_twice(%x: memref<4xf32>, %out: memref<3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %g1 = memref.get_global @g : memref<4xf32>
+  %g2 = memref.get_global @g : memref<4xf32>
+  %s = memref.subview %g2[1] [3] [1] : memref<4xf32> to memref<3xf32, strided<[1], offset: 1>>
+  scf.parallel (%i) = (%c0) to (%c3) step (%c1) {
+    %v = memref.load %x[%i] : memref<4xf32>
+    memref.store %v, %g1[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c3) step (%c1) {
+    %v = memref.load %s[%i] : memref<3xf32, strided<[1], offset: 1>>
+    memref.store %v, %out[%i] : memref<3xf32>
+    scf.reduce
+  }
+  return
+}

@@ -79,7 +79,7 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
       *this, "fuse-loops",
       llvm::cl::desc("fuse adjacent parallel loops of the same iterations "
                      "when each buffer they share is accessed per element "
-                     "and the step's peak is kept "
+                     "or in disjoint parts and the step's peak is kept "
                      "(joint-gpu-fuse-parallel-loops); off: one kernel per "
                      "linalg op"),
       llvm::cl::init(true)};

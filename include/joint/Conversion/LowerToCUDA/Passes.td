@@ -206,21 +206,30 @@ def JointGPUFuseParallelLoops : Pass<"joint-gpu-fuse-parallel-loops", "::mlir::f
   let summary = "Fuse adjacent parallel loops of the same iterations into one kernel";
   let description = [{
     Runs after `convert-linalg-to-parallel-loops`, before tiling. Two
-    adjacent outermost `scf.parallel` nests with the same iterations once
-    dimensions of one iteration are dropped (nothing in between but
-    constants, allocations, views and size queries) become one, the
-    second's body after the first's in each iteration (its unit induction
-    variables 0), when every buffer one writes and the other accesses is
-    accessed by both only at the iteration's own element (same memref,
-    seen through reshapes of unit dimensions, indexed by all induction
-    variables in the same way) or only through disjoint static subviews:
-    a fill and the reduction into it, a reduction and the elementwise op
-    reading its result, the two halves of a cat. The step's peak is kept:
-    the live bytes while the two run as one (the first's, plus buffers
-    allocated up to the second and outputs it writes first, counted from
-    their first use as the caller counts them) must not exceed the most
-    live at any op before. One kernel instead of two per fused pair
-    (`bench/kernels`); the same scalar ops in the same order.
+    adjacent outermost `scf.parallel` nests, each running from 0 by 1, with
+    the same iterations once dimensions of one iteration are dropped (the
+    same constant trip counts, or the same SSA upper bound) and nothing in
+    between but constants, allocations, views and size queries, become one:
+    the second's body after the first's in each iteration (its unit
+    induction variables 0). Legal when every buffer one writes and the
+    other accesses is accessed by both only at the iteration's own element
+    (same memref, seen through reshapes of unit dimensions, indexed by all
+    induction variables in the same way) or only through disjoint static
+    subviews: a fill and the reduction into it, a reduction and the
+    elementwise op reading its result, the two halves of a cat.
+    Allocations and the function's arguments are taken as distinct buffers
+    (the step's ABI: outputs do not overlap inputs); a loop writing a buffer
+    of another origin (a global, a call result, another block's argument,
+    one made in the loop) is never fused with a loop touching one; 0-d
+    accesses never fuse.
+    The step's peak is kept: the live bytes while the two run as one (the
+    first's, plus buffers allocated up to the second and outputs it writes
+    first, counted from their first use as the caller counts them) must not
+    exceed the largest live bytes of the block before the pass; with a
+    buffer of dynamic size live, only a fusion that overlaps no buffer
+    ending in the first with one starting after it. The fused kernel
+    carries both loops' locations (its nodes). One kernel instead of two
+    per fused pair (`bench/kernels`); the same scalar ops in the same order.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect"];
