@@ -1289,6 +1289,39 @@ void trace() {
   EXPECT_EQ(rt.shutdown(), 0);
 }
 
+/// A kernel fused from several nodes' ops, named by them all ("fa, fb"),
+/// takes its share of each node's seconds: fa (1 ms) is split over that
+/// kernel and a kernel of its own, fb (2 ms) is the fused kernel's alone:
+/// [0, 2500] and [2500, 3000].
+void traceFused() {
+  Runtime rt(emulatedDriver());
+  Kernels k(rt);
+  uint64_t n = 1024;
+  rt.setNode("setup");
+  auto *x = static_cast<float *>(rt.memAlloc(n * 4, nullptr, false));
+  auto *out = static_cast<float *>(rt.memAlloc(4, nullptr, false));
+  EXPECT_EQ(rt.synchronize(), 0);
+  EXPECT_TRUE(emu::setNodeSeconds("fa", 1e-3));
+  EXPECT_TRUE(emu::setNodeSeconds("fb", 2e-3));
+  EXPECT_TRUE(emu::traceStart(1e9));
+  float one = 1.0f;
+  rt.setNode("fa, fb");
+  k.launch("fill", {&x, &n, &one}, 4, 64);
+  rt.setNode("fa");
+  k.launch("read", {&x, &out, &n});
+  EXPECT_EQ(rt.synchronize(), 0);
+  JointEmuTraceSummary s = emu::traceSummary();
+  std::printf("fused: step %.3f us, work %.3f us, %llu operations, %llu "
+              "uncosted\n",
+              s.step_seconds * 1e6, s.work_seconds * 1e6,
+              (unsigned long long)s.operations,
+              (unsigned long long)s.uncosted_work);
+  rt.memFree(x, nullptr);
+  rt.memFree(out, nullptr);
+  report(rt, "trace-fused");
+  EXPECT_EQ(rt.shutdown(), 0);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -1305,12 +1338,13 @@ int main(int argc, char **argv) {
       {"sdpa", sdpa},
       {"library-race", libraryRace},
       {"trace", trace},
+      {"trace-fused", traceFused},
   };
   if (argc != 2 || !cases.count(argv[1])) {
     std::cerr << "usage: joint-cuda-emulator-test "
                  "memory|streams|kernels|race-offload|race-free|"
                  "use-after-free|declared|history|gemm|sdpa|library-race|"
-                 "trace\n";
+                 "trace|trace-fused\n";
     return 2;
   }
   cases[argv[1]]();
