@@ -28,6 +28,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace joint {
@@ -257,18 +258,26 @@ struct GemmToCublasCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   }
 };
 
-/// True when `op` (or an op nested in it) uses a buffer of allocation
-/// `root`.
-static bool touches(Operation *op, Value root) {
-  return op
-      ->walk([&](Operation *nested) {
-        for (Value operand : nested->getOperands())
-          if (isa<BaseMemRefType>(operand.getType()) &&
-              getRootBuffer(operand) == root)
-            return WalkResult::interrupt();
-        return WalkResult::advance();
-      })
-      .wasInterrupted();
+/// The ops of `block` using a buffer of allocation `root` (views of it
+/// included; a nested use counts at its ancestor in `block`), in block
+/// order: found through the use lists, not by scanning the block.
+static SmallVector<Operation *> getTouchingOps(Value root, Block *block) {
+  llvm::SetVector<Operation *> ops;
+  SmallVector<Value> values{root};
+  while (!values.empty()) {
+    Value value = values.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value)
+        values.push_back(view->getResult(0));
+      if (Operation *inBlock = block->findAncestorOpInBlock(*user))
+        ops.insert(inBlock);
+    }
+  }
+  SmallVector<Operation *> sorted = ops.takeVector();
+  llvm::sort(sorted,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return sorted;
 }
 
 /// True when `op` is an all-parallel generic rounding its one f32 input,
@@ -303,30 +312,31 @@ static void fuseTruncationIntoGemm(linalg::LinalgOp gemm) {
     return;
   OpOperand *init = gemm.getDpsInitOperand(0);
   Value c = init->get(), root = getRootBuffer(c);
-  Operation *fill = gemm->getPrevNode();
-  while (fill && !touches(fill, root))
-    fill = fill->getPrevNode();
-  auto zero = dyn_cast_or_null<linalg::FillOp>(fill);
+  Block *block = gemm->getBlock();
+  // The accumulator's users: the fill right before the GEMM, the
+  // truncation right after it and last.
+  SmallVector<Operation *> users = getTouchingOps(root, block);
+  auto at = llvm::find(users, gemm.getOperation());
+  if (at == users.end() || at == users.begin() || at + 2 != users.end())
+    return;
+  Operation *fill = *(at - 1), *next = *(at + 1);
+  auto zero = dyn_cast<linalg::FillOp>(fill);
   if (!zero || zero.getDpsInits()[0] != c ||
       !matchPattern(zero.value(), m_AnyZeroFloat()))
     return;
-  Operation *next = gemm->getNextNode();
-  while (next && !touches(next, root))
-    next = next->getNextNode();
   if (!isTruncation(next) || next->getOperand(0) != c)
     return;
-  for (Operation *op = next->getNextNode(); op; op = op->getNextNode())
-    if (touches(op, root))
-      return;
   Value d = cast<linalg::GenericOp>(next).getDpsInits()[0];
   Value rootD = getRootBuffer(d);
   if (rootD == root || llvm::any_of(gemm.getDpsInputs(), [&](Value v) {
         return getRootBuffer(v) == rootD;
       }))
     return;
-  for (Operation *op = gemm->getNextNode(); op != next; op = op->getNextNode())
-    if (touches(op, rootD))
-      return;
+  // Nothing between the GEMM and the truncation uses the output's buffer.
+  if (llvm::any_of(getTouchingOps(rootD, block), [&](Operation *op) {
+        return gemm->isBeforeInBlock(op) && op->isBeforeInBlock(next);
+      }))
+    return;
   std::string why;
   FailureOr<CublasGemm> call = getCublasGemm(gemm, why);
   auto typeC = cast<MemRefType>(c.getType());
